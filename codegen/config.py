@@ -1,0 +1,42 @@
+"""Defaults for the CLI from `[tool.acp-codegen]` in the nearest pyproject.toml."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_SCHEMA = "schema/acp.schema.json"
+DEFAULT_OUT = "generated"
+DEFAULT_PACKAGE = "acp_bindings"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    schema: Path
+    out: Path
+    package: str
+
+
+def find_pyproject(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_settings(cwd: Path) -> Settings:
+    """Project defaults; paths in pyproject.toml are relative to the file's folder."""
+    pyproject = find_pyproject(cwd)
+    table: dict[str, object] = {}
+    base = cwd
+    if pyproject is not None:
+        with pyproject.open("rb") as handle:
+            table = tomllib.load(handle).get("tool", {}).get("acp-codegen", {})
+        base = pyproject.parent
+    return Settings(
+        schema=base / str(table.get("schema", DEFAULT_SCHEMA)),
+        out=base / str(table.get("out", DEFAULT_OUT)),
+        package=str(table.get("package", DEFAULT_PACKAGE)),
+    )

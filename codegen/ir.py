@@ -1,0 +1,92 @@
+"""The protocol IR: small frozen objects that templates (and protocol diffs) work from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    """A protocol method: wire name, handling side, request or notification, and its types."""
+
+    name: str
+    side: str  # "agent" | "client" | "protocol": the side that handles it
+    kind: str  # "request" | "notification"
+    params: str  # Python name of the params type
+    result: str | None  # Python name of the result type; None for notifications
+    handler: str  # Python method name on the handling side
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """One branch of a tagged union."""
+
+    tag: str | None  # wire tag value; None for a branch chosen when the tag is absent
+    class_name: str
+    fallback: bool = False  # matches unknown tag values only
+
+
+@dataclass(frozen=True, slots=True)
+class TaggedUnion:
+    name: str
+    tag: str  # wire name of the discriminator property
+    variants: tuple[Variant, ...]
+
+    @property
+    def known(self) -> tuple[Variant, ...]:
+        return tuple(v for v in self.variants if not v.fallback)
+
+    @property
+    def fallback(self) -> Variant | None:
+        return next((v for v in self.variants if v.fallback), None)
+
+
+@dataclass(frozen=True, slots=True)
+class MergeRule:
+    """How one session-update variant changes session state (docs/design.md section 2)."""
+
+    tag: str
+    entity: str
+    op: str
+    key: str | None = None
+    field: str | None = None
+    source: str | None = None
+    role: str | None = None
+    encoding: str | None = None
+    bytes_fields: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateVariant:
+    tag: str
+    class_name: str
+    merge: MergeRule | None
+
+
+@dataclass(frozen=True, slots=True)
+class Protocol:
+    """Everything the templates need about one schema."""
+
+    title: str
+    protocol_version: int | None
+    source_name: str
+    sha256: str
+    methods: tuple[Method, ...]
+    unions: tuple[TaggedUnion, ...]
+    update_union: str | None
+    update_tag: str | None
+    update_variants: tuple[UpdateVariant, ...]
+    tristate_fields: tuple[tuple[str, str], ...]  # (class name, wire field name)
+    notes: tuple[str, ...] = ()
+    # The schema rewritten for datamodel-code-generator (see codegen/lower.py).
+    model_schema: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # Per-class extra data for our datamodel-code-generator templates.
+    model_template_data: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def methods_for(self, side: str) -> tuple[Method, ...]:
+        return tuple(m for m in self.methods if m.side == side)
+
+    @property
+    def has_merge_rules(self) -> bool:
+        return any(v.merge is not None for v in self.update_variants)

@@ -1,0 +1,36 @@
+"""Protocol names -> Python identifiers; every name that reaches generated code passes here."""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+_WORD = re.compile(r"[A-Za-z0-9]+")
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def is_identifier(name: str) -> bool:
+    """True when `name` is a plain ASCII Python identifier that is not a keyword."""
+    return bool(_IDENTIFIER.match(name)) and not keyword.iskeyword(name)
+
+
+def pascal(text: str) -> str:
+    """`tool_call_update` -> `ToolCallUpdate`; `AgentMessage` stays as it is."""
+    words = []
+    for word in _WORD.findall(text):
+        for part in _CAMEL_BOUNDARY.split(word):
+            words.append(part[:1].upper() + part[1:])
+    name = "".join(words)
+    return name if name and not name[0].isdigit() else "N" + name
+
+
+def snake(text: str) -> str:
+    """`session/set_config_option` -> `session_set_config_option`; `$/x_y` -> `x_y`."""
+    words: list[str] = []
+    for word in _WORD.findall(text):
+        words.extend(part.lower() for part in _CAMEL_BOUNDARY.split(word))
+    name = "_".join(words)
+    if not name or name[0].isdigit():
+        name = "m_" + name
+    return name + "_" if keyword.iskeyword(name) else name

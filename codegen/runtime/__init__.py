@@ -1,0 +1,1 @@
+"""Hand-written runtime copied into every generated package (relative imports only)."""

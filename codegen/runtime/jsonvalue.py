@@ -1,0 +1,69 @@
+"""Plain JSON values: RFC 6901 pointers, cheap structural copies, model-to-JSON conversion."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Final
+
+from pydantic import BaseModel
+
+
+class _Absent(Enum):
+    """Marks "no value here", which JSON `null` cannot express."""
+
+    ABSENT = "absent"
+
+
+ABSENT: Final = _Absent.ABSENT
+Absent = _Absent
+
+
+def parse_pointer(pointer: str) -> tuple[str, ...]:
+    """Split an RFC 6901 pointer into unescaped reference tokens ("" is the whole document)."""
+    if pointer == "":
+        return ()
+    if not pointer.startswith("/"):
+        raise ValueError(f"JSON pointer must be empty or start with '/': {pointer!r}")
+    return tuple(token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/"))
+
+
+def pointer_to(field: str) -> str:
+    """The pointer to a top-level member named `field`."""
+    return "/" + field.replace("~", "~0").replace("/", "~1")
+
+
+def resolve(document: Any, tokens: tuple[str, ...]) -> Any:
+    """The value `tokens` point to inside `document`, or ABSENT when the path does not exist."""
+    current = document
+    for token in tokens:
+        if isinstance(current, dict):
+            if token not in current:
+                return ABSENT
+            current = current[token]
+        elif isinstance(current, list) and token.isdigit() and token == str(int(token)):
+            index = int(token)
+            if index >= len(current):
+                return ABSENT
+            current = current[index]
+        else:
+            return ABSENT
+    return current
+
+
+def copy_json(value: Any) -> Any:
+    """A structural copy of a JSON value (objects and arrays are new; scalars are immutable).
+
+    Faster than `copy.deepcopy` and enough for data decoded from JSON or dumped from models.
+    """
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    return value
+
+
+def to_json(value: Any) -> Any:
+    """Wire form of a value: pydantic models are dumped by alias (absent fields stay absent)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    return value

@@ -1,0 +1,282 @@
+"""Session state folded from `session/update` notifications by the merge-rule table.
+
+`SessionState.apply` runs in two phases: *prepare* checks the update against its rule and builds
+a commit closure (all decoding and copying happens here, so a malformed update raises before
+anything changes); *commit* then mutates in place and cannot fail. Nothing copies the whole
+state per update, so n chunks for one message cost O(n); `snapshot()` builds fresh plain data.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from pydantic import BaseModel, ValidationError
+
+from .errors import MalformedUpdateError
+from .jsonvalue import ABSENT, copy_json, resolve
+from .merge_plan import (
+    KEYED_ENTITIES,
+    SLOT_ENTITIES,
+    STATE_ENTITY,
+    CompiledRule,
+    compile_rules,
+)
+from .records import FieldPatch, Record, patch_plain
+from .tables import MergeRule
+
+# Protocol values the state entity and cancellation give meaning to (prompt lifecycle page).
+IDLE_STATE: Final = "idle"
+CANCELLED_STATUS: Final = "cancelled"
+FINISHED_TOOL_CALL_STATUSES: Final = frozenset({"completed", "failed", CANCELLED_STATUS})
+
+Commit = Callable[[], None]
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        return "; ".join(
+            f"{'/'.join(str(part) for part in item['loc']) or '<root>'}: {item['msg']}"
+            for item in error.errors(include_url=False)
+        )
+    return str(error) or type(error).__name__
+
+
+def _decode_base64(tag: str, what: str, text: Any) -> bytes:
+    if not isinstance(text, str):
+        found = type(text).__name__
+        raise MalformedUpdateError(tag, f"{what} must be a base64 string, found {found}")
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as error:
+        raise MalformedUpdateError(tag, f"{what} is not valid base64 ({error})") from None
+
+
+class SessionState:
+    """The state of one session as the client sees it (see `snapshot` for the shape)."""
+
+    def __init__(
+        self,
+        rules: Mapping[str, MergeRule],
+        tag_field: str = "sessionUpdate",
+        validate: Callable[[dict[str, Any]], object] | None = None,
+    ) -> None:
+        self._plan = compile_rules(rules)
+        self._tag_field = tag_field
+        self._validate = validate
+        self._records: dict[str, dict[str, Record]] = {entity: {} for entity in KEYED_ENTITIES}
+        self._slots: dict[str, Any] = dict.fromkeys(SLOT_ENTITIES)
+        self._state: str | None = None
+        self._stop_reason: str | None = None
+        self._unknown: list[Any] = []
+
+    @property
+    def state(self) -> str | None:
+        return self._state
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self._stop_reason
+
+    def apply(self, update: Mapping[str, Any] | BaseModel) -> None:
+        """Fold one `update` object; raise `MalformedUpdateError` (a ValueError) and change
+        nothing when a known-tag update is malformed. Unknown tags are kept as they came."""
+        data = self._as_object(update)
+        tag = data.get(self._tag_field)
+        if not isinstance(tag, str):
+            raise MalformedUpdateError(None, f"{self._tag_field!r} must be a string")
+        compiled = self._plan.rules.get(tag)
+        if compiled is None:
+            self._unknown.append(copy_json(data))
+            return
+        if self._validate is not None:
+            try:
+                self._validate(data)
+            except Exception as error:
+                raise MalformedUpdateError(tag, _describe(error)) from error
+        commit = self._prepare(tag, compiled, data)
+        commit()
+
+    def mark_cancelled(self) -> None:
+        """Mark every tool call that has not finished as cancelled (the client does this as
+        soon as it sends `session/cancel`)."""
+        for record in self._records["toolCall"].values():
+            if record.fields.get("status") not in FINISHED_TOOL_CALL_STATUSES:
+                record.fields["status"] = CANCELLED_STATUS
+
+    def snapshot(self) -> dict[str, Any]:
+        """Fresh, JSON-serialisable data; later updates never change a returned snapshot."""
+        out: dict[str, Any] = {"state": self._state, "stopReason": self._stop_reason}
+        for entity, name in KEYED_ENTITIES.items():
+            records = self._records[entity]
+            if entity == "message":
+                out[name] = [record.snapshot() for record in records.values()]
+            else:
+                out[name] = {key: record.snapshot() for key, record in records.items()}
+        for entity in SLOT_ENTITIES:
+            out[entity] = copy_json(self._slots[entity])
+        out["unknown"] = copy_json(self._unknown)
+        return out
+
+    # -- prepare: check and convert, never mutate ---------------------------------------------
+
+    @staticmethod
+    def _as_object(update: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
+        if isinstance(update, BaseModel):
+            dumped: dict[str, Any] = update.model_dump(mode="json", by_alias=True)
+            return dumped
+        if isinstance(update, dict):
+            return update
+        if isinstance(update, Mapping):
+            return dict(update)
+        raise MalformedUpdateError(None, f"expected a JSON object, got {type(update).__name__}")
+
+    def _prepare(self, tag: str, compiled: CompiledRule, data: Mapping[str, Any]) -> Commit:
+        entity = compiled.rule.entity
+        members = {name: value for name, value in data.items() if name != self._tag_field}
+        if entity == STATE_ENTITY:
+            return self._prepare_state(tag, compiled, members)
+        if entity in KEYED_ENTITIES:
+            return self._prepare_keyed(tag, compiled, data, members)
+        return self._prepare_slot(tag, compiled, members)
+
+    def _source(self, tag: str, compiled: CompiledRule, members: dict[str, Any]) -> Any:
+        if compiled.source is None:
+            return members
+        value = resolve(members, compiled.source)
+        if value is ABSENT:
+            raise MalformedUpdateError(tag, f"missing {compiled.rule.source or '/'}")
+        return value
+
+    def _prepare_state(self, tag: str, compiled: CompiledRule, members: dict[str, Any]) -> Commit:
+        value = self._source(tag, compiled, members)
+        if not isinstance(value, dict) or not isinstance(value.get("state"), str):
+            raise MalformedUpdateError(tag, "'state' must be a string")
+        state: str = value["state"]
+        stop_reason = value.get("stopReason") if state == IDLE_STATE else None
+        if stop_reason is not None and not isinstance(stop_reason, str):
+            raise MalformedUpdateError(tag, "'stopReason' must be a string or null")
+
+        def commit() -> None:
+            self._state = state
+            self._stop_reason = stop_reason
+
+        return commit
+
+    def _prepare_slot(self, tag: str, compiled: CompiledRule, members: dict[str, Any]) -> Commit:
+        entity = compiled.rule.entity
+        value = self._source(tag, compiled, members)
+        if compiled.rule.op == "replace":
+            replacement = copy_json(value)
+
+            def replace() -> None:
+                self._slots[entity] = replacement
+
+            return replace
+        if not isinstance(value, dict):
+            raise MalformedUpdateError(tag, f"{compiled.rule.source} must be an object")
+        patches = self._patches(tag, compiled, value, keep_nulls=False)
+
+        def upsert() -> None:
+            slot = self._slots[entity]
+            if not isinstance(slot, dict):
+                slot = self._slots[entity] = {}
+            for patch in patches:
+                patch_plain(slot, patch)
+
+        return upsert
+
+    def _prepare_keyed(
+        self, tag: str, compiled: CompiledRule, data: Mapping[str, Any], members: dict[str, Any]
+    ) -> Commit:
+        rule = compiled.rule
+        key = resolve(data, compiled.key)
+        if not isinstance(key, str):
+            found = "nothing" if key is ABSENT else type(key).__name__
+            raise MalformedUpdateError(tag, f"key {rule.key} must be a string, found {found}")
+        if rule.op == "append":
+            assert rule.field is not None
+            item = self._append_item(tag, compiled, members, rule.field)
+            return lambda: self._record(compiled, key).append(rule.field or "", item)
+        if rule.op == "upsert":
+            if len(compiled.key) == 1:
+                members.pop(compiled.key_name, None)
+            patches = self._patches(tag, compiled, members, keep_nulls=False)
+            reset = False
+        else:
+            value = self._source(tag, compiled, members)
+            if not isinstance(value, dict):
+                raise MalformedUpdateError(tag, f"{rule.source} must be an object")
+            patches = self._patches(tag, compiled, value, keep_nulls=True)
+            reset = True
+
+        def commit() -> None:
+            record = self._record(compiled, key)
+            if reset:
+                record.reset()
+            for patch in patches:
+                record.apply(patch)
+
+        return commit
+
+    def _append_item(
+        self, tag: str, compiled: CompiledRule, members: dict[str, Any], field: str
+    ) -> Any:
+        assert compiled.source is not None  # compile_rules defaults it to /<field>
+        value = resolve(members, compiled.source)
+        pointer = compiled.rule.source or f"/{field}"
+        if value is ABSENT:
+            raise MalformedUpdateError(tag, f"missing {pointer}")
+        if self._plan.layouts[compiled.rule.entity][field] == "bytes":
+            return _decode_base64(tag, pointer, value)
+        return copy_json(value)
+
+    def _patches(
+        self, tag: str, compiled: CompiledRule, members: Mapping[str, Any], *, keep_nulls: bool
+    ) -> list[FieldPatch]:
+        """Patches for each member: absent keeps (no patch), null drops or clears (or is kept
+        as a value by `replace`), anything else replaces."""
+        entity = compiled.rule.entity
+        layout = self._plan.layouts.get(entity, {})
+        patches: list[FieldPatch] = []
+        for name, value in members.items():
+            kind = layout.get(name)
+            if kind == "list":
+                if value is not None and not isinstance(value, list):
+                    raise MalformedUpdateError(tag, f"{name!r} must be an array or null")
+                patches.append(FieldPatch("list", name, copy_json(value) if value else []))
+            elif kind == "bytes":
+                data = self._bytes_of(tag, compiled, name, value)
+                patches.append(FieldPatch("bytes", name, data))
+            elif value is None and not keep_nulls:
+                patches.append(FieldPatch("drop", name))
+            else:
+                patches.append(FieldPatch("set", name, copy_json(value)))
+        return patches
+
+    def _bytes_of(self, tag: str, compiled: CompiledRule, name: str, value: Any) -> bytes:
+        if value is None:
+            return b""
+        entity_sources = self._plan.byte_sources.get(compiled.rule.entity, {})
+        pointer = compiled.byte_sources.get(name, entity_sources.get(name, ()))
+        text = resolve(value, pointer)
+        where = f"{name}{'/' + '/'.join(pointer) if pointer else ''}"
+        if text is ABSENT:
+            raise MalformedUpdateError(tag, f"missing {where}")
+        return _decode_base64(tag, where, text)
+
+    # -- commit helpers -----------------------------------------------------------------------
+
+    def _record(self, compiled: CompiledRule, key: str) -> Record:
+        entity = compiled.rule.entity
+        records = self._records[entity]
+        record = records.get(key)
+        if record is None:
+            identity: dict[str, Any] = {compiled.key_name: key}
+            if entity == "message":
+                identity["role"] = compiled.rule.role
+            record = Record.create(identity, dict(self._plan.layouts[entity]))
+            records[key] = record
+        return record

@@ -1,0 +1,51 @@
+"""Table rows the generated package fills in: methods and session-update merge rules.
+
+The runtime interprets these rows; it never names a method or an update variant itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Side = Literal["agent", "client", "protocol"]
+Kind = Literal["request", "notification"]
+Entity = Literal[
+    "message",
+    "toolCall",
+    "terminal",
+    "plan",
+    "usage",
+    "availableCommands",
+    "configOptions",
+    "sessionInfo",
+    "state",
+]
+MergeOp = Literal["upsert", "append", "replace"]
+
+
+@dataclass(frozen=True, slots=True)
+class MethodSpec:
+    """One protocol method: wire name, handling side, kind and its pydantic types."""
+
+    method: str
+    side: Side
+    kind: Kind
+    params_type: Any  # a model class or a union alias; validate through pydantic.TypeAdapter
+    result_type: Any  # as params_type; None for notifications
+    handler: str  # Python method name on the handling side's base class
+
+
+@dataclass(frozen=True, slots=True)
+class MergeRule:
+    """How one session-update variant changes session state (see docs/design.md, section 2)."""
+
+    tag: str
+    entity: Entity
+    op: MergeOp
+    key: str | None = None  # JSON pointer into the update
+    field: str | None = None  # accumulated field for `append`
+    source: str | None = None  # JSON pointer of the value (`from` in the schema)
+    role: str | None = None  # role of a new message
+    encoding: Literal["base64"] | None = None
+    bytes_fields: tuple[tuple[str, str], ...] = ()  # (field, pointer inside the given object)

@@ -1,0 +1,316 @@
+"""SessionState against an obviously-correct reference model, and its cost by counting."""
+
+from __future__ import annotations
+
+import base64
+import copy
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import codegen.runtime.jsonvalue as jsonvalue
+import codegen.runtime.records as records
+import codegen.runtime.state as state_module
+from codegen.runtime.state import SessionState
+
+from .rules import RULES
+
+MESSAGE_TAGS = {
+    "user_message": "user",
+    "agent_message": "agent",
+    "agent_thought": "thought",
+}
+CHUNK_TAGS = {
+    "user_message_chunk": "user",
+    "agent_message_chunk": "agent",
+    "agent_thought_chunk": "thought",
+}
+
+
+class ReferenceModel:
+    """The merge rules written out per tag, with deep copies everywhere: slow but plain."""
+
+    def __init__(self) -> None:
+        self.messages: dict[str, dict[str, Any]] = {}
+        self.tools: dict[str, dict[str, Any]] = {}
+        self.terminals: dict[str, dict[str, Any]] = {}
+        self.plans: dict[str, Any] = {}
+        self.slots: dict[str, Any] = {
+            "usage": None,
+            "availableCommands": None,
+            "configOptions": None,
+            "sessionInfo": None,
+        }
+        self.state: str | None = None
+        self.stop_reason: str | None = None
+        self.unknown: list[Any] = []
+
+    @staticmethod
+    def patch(target: dict[str, Any], fields: dict[str, Any]) -> None:
+        for name, value in fields.items():
+            if value is None:
+                target.pop(name, None)
+            else:
+                target[name] = value
+
+    def apply(self, update: dict[str, Any]) -> None:
+        update = copy.deepcopy(update)
+        tag = update.pop("sessionUpdate")
+        if tag in CHUNK_TAGS:
+            message = self.messages.setdefault(
+                update["messageId"],
+                {"messageId": update["messageId"], "role": CHUNK_TAGS[tag], "content": []},
+            )
+            message["content"].append(update["content"])
+        elif tag in MESSAGE_TAGS:
+            message_id = update.pop("messageId")
+            message = self.messages.setdefault(
+                message_id, {"messageId": message_id, "role": MESSAGE_TAGS[tag], "content": []}
+            )
+            if "content" in update:
+                message["content"] = update.pop("content") or []
+            self.patch(message, update)
+        elif tag == "tool_call_update":
+            call_id = update.pop("toolCallId")
+            call = self.tools.setdefault(call_id, {"toolCallId": call_id, "content": []})
+            if "content" in update:
+                call["content"] = update.pop("content") or []
+            self.patch(call, update)
+        elif tag == "tool_call_content_chunk":
+            call_id = update["toolCallId"]
+            call = self.tools.setdefault(call_id, {"toolCallId": call_id, "content": []})
+            call["content"].append(update["content"])
+        elif tag == "terminal_update":
+            terminal_id = update.pop("terminalId")
+            term = self.terminals.setdefault(
+                terminal_id, {"terminalId": terminal_id, "output": b""}
+            )
+            if "output" in update:
+                output = update.pop("output")
+                term["output"] = b"" if output is None else base64.b64decode(output["data"])
+            self.patch(term, update)
+        elif tag == "terminal_output_chunk":
+            terminal_id = update["terminalId"]
+            term = self.terminals.setdefault(
+                terminal_id, {"terminalId": terminal_id, "output": b""}
+            )
+            term["output"] += base64.b64decode(update["data"])
+        elif tag == "plan_update":
+            self.plans[update["plan"]["planId"]] = update["plan"]
+        elif tag == "usage_update":
+            self.slots["usage"] = update
+        elif tag == "available_commands_update":
+            self.slots["availableCommands"] = update["availableCommands"]
+        elif tag == "config_option_update":
+            self.slots["configOptions"] = update["configOptions"]
+        elif tag == "session_info_update":
+            self.slots["sessionInfo"] = self.slots["sessionInfo"] or {}
+            self.patch(self.slots["sessionInfo"], update)
+        elif tag == "state_update":
+            self.state = update["state"]
+            self.stop_reason = update.get("stopReason") if self.state == "idle" else None
+        else:
+            self.unknown.append({"sessionUpdate": tag, **update})
+
+    def mark_cancelled(self) -> None:
+        for call in self.tools.values():
+            if call.get("status") not in ("completed", "failed", "cancelled"):
+                call["status"] = "cancelled"
+
+    def snapshot(self) -> dict[str, Any]:
+        terminals = {
+            key: {**term, "output": base64.b64encode(term["output"]).decode()}
+            for key, term in self.terminals.items()
+        }
+        return copy.deepcopy(
+            {
+                "state": self.state,
+                "stopReason": self.stop_reason,
+                "messages": list(self.messages.values()),
+                "toolCalls": self.tools,
+                "terminals": terminals,
+                "plans": self.plans,
+                **self.slots,
+                "unknown": self.unknown,
+            }
+        )
+
+
+# -- update strategies ------------------------------------------------------------------------
+
+ABSENT = object()
+ids = st.sampled_from(["a", "b", "c"])
+blocks = st.builds(lambda t: {"type": "text", "text": t}, st.text(max_size=3))
+metas = st.one_of(
+    st.none(), st.dictionaries(st.sampled_from(["k", "j"]), st.integers(0, 3), max_size=2)
+)
+raw_bytes = st.binary(max_size=6)
+
+
+def maybe(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Absent, null or a value: the three states of a patch field."""
+    return st.one_of(st.just(ABSENT), st.none(), strategy)
+
+
+def update(tag: str, **fields: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    def build(values: dict[str, Any]) -> dict[str, Any]:
+        return {"sessionUpdate": tag, **{k: v for k, v in values.items() if v is not ABSENT}}
+
+    return st.fixed_dictionaries(fields).map(build)
+
+
+def message_updates() -> st.SearchStrategy[dict[str, Any]]:
+    whole = [
+        update(tag, messageId=ids, content=maybe(st.lists(blocks, max_size=3)), _meta=maybe(metas))
+        for tag in MESSAGE_TAGS
+    ]
+    chunks = [update(tag, messageId=ids, content=blocks, _meta=maybe(metas)) for tag in CHUNK_TAGS]
+    return st.one_of(*whole, *chunks)
+
+
+def tool_updates() -> st.SearchStrategy[dict[str, Any]]:
+    items = st.builds(lambda b: {"type": "content", "content": b}, blocks)
+    statuses = st.sampled_from(["pending", "in_progress", "completed", "failed", "cancelled", "_x"])
+    return st.one_of(
+        update(
+            "tool_call_update",
+            toolCallId=ids,
+            title=maybe(st.text(max_size=3)),
+            status=maybe(statuses),
+            content=maybe(st.lists(items, max_size=2)),
+            rawInput=maybe(st.dictionaries(st.text(max_size=2), st.integers(), max_size=2)),
+        ),
+        update("tool_call_content_chunk", toolCallId=ids, content=items),
+    )
+
+
+def terminal_updates() -> st.SearchStrategy[dict[str, Any]]:
+    encoded = raw_bytes.map(lambda data: base64.b64encode(data).decode())
+    return st.one_of(
+        update(
+            "terminal_update",
+            terminalId=ids,
+            command=maybe(st.text(max_size=3)),
+            output=maybe(st.builds(lambda d, m: {"data": d, "_meta": m}, encoded, metas)),
+            exitStatus=maybe(st.fixed_dictionaries({"exitCode": st.integers(0, 2)})),
+        ),
+        update("terminal_output_chunk", terminalId=ids, data=encoded),
+    )
+
+
+def other_updates() -> st.SearchStrategy[dict[str, Any]]:
+    plans = st.fixed_dictionaries(
+        {
+            "type": st.just("items"),
+            "planId": ids,
+            "entries": st.lists(st.text(max_size=2), max_size=2),
+        }
+    )
+    states = st.sampled_from(["running", "idle", "requires_action", "_custom"])
+    stop_reasons = st.sampled_from(["end_turn", "cancelled", "_oops"])
+    return st.one_of(
+        update("plan_update", plan=plans),
+        update(
+            "usage_update",
+            used=st.integers(0, 9),
+            size=st.integers(0, 9),
+            cost=maybe(st.just({"amount": 1.5, "currency": "EUR"})),
+        ),
+        update(
+            "available_commands_update",
+            availableCommands=st.lists(st.fixed_dictionaries({"name": ids}), max_size=2),
+        ),
+        update(
+            "config_option_update",
+            configOptions=st.lists(st.fixed_dictionaries({"configId": ids}), max_size=2),
+        ),
+        update(
+            "session_info_update",
+            title=maybe(st.text(max_size=3)),
+            updatedAt=maybe(st.just("2026-08-01T00:00:00Z")),
+        ),
+        update("state_update", state=states, stopReason=maybe(stop_reasons)),
+        update("_vendor_update", payload=maybe(st.integers())),
+        update("future_update", anything=st.lists(st.integers(), max_size=2)),
+    )
+
+
+steps = st.one_of(
+    message_updates(), tool_updates(), terminal_updates(), other_updates(), st.just("cancel")
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(steps, max_size=40))
+def test_random_update_sequences_match_the_reference_model(sequence: list[Any]) -> None:
+    state = SessionState(RULES)
+    reference = ReferenceModel()
+    for step in sequence:
+        if step == "cancel":
+            state.mark_cancelled()
+            reference.mark_cancelled()
+        else:
+            state.apply(step)
+            reference.apply(step)
+    assert state.snapshot() == reference.snapshot()
+
+
+# -- cost, by counting ------------------------------------------------------------------------
+
+
+class CopyCounter:
+    """Stands in for `copy_json` everywhere and counts every JSON node it copies."""
+
+    def __init__(self) -> None:
+        self.nodes = 0
+        self.original = jsonvalue.copy_json
+
+    def __call__(self, value: Any) -> Any:
+        self.nodes += 1
+        return self.original(value)
+
+
+def test_ten_thousand_chunks_cost_linear_copying_and_never_copy_the_accumulated_list(
+    monkeypatch: Any,
+) -> None:
+    counter = CopyCounter()
+    for module in (jsonvalue, records, state_module):
+        monkeypatch.setattr(module, "copy_json", counter)
+    n = 10_000
+    state = SessionState(RULES)
+    state.apply({"sessionUpdate": "agent_message", "messageId": "m", "content": []})
+    state.apply({"sessionUpdate": "tool_call_update", "toolCallId": "t"})
+    state.apply({"sessionUpdate": "terminal_update", "terminalId": "x"})
+    message_list = state._records["message"]["m"].lists["content"]
+    tool_list = state._records["toolCall"]["t"].lists["content"]
+    terminal_bytes = state._records["terminal"]["x"].blobs["output"]
+    counter.nodes = 0
+    for _ in range(n):
+        state.apply(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "messageId": "m",
+                "content": {"type": "text", "text": "x"},
+            }
+        )
+        state.apply(
+            {
+                "sessionUpdate": "tool_call_content_chunk",
+                "toolCallId": "t",
+                "content": {"type": "content"},
+            }
+        )
+        state.apply({"sessionUpdate": "terminal_output_chunk", "terminalId": "x", "data": "eA=="})
+    # Each chunk copies its own item (one object of two scalars): 3 nodes for a message
+    # block, 2 for a tool-call item, nothing for terminal bytes. A state or list copy per
+    # update would visit about n*n/2 nodes instead.
+    assert counter.nodes == n * (3 + 2)
+    # The accumulated containers are the same objects, grown in place (no list copy).
+    assert state._records["message"]["m"].lists["content"] is message_list
+    assert state._records["toolCall"]["t"].lists["content"] is tool_list
+    assert state._records["terminal"]["x"].blobs["output"] is terminal_bytes
+    assert len(message_list) == len(tool_list) == len(terminal_bytes) == n
+    snap = state.snapshot()
+    assert len(snap["messages"][0]["content"]) == n
+    assert base64.b64decode(snap["terminals"]["x"]["output"]) == b"x" * n
