@@ -85,7 +85,8 @@ class Protocol:
     model_template_data: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def methods_for(self, side: str) -> tuple[Method, ...]:
-        return tuple(m for m in self.methods if m.side == side)
+        """Methods `side` handles itself (protocol-level ones are the connection's job)."""
+        return tuple(m for m in self.methods if m.side in (side, "both"))
 
     @property
     def has_merge_rules(self) -> bool:

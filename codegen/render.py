@@ -17,11 +17,20 @@ from .ir import Protocol
 from .paths import RUNTIME_DIR, TEMPLATE_DIR
 
 # Modules rendered from our templates: output name -> template name.
-TEMPLATES = {
-    "__init__.py": "__init__.py.j2",
-    "methods.py": "methods.py.j2",
-    "merge_rules.py": "merge_rules.py.j2",
-    "state.py": "state.py.j2",
+TEMPLATES: dict[str, tuple[str, dict[str, str]]] = {
+    "__init__.py": ("__init__.py.j2", {}),
+    "methods.py": ("methods.py.j2", {}),
+    "merge_rules.py": ("merge_rules.py.j2", {}),
+    "state.py": ("state.py.j2", {}),
+    "dispatch.py": ("dispatch.py.j2", {}),
+    "agent.py": (
+        "side.py.j2",
+        {"side": "agent", "other": "client", "base": "Agent", "proxy": "ClientProxy"},
+    ),
+    "client.py": (
+        "side.py.j2",
+        {"side": "client", "other": "agent", "base": "Client", "proxy": "AgentProxy"},
+    ),
 }
 _BLACK_MODE = Mode(target_versions={TargetVersion.PY311}, line_length=100)
 
@@ -64,10 +73,9 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     files: dict[str, str] = {}
     files["models.py"] = generate_models(protocol.model_schema, protocol.model_template_data, top)
     env = _environment()
-    for out_name, template in TEMPLATES.items():
-        files[out_name] = top + env.get_template(template).render(
-            p=protocol, package=target.package
-        )
+    for out_name, (template, extra) in TEMPLATES.items():
+        page = env.get_template(template).render(p=protocol, package=target.package, **extra)
+        files[out_name] = top + page
     for source in sorted(RUNTIME_DIR.glob("*.py")):
         files[f"_runtime/{source.name}"] = top + source.read_text(encoding="utf-8")
     rendered = {name: format_python(text).encode("utf-8") for name, text in files.items()}

@@ -7,7 +7,7 @@ import json
 from typing import Any, Literal
 
 import pytest
-from pydantic import MISSING, BaseModel, ConfigDict, Field
+from pydantic import MISSING, BaseModel, Field
 
 from codegen.runtime.errors import MalformedUpdateError
 from codegen.runtime.state import SessionState
@@ -399,7 +399,6 @@ def test_validation_error_from_pydantic_names_the_location() -> None:
 
 
 class AgentMessageModel(BaseModel):
-    model_config = ConfigDict(populate_by_name=True)
     session_update: Literal["agent_message"] = Field(default="agent_message", alias="sessionUpdate")
     message_id: str = Field(alias="messageId")
     content: list[dict[str, Any]] | MISSING | None = MISSING
@@ -408,13 +407,14 @@ class AgentMessageModel(BaseModel):
 
 def test_pydantic_models_are_applied_by_alias_with_missing_as_absent() -> None:
     state = SessionState(RULES)
-    state.apply(AgentMessageModel(message_id="m", content=[text("A")], meta={"k": 1}))
+    model = AgentMessageModel.model_validate
+    state.apply(model({"messageId": "m", "content": [text("A")], "_meta": {"k": 1}}))
     state.apply(agent_chunk("m", text("B")))
-    state.apply(AgentMessageModel(message_id="m"))  # content MISSING: keep
+    state.apply(model({"messageId": "m"}))  # content MISSING: keep
     assert state.snapshot()["messages"] == [
         {"messageId": "m", "role": "agent", "content": [text("A"), text("B")], "_meta": {"k": 1}}
     ]
-    state.apply(AgentMessageModel(message_id="m", content=None))  # explicit null: clear
+    state.apply(model({"messageId": "m", "content": None}))  # explicit null: clear
     assert state.snapshot()["messages"][0]["content"] == []
 
 

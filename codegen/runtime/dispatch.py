@@ -1,0 +1,101 @@
+"""Route incoming calls to Python handlers: the `Dispatcher` hook and a table-driven one.
+
+A `Connection` only needs a `Dispatcher`. `TableDispatcher` is the one generated code uses: it
+looks the method up in a `MethodSpec` table, validates params with the spec's pydantic type
+(a failure becomes -32602 naming the offending field) and awaits `handler.<spec.handler>(params)`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from .errors import RpcError
+from .tables import MethodSpec
+from .wire import from_wire, to_wire
+
+logger = logging.getLogger(__name__)
+
+
+class Dispatcher(Protocol):
+    async def handle_request(self, method: str, params: Any) -> Any:
+        """Return the result (a pydantic model or JSON data); raise `RpcError` to answer with
+        that error (`RpcError.method_not_found(method)` for methods this side lacks)."""
+        ...
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        """Handle a notification; unknown ones should be ignored. Runs inline in the reader
+        loop, so it must not await a response from the peer (spawn a task for that)."""
+        ...
+
+
+def validation_problems(error: ValidationError) -> list[dict[str, Any]]:
+    """The JSON-safe part of pydantic's errors: where (loc), what (msg) and which check (type)."""
+    return [
+        {"loc": list(item["loc"]), "msg": item["msg"], "type": item["type"]}
+        for item in error.errors(include_url=False)
+    ]
+
+
+class TableDispatcher:
+    """Dispatch by a `MethodSpec` table to coroutine methods of `handler`.
+
+    Methods missing from the table, of the wrong kind, or whose handler attribute is missing,
+    go to `fallback` when given (e.g. for `_` extension methods); otherwise requests get -32601
+    and notifications are dropped.
+    """
+
+    def __init__(
+        self,
+        methods: Mapping[str, MethodSpec],
+        handler: object,
+        *,
+        fallback: Dispatcher | None = None,
+    ) -> None:
+        self._methods = methods
+        self._handler = handler
+        self._fallback = fallback
+
+    def _lookup(self, method: str, kind: str) -> tuple[MethodSpec, Any] | None:
+        spec = self._methods.get(method)
+        if spec is None or spec.kind != kind:
+            return None
+        function = getattr(self._handler, spec.handler, None)
+        return None if function is None else (spec, function)
+
+    async def handle_request(self, method: str, params: Any) -> Any:
+        found = self._lookup(method, "request")
+        if found is None:
+            if self._fallback is not None:
+                return await self._fallback.handle_request(method, params)
+            if method.startswith("_") and hasattr(self._handler, "ext_method"):
+                return await self._handler.ext_method(method, params)
+            raise RpcError.method_not_found(method)
+        spec, function = found
+        try:
+            model = from_wire(spec.params_type, params)
+        except ValidationError as error:
+            raise RpcError.invalid_params(validation_problems(error)) from None
+        # Generated handlers take their params as one keyword-only argument.
+        return to_wire(await function(params=model), spec.result_type)
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        found = self._lookup(method, "notification")
+        if found is None:
+            if self._fallback is not None:
+                await self._fallback.handle_notification(method, params)
+            elif method.startswith("_") and hasattr(self._handler, "ext_notification"):
+                await self._handler.ext_notification(method, params)
+            else:
+                logger.debug("ignoring notification %s: no handler", method)
+            return
+        spec, function = found
+        try:
+            model = from_wire(spec.params_type, params)
+        except ValidationError as error:
+            logger.warning("dropping notification %s with invalid params: %s", method, error)
+            return
+        await function(params=model)

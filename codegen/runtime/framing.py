@@ -1,0 +1,91 @@
+"""Newline-delimited UTF-8 JSON framing over asyncio byte streams.
+
+Lines are found by reading fixed-size chunks and splitting, never by `readline()`, whose 64 KiB
+default limit would break on large messages; any StreamReader works, whatever its `limit`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Final, Protocol
+
+DEFAULT_MAX_LINE_BYTES: Final = 1 << 30  # 1 GiB: far above any sane message, still bounded
+_CHUNK_BYTES: Final = 1 << 20
+
+
+class ByteSink(Protocol):
+    """The writing half of a transport. `asyncio.StreamWriter` is one."""
+
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    def is_closing(self) -> bool: ...
+
+
+class LineTooLong(Exception):
+    """A line exceeded the limit; it was skipped up to its newline."""
+
+
+class LineReader:
+    """Yields one line at a time (without the newline) from a StreamReader."""
+
+    def __init__(
+        self, reader: asyncio.StreamReader, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    ) -> None:
+        self._reader = reader
+        self._max = max_line_bytes
+        self._buffer = bytearray()
+        self._scanned = 0  # bytes of the buffer already known to hold no newline
+        self._discarding = False  # inside an over-long line, dropping bytes until its newline
+
+    async def read_line(self) -> bytes | None:
+        """The next line; None at end of stream. A final line without newline still counts.
+        Raises LineTooLong once per over-long line, after skipping it."""
+        while True:
+            end = self._buffer.find(b"\n", self._scanned)
+            if end >= 0:
+                line = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]  # bytearray deletes from the front cheaply
+                self._scanned = 0
+                if self._discarding:
+                    self._discarding = False
+                    raise LineTooLong
+                return line
+            self._scanned = len(self._buffer)
+            if self._scanned > self._max:
+                self._discarding = True
+                self._buffer.clear()
+                self._scanned = 0
+            chunk = await self._reader.read(_CHUNK_BYTES)
+            if not chunk:
+                return self._final_line()
+            self._buffer += chunk
+
+    def _final_line(self) -> bytes | None:
+        if self._discarding:
+            self._discarding = False
+            raise LineTooLong
+        if not self._buffer:
+            return None
+        line = bytes(self._buffer)
+        self._buffer.clear()
+        self._scanned = 0
+        return line
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def decode_line(line: bytes) -> Any:
+    """Parse one line; ValueError (UnicodeDecodeError, JSONDecodeError) when it is not JSON."""
+    return json.loads(line.decode("utf-8"), parse_constant=_reject_constant)
+
+
+def encode_json(message: Any) -> bytes:
+    """Compact UTF-8 JSON; `json` escapes control characters, so it never contains a newline."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()

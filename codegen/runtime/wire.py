@@ -1,0 +1,27 @@
+"""Models <-> wire JSON through pydantic TypeAdapters (works for classes and union aliases)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from pydantic import TypeAdapter
+
+
+@cache
+def adapter(tp: Any) -> TypeAdapter[Any]:
+    """One TypeAdapter per model or union alias, built on first use."""
+    return TypeAdapter(tp)
+
+
+def to_wire(value: Any, tp: Any | None = None) -> Any:
+    """A model (or plain JSON data) as JSON-ready data with wire names; absent stays absent."""
+    if isinstance(value, dict | list | str | int | float | bool) or value is None:
+        return adapter(Any).dump_python(value, mode="json", by_alias=True)
+    target: Any = type(value) if tp is None else tp
+    return adapter(target).dump_python(value, mode="json", by_alias=True)
+
+
+def from_wire(tp: Any, data: Any) -> Any:
+    """Validate wire JSON into `tp` (missing params count as `{}`); raises ValidationError."""
+    return adapter(tp).validate_python({} if data is None else data)
