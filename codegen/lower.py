@@ -211,6 +211,19 @@ def _object_like(alt: dict[str, Any]) -> bool:
     return "properties" in alt or "allOf" in alt or alt.get("type") == "object"
 
 
+def _untitled(branch: Any) -> Any:
+    """A branch without the keys that make datamodel-code-generator name it separately."""
+    if not isinstance(branch, dict):
+        return branch
+    if "properties" in branch:
+        return {k: v for k, v in branch.items() if k != "title"}
+    # Bounds on a scalar branch would also make it a named alias (`RequestId1`): keep it plain.
+    drop = {"title", "description", "minimum", "maximum"}
+    if branch.get("format") in INT_BOUNDS:
+        drop.add("format")
+    return {k: v for k, v in branch.items() if k not in drop}
+
+
 def clean(node: Any, defs: dict[str, Any]) -> Any:
     """Drop keywords that would make a parsed message serialise differently, and our `x-` keys."""
     if isinstance(node, list):
@@ -231,6 +244,10 @@ def clean(node: Any, defs: dict[str, Any]) -> Any:
             continue
         if key in ("properties", "$defs", "patternProperties"):
             result[key] = {k: clean(v, defs) for k, v in value.items()}
+        elif key in ("anyOf", "oneOf") and isinstance(value, list):
+            # A branch title would become a type alias of its own (`Other`, `Other2`, ...);
+            # tagged-union branches got their class names already, the rest stay inline.
+            result[key] = [clean(_untitled(v), defs) for v in value]
         else:
             result[key] = clean(value, defs)
     return result

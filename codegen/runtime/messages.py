@@ -42,8 +42,10 @@ Incoming = Request | Notification | Response | Invalid
 
 
 def is_valid_id(value: Any) -> bool:
-    return value is None or isinstance(value, str) or (
-        isinstance(value, int) and not isinstance(value, bool)
+    return (
+        value is None
+        or isinstance(value, str)
+        or (isinstance(value, int) and not isinstance(value, bool))
     )
 
 

@@ -232,20 +232,6 @@ class AuthMethodTerminal(BaseModel):
     ] = MISSING
 
 
-AuthenticationRequired = TypeAliasType(
-    "AuthenticationRequired",
-    Annotated[
-        Literal[-32000],
-        Field(
-            description="Log in first.",
-            ge=-2147483648,
-            le=2147483647,
-            title="AuthenticationRequired",
-        ),
-    ],
-)
-
-
 class AvailableCommand(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -307,14 +293,6 @@ class BlobResourceContents(BaseModel):
             description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
         ),
     ] = MISSING
-
-
-BooleanContentValue = TypeAliasType(
-    "BooleanContentValue",
-    Annotated[
-        bool, Field(description="Value of one submitted form field.", title="BooleanContentValue")
-    ],
-)
 
 
 class BooleanPropertySchema(BaseModel):
@@ -633,6 +611,18 @@ class Diff(BaseModel):
     ] = MISSING
 
 
+DiffFileType = TypeAliasType(
+    "DiffFileType",
+    Annotated[
+        Literal["text"] | Literal["binary"] | Literal["directory"] | Literal["symlink"] | str,
+        Field(
+            description="Kind of file system entry a change touches. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
+            title="DiffFileType",
+        ),
+    ],
+)
+
+
 class DiffPatch(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -641,6 +631,18 @@ class DiffPatch(BaseModel):
     )
     format: Annotated[DiffPatchFormat, Field(description="Syntax of `text`.")]
     text: Annotated[str, Field(description="The patch.")]
+
+
+DiffPatchFormat = TypeAliasType(
+    "DiffPatchFormat",
+    Annotated[
+        Literal["git_patch"] | str,
+        Field(
+            description="Syntax of a patch text. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
+            title="DiffPatchFormat",
+        ),
+    ],
+)
 
 
 class DiffPathChange(BaseModel):
@@ -793,6 +795,15 @@ class ElicitationCapabilities(BaseModel):
             description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
         ),
     ] = MISSING
+
+
+ElicitationContentValue = TypeAliasType(
+    "ElicitationContentValue",
+    Annotated[
+        str | int | float | bool | list[str],
+        Field(description="Value of one submitted form field.", title="ElicitationContentValue"),
+    ],
+)
 
 
 class ElicitationDeclineAction(BaseModel):
@@ -1049,6 +1060,26 @@ class Error(BaseModel):
     data: Annotated[Any | MISSING, Field(description="Extra details; any JSON.")] = MISSING
 
 
+ErrorCode = TypeAliasType(
+    "ErrorCode",
+    Annotated[
+        Literal[-32700]
+        | Literal[-32600]
+        | Literal[-32601]
+        | Literal[-32602]
+        | Literal[-32603]
+        | Literal[-32800]
+        | Literal[-32000]
+        | Literal[-32002]
+        | int,
+        Field(
+            description="JSON-RPC error code. Any 32-bit integer is allowed; the listed ones have fixed meanings.",
+            title="ErrorCode",
+        ),
+    ],
+)
+
+
 ExtNotification = TypeAliasType(
     "ExtNotification",
     Annotated[
@@ -1116,6 +1147,18 @@ class Icon(BaseModel):
     theme: Annotated[
         IconTheme | None | MISSING, Field(description="Theme the icon is meant for.")
     ] = MISSING
+
+
+IconTheme = TypeAliasType(
+    "IconTheme",
+    Annotated[
+        Literal["light"] | Literal["dark"] | str,
+        Field(
+            description="Color theme an icon is drawn for. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
+            title="IconTheme",
+        ),
+    ],
+)
 
 
 class IdleStateUpdate(BaseModel):
@@ -1244,20 +1287,6 @@ class InitializeResponse(BaseModel):
     ] = MISSING
 
 
-IntegerContentValue = TypeAliasType(
-    "IntegerContentValue",
-    Annotated[
-        int,
-        Field(
-            description="Value of one submitted form field.",
-            ge=-9223372036854775808,
-            le=9223372036854775807,
-            title="IntegerContentValue",
-        ),
-    ],
-)
-
-
 class IntegerPropertySchema(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1292,62 +1321,6 @@ class IntegerPropertySchema(BaseModel):
             description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
         ),
     ] = MISSING
-
-
-IntegerRequestId = TypeAliasType(
-    "IntegerRequestId",
-    Annotated[
-        int,
-        Field(
-            description="JSON-RPC request id: a string, an integer, or null.",
-            ge=-9223372036854775808,
-            le=9223372036854775807,
-            title="IntegerRequestId",
-        ),
-    ],
-)
-
-
-InternalError = TypeAliasType(
-    "InternalError",
-    Annotated[
-        Literal[-32603],
-        Field(
-            description="The receiver failed internally.",
-            ge=-2147483648,
-            le=2147483647,
-            title="InternalError",
-        ),
-    ],
-)
-
-
-InvalidParams = TypeAliasType(
-    "InvalidParams",
-    Annotated[
-        Literal[-32602],
-        Field(
-            description="The params are invalid.",
-            ge=-2147483648,
-            le=2147483647,
-            title="InvalidParams",
-        ),
-    ],
-)
-
-
-InvalidRequest = TypeAliasType(
-    "InvalidRequest",
-    Annotated[
-        Literal[-32600],
-        Field(
-            description="The message is not a valid request.",
-            ge=-2147483648,
-            le=2147483647,
-            title="InvalidRequest",
-        ),
-    ],
-)
 
 
 class ListSessionsRequest(BaseModel):
@@ -1573,20 +1546,6 @@ MessageId = TypeAliasType(
 )
 
 
-MethodNotFound = TypeAliasType(
-    "MethodNotFound",
-    Annotated[
-        Literal[-32601],
-        Field(
-            description="No such method (also the answer to an unknown `_` request).",
-            ge=-2147483648,
-            le=2147483647,
-            title="MethodNotFound",
-        ),
-    ],
-)
-
-
 Model = TypeAliasType("Model", Any)
 
 
@@ -1727,25 +1686,6 @@ class NewSessionResponse(BaseModel):
     ] = MISSING
 
 
-NullRequestId = TypeAliasType(
-    "NullRequestId",
-    Annotated[
-        None,
-        Field(
-            description="JSON-RPC request id: a string, an integer, or null.", title="NullRequestId"
-        ),
-    ],
-)
-
-
-NumberContentValue = TypeAliasType(
-    "NumberContentValue",
-    Annotated[
-        float, Field(description="Value of one submitted form field.", title="NumberContentValue")
-    ],
-)
-
-
 class NumberPropertySchema(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1771,75 +1711,6 @@ class NumberPropertySchema(BaseModel):
             description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
         ),
     ] = MISSING
-
-
-Other = TypeAliasType(
-    "Other",
-    Annotated[
-        str,
-        Field(
-            description="Any other value. Custom values start with `_`; other unknown values are reserved for later ACP versions.",
-            title="other",
-        ),
-    ],
-)
-
-
-DiffFileType = TypeAliasType(
-    "DiffFileType",
-    Annotated[
-        Literal["text"] | Literal["binary"] | Literal["directory"] | Literal["symlink"] | Other,
-        Field(
-            description="Kind of file system entry a change touches. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
-            title="DiffFileType",
-        ),
-    ],
-)
-
-
-DiffPatchFormat = TypeAliasType(
-    "DiffPatchFormat",
-    Annotated[
-        Literal["git_patch"] | Other,
-        Field(
-            description="Syntax of a patch text. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
-            title="DiffPatchFormat",
-        ),
-    ],
-)
-
-
-Other2 = TypeAliasType(
-    "Other2",
-    Annotated[
-        int,
-        Field(description="Any other error code.", ge=-2147483648, le=2147483647, title="other"),
-    ],
-)
-
-
-Other3 = TypeAliasType(
-    "Other3",
-    Annotated[
-        str,
-        Field(
-            description="Any other value. Custom values start with `_`; other unknown values are reserved for later ACP versions.",
-            title="other",
-        ),
-    ],
-)
-
-
-IconTheme = TypeAliasType(
-    "IconTheme",
-    Annotated[
-        Literal["light"] | Literal["dark"] | Other3,
-        Field(
-            description="Color theme an icon is drawn for. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
-            title="IconTheme",
-        ),
-    ],
-)
 
 
 class OtherAuthMethod(BaseModel):
@@ -2295,20 +2166,6 @@ class OtherToolCallContent(BaseModel):
     type: str
 
 
-ParseError = TypeAliasType(
-    "ParseError",
-    Annotated[
-        Literal[-32700],
-        Field(
-            description="The message is not valid JSON.",
-            ge=-2147483648,
-            le=2147483647,
-            title="ParseError",
-        ),
-    ],
-)
-
-
 class PermissionOption(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -2345,7 +2202,7 @@ PermissionOptionKind = TypeAliasType(
         | Literal["allow_always"]
         | Literal["reject_once"]
         | Literal["reject_always"]
-        | Other3,
+        | str,
         Field(
             description="Effect of choosing a permission option, so the Client can style it. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
             title="PermissionOptionKind",
@@ -2375,7 +2232,7 @@ class PlanEntry(BaseModel):
 PlanEntryPriority = TypeAliasType(
     "PlanEntryPriority",
     Annotated[
-        Literal["high"] | Literal["medium"] | Literal["low"] | Other3,
+        Literal["high"] | Literal["medium"] | Literal["low"] | str,
         Field(
             description="How important a plan step is. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
             title="PlanEntryPriority",
@@ -2391,7 +2248,7 @@ PlanEntryStatus = TypeAliasType(
         | Literal["in_progress"]
         | Literal["completed"]
         | Literal["cancelled"]
-        | Other3,
+        | str,
         Field(
             description="Progress of a plan step. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
             title="PlanEntryStatus",
@@ -2658,16 +2515,11 @@ ReplayFrom = TypeAliasType(
 )
 
 
-RequestCancelled = TypeAliasType(
-    "RequestCancelled",
+RequestId = TypeAliasType(
+    "RequestId",
     Annotated[
-        Literal[-32800],
-        Field(
-            description="The request was abandoned after `$/cancel_request`.",
-            ge=-2147483648,
-            le=2147483647,
-            title="RequestCancelled",
-        ),
+        int | str | None,
+        Field(description="JSON-RPC request id: a string, an integer, or null.", title="RequestId"),
     ],
 )
 
@@ -2773,40 +2625,6 @@ class ResourceLink(BaseModel):
     ] = MISSING
 
 
-ResourceNotFound = TypeAliasType(
-    "ResourceNotFound",
-    Annotated[
-        Literal[-32002],
-        Field(
-            description="A referenced resource does not exist.",
-            ge=-2147483648,
-            le=2147483647,
-            title="ResourceNotFound",
-        ),
-    ],
-)
-
-
-ErrorCode = TypeAliasType(
-    "ErrorCode",
-    Annotated[
-        ParseError
-        | InvalidRequest
-        | MethodNotFound
-        | InvalidParams
-        | InternalError
-        | RequestCancelled
-        | AuthenticationRequired
-        | ResourceNotFound
-        | Other2,
-        Field(
-            description="JSON-RPC error code. Any 32-bit integer is allowed; the listed ones have fixed meanings.",
-            title="ErrorCode",
-        ),
-    ],
-)
-
-
 class ResumeSessionRequest(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -2863,7 +2681,7 @@ class ResumeSessionResponse(BaseModel):
 Role = TypeAliasType(
     "Role",
     Annotated[
-        Literal["assistant"] | Literal["user"] | Other3,
+        Literal["assistant"] | Literal["user"] | str,
         Field(
             description="A party in the conversation: the user or the assistant. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
             title="Role",
@@ -3047,7 +2865,7 @@ SessionConfigOptionCategory = TypeAliasType(
         | Literal["model"]
         | Literal["model_config"]
         | Literal["thought_level"]
-        | Other3,
+        | str,
         Field(
             description="What a configuration option controls, so Clients can place it well. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
             title="SessionConfigOptionCategory",
@@ -3143,18 +2961,6 @@ class SessionConfigSelectGroup(BaseModel):
     ] = MISSING
 
 
-GroupedSelectOptions = TypeAliasType(
-    "GroupedSelectOptions",
-    Annotated[
-        list[SessionConfigSelectGroup],
-        Field(
-            description="The selectable values, either flat or in groups.",
-            title="GroupedSelectOptions",
-        ),
-    ],
-)
-
-
 class SessionConfigSelectOption(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -3171,6 +2977,18 @@ class SessionConfigSelectOption(BaseModel):
             description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
         ),
     ] = MISSING
+
+
+SessionConfigSelectOptions = TypeAliasType(
+    "SessionConfigSelectOptions",
+    Annotated[
+        list[SessionConfigSelectOption] | list[SessionConfigSelectGroup],
+        Field(
+            description="The selectable values, either flat or in groups.",
+            title="SessionConfigSelectOptions",
+        ),
+    ],
+)
 
 
 SessionConfigValueId = TypeAliasType(
@@ -3419,7 +3237,7 @@ StopReason = TypeAliasType(
         | Literal["max_turn_requests"]
         | Literal["refusal"]
         | Literal["cancelled"]
-        | Other3,
+        | str,
         Field(
             description="Why foreground work ended. Open: custom reasons start with `_` and are shown as a generic stop; other unknown values are reserved for later ACP versions.",
             title="StopReason",
@@ -3428,44 +3246,14 @@ StopReason = TypeAliasType(
 )
 
 
-StringContentValue = TypeAliasType(
-    "StringContentValue",
-    Annotated[
-        str, Field(description="Value of one submitted form field.", title="StringContentValue")
-    ],
-)
-
-
 StringFormat = TypeAliasType(
     "StringFormat",
     Annotated[
-        Literal["email"] | Literal["uri"] | Literal["date"] | Literal["date-time"] | Other3,
+        Literal["email"] | Literal["uri"] | Literal["date"] | Literal["date-time"] | str,
         Field(
             description="Well-known string format of a text field. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
             title="StringFormat",
         ),
-    ],
-)
-
-
-StringListContentValue = TypeAliasType(
-    "StringListContentValue",
-    Annotated[
-        list[str],
-        Field(description="Value of one submitted form field.", title="StringListContentValue"),
-    ],
-)
-
-
-ElicitationContentValue = TypeAliasType(
-    "ElicitationContentValue",
-    Annotated[
-        StringContentValue
-        | IntegerContentValue
-        | NumberContentValue
-        | BooleanContentValue
-        | StringListContentValue,
-        Field(description="Value of one submitted form field.", title="ElicitationContentValue"),
     ],
 )
 
@@ -3573,27 +3361,6 @@ ElicitationPropertySchema = TypeAliasType(
         | Annotated[MultiSelectPropertySchema, Tag("array")]
         | Annotated[OtherElicitationPropertySchema, Tag("other")],
         Discriminator(_route_ElicitationPropertySchema),
-    ],
-)
-
-
-StringRequestId = TypeAliasType(
-    "StringRequestId",
-    Annotated[
-        str,
-        Field(
-            description="JSON-RPC request id: a string, an integer, or null.",
-            title="StringRequestId",
-        ),
-    ],
-)
-
-
-RequestId = TypeAliasType(
-    "RequestId",
-    Annotated[
-        NullRequestId | IntegerRequestId | StringRequestId,
-        Field(description="JSON-RPC request id: a string, an integer, or null.", title="RequestId"),
     ],
 )
 
@@ -4115,7 +3882,7 @@ ToolCallStatus = TypeAliasType(
         | Literal["completed"]
         | Literal["failed"]
         | Literal["cancelled"]
-        | Other3,
+        | str,
         Field(
             description="Progress of a tool call. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
             title="ToolCallStatus",
@@ -4190,34 +3957,10 @@ ToolKind = TypeAliasType(
         | Literal["fetch"]
         | Literal["switch_mode"]
         | Literal["other"]
-        | Other3,
+        | str,
         Field(
             description="Broad category of a tool, used to pick an icon or a presentation. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
             title="ToolKind",
-        ),
-    ],
-)
-
-
-UngroupedSelectOptions = TypeAliasType(
-    "UngroupedSelectOptions",
-    Annotated[
-        list[SessionConfigSelectOption],
-        Field(
-            description="The selectable values, either flat or in groups.",
-            title="UngroupedSelectOptions",
-        ),
-    ],
-)
-
-
-SessionConfigSelectOptions = TypeAliasType(
-    "SessionConfigSelectOptions",
-    Annotated[
-        UngroupedSelectOptions | GroupedSelectOptions,
-        Field(
-            description="The selectable values, either flat or in groups.",
-            title="SessionConfigSelectOptions",
         ),
     ],
 )

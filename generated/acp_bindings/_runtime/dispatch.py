@@ -2,26 +2,32 @@
 # Schema sha256: ebdb2764ac827c3b8ba1ffe26a4d1ed553f653d2e1b6a888845e8bf8fe741975
 # Regenerate with:
 #   acp-codegen generate --schema schema/acp.schema.json --out generated --package acp_bindings
-"""Route incoming calls to Python handlers: the `Dispatcher` hook and a table-driven one.
+"""Route incoming calls to Python handlers: the `Dispatcher` hook, a table-driven dispatcher,
+and the model <-> wire JSON helpers the generated proxies use.
 
 A `Connection` only needs a `Dispatcher`. `TableDispatcher` is the one generated code uses: it
 looks the method up in a `MethodSpec` table, validates params with the spec's pydantic type
-(a failure becomes -32602 naming the offending field) and awaits `handler.<spec.handler>(params)`.
+(a failure becomes -32602 naming the offending field) and awaits
+`handler.<spec.handler>(params=<model>)`. Extension methods (`_` prefix) not in the table go to
+`handler.ext_method(method, params)` / `handler.ext_notification(method, params)` when the
+handler has them.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .errors import RpcError
+from .jsonvalue import to_json
 from .tables import MethodSpec
-from .wire import from_wire, to_wire
 
 logger = logging.getLogger(__name__)
+
+EXTENSION_PREFIX = "_"
 
 
 class Dispatcher(Protocol):
@@ -44,11 +50,26 @@ def validation_problems(error: ValidationError) -> list[dict[str, Any]]:
     ]
 
 
+def to_wire(value: Any, model_type: type[Any] | None = None) -> Any:
+    """Wire JSON for outgoing params: a model is dumped by alias (absent fields stay absent);
+    a plain mapping is first validated against `model_type`, so a bad call fails locally."""
+    if isinstance(value, BaseModel):
+        return to_json(value)
+    if model_type is not None and isinstance(value, Mapping):
+        return to_json(model_type.model_validate(value))
+    return value
+
+
+def from_wire(model_type: type[Any], data: Any) -> Any:
+    """Validate incoming wire JSON into `model_type` (raises pydantic's ValidationError)."""
+    return model_type.model_validate({} if data is None else data)
+
+
 class TableDispatcher:
     """Dispatch by a `MethodSpec` table to coroutine methods of `handler`.
 
-    Methods missing from the table, of the wrong kind, or whose handler attribute is missing,
-    go to `fallback` when given (e.g. for `_` extension methods); otherwise requests get -32601
+    Lookup order: the table (when the handler has the spec's method), then `fallback`, then the
+    handler's `ext_method`/`ext_notification` for `_` methods. Otherwise requests get -32601
     and notifications are dropped.
     """
 
@@ -70,29 +91,37 @@ class TableDispatcher:
         function = getattr(self._handler, spec.handler, None)
         return None if function is None else (spec, function)
 
+    def _extension(self, method: str, hook: str) -> Callable[[str, Any], Awaitable[Any]] | None:
+        if not method.startswith(EXTENSION_PREFIX):
+            return None
+        function: Callable[[str, Any], Awaitable[Any]] | None = getattr(self._handler, hook, None)
+        return function
+
     async def handle_request(self, method: str, params: Any) -> Any:
         found = self._lookup(method, "request")
         if found is None:
             if self._fallback is not None:
                 return await self._fallback.handle_request(method, params)
-            if method.startswith("_") and hasattr(self._handler, "ext_method"):
-                return await self._handler.ext_method(method, params)
+            extension = self._extension(method, "ext_method")
+            if extension is not None:
+                return await extension(method, params)
             raise RpcError.method_not_found(method)
         spec, function = found
         try:
             model = from_wire(spec.params_type, params)
         except ValidationError as error:
             raise RpcError.invalid_params(validation_problems(error)) from None
-        # Generated handlers take their params as one keyword-only argument.
-        return to_wire(await function(params=model), spec.result_type)
+        return await function(params=model)
 
     async def handle_notification(self, method: str, params: Any) -> None:
         found = self._lookup(method, "notification")
         if found is None:
             if self._fallback is not None:
                 await self._fallback.handle_notification(method, params)
-            elif method.startswith("_") and hasattr(self._handler, "ext_notification"):
-                await self._handler.ext_notification(method, params)
+                return
+            extension = self._extension(method, "ext_notification")
+            if extension is not None:
+                await extension(method, params)
             else:
                 logger.debug("ignoring notification %s: no handler", method)
             return
