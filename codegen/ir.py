@@ -89,5 +89,12 @@ class Protocol:
         return tuple(m for m in self.methods if m.side in (side, "both"))
 
     @property
+    def has_lifecycle(self) -> bool:
+        """The v2 prompt lifecycle applies: version 2 or later with its methods present."""
+        needed = {"initialize", "session/new", "session/prompt", "session/cancel", "session/update"}
+        version = self.protocol_version
+        return version is not None and version >= 2 and needed <= {m.name for m in self.methods}
+
+    @property
     def has_merge_rules(self) -> bool:
         return any(v.merge is not None for v in self.update_variants)

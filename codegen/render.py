@@ -17,20 +17,14 @@ from .ir import Protocol
 from .paths import RUNTIME_DIR, TEMPLATE_DIR
 
 # Modules rendered from our templates: output name -> template name.
-TEMPLATES: dict[str, tuple[str, dict[str, str]]] = {
-    "__init__.py": ("__init__.py.j2", {}),
-    "methods.py": ("methods.py.j2", {}),
-    "merge_rules.py": ("merge_rules.py.j2", {}),
-    "state.py": ("state.py.j2", {}),
-    "dispatch.py": ("dispatch.py.j2", {}),
-    "agent.py": (
-        "side.py.j2",
-        {"side": "agent", "other": "client", "base": "Agent", "proxy": "ClientProxy"},
-    ),
-    "client.py": (
-        "side.py.j2",
-        {"side": "client", "other": "agent", "base": "Client", "proxy": "AgentProxy"},
-    ),
+TEMPLATES = {
+    "__init__.py": "__init__.py.j2",
+    "methods.py": "methods.py.j2",
+    "merge_rules.py": "merge_rules.py.j2",
+    "state.py": "state.py.j2",
+    "dispatch.py": "dispatch.py.j2",
+    "agent.py": "agent.py.j2",
+    "client.py": "client.py.j2",
 }
 _BLACK_MODE = Mode(target_versions={TargetVersion.PY311}, line_length=100)
 
@@ -49,6 +43,16 @@ def header(protocol: Protocol, target: Target) -> str:
     )
 
 
+def export_order(names: list[str]) -> list[str]:
+    """`__all__` in the order ruff checks: CONSTANTS, then Classes, then the rest."""
+
+    def key(name: str) -> tuple[int, str]:
+        kind = 0 if name.isupper() else 1 if name[:1].isupper() else 2
+        return kind, name
+
+    return sorted(names, key=key)
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
@@ -60,6 +64,7 @@ def _environment() -> jinja2.Environment:
     )
     # Schema text is untrusted: it only ever reaches generated code as a Python literal.
     env.filters["py"] = repr
+    env.filters["export_order"] = export_order
     return env
 
 
@@ -73,8 +78,8 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     files: dict[str, str] = {}
     files["models.py"] = generate_models(protocol.model_schema, protocol.model_template_data, top)
     env = _environment()
-    for out_name, (template, extra) in TEMPLATES.items():
-        page = env.get_template(template).render(p=protocol, package=target.package, **extra)
+    for out_name, template in TEMPLATES.items():
+        page = env.get_template(template).render(p=protocol, package=target.package)
         files[out_name] = top + page
     for source in sorted(RUNTIME_DIR.glob("*.py")):
         files[f"_runtime/{source.name}"] = top + source.read_text(encoding="utf-8")

@@ -71,10 +71,11 @@ def _untracked(package_dir: Path, out: Path) -> set[str]:
 def write(out: Path, files: dict[str, bytes], package: str) -> Plan:
     """Bring `out` to exactly `files`; returns what was changed."""
     todo = plan(out, files, package)
+    ours = previous_files(out)  # read before the new manifest replaces it
     for rel in todo.missing + todo.changed:
         _atomic_write(out / rel, files[rel])
     for rel in todo.extra:
-        if rel in previous_files(out) or rel.startswith(package + "/"):
+        if rel in ours or rel.startswith(package + "/"):
             (out / rel).unlink()
             _prune_empty(out / rel, out)
     return todo

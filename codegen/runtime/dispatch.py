@@ -1,12 +1,11 @@
-"""Route incoming calls to Python handlers: the `Dispatcher` hook, a table-driven dispatcher,
-and the model <-> wire JSON helpers the generated proxies use.
+"""Route incoming calls to Python handlers: the `Dispatcher` hook and a table-driven one.
 
 A `Connection` only needs a `Dispatcher`. `TableDispatcher` is the one generated code uses: it
-looks the method up in a `MethodSpec` table, validates params with the spec's pydantic type
-(a failure becomes -32602 naming the offending field) and awaits
-`handler.<spec.handler>(params=<model>)`. Extension methods (`_` prefix) not in the table go to
-`handler.ext_method(method, params)` / `handler.ext_notification(method, params)` when the
-handler has them.
+looks the method up in a `MethodSpec` table, validates params with the spec's type (a model
+class or a union alias, via `wire.from_wire`; a failure becomes -32602 naming the offending
+field) and awaits `handler.<spec.handler>(params=<model>)`. Extension methods (`_` prefix)
+not in the table go to `handler.ext_method(method, params)` /
+`handler.ext_notification(method, params)` when the handler has them.
 """
 
 from __future__ import annotations
@@ -15,11 +14,11 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from .errors import RpcError
-from .jsonvalue import to_json
 from .tables import MethodSpec
+from .wire import from_wire
 
 logger = logging.getLogger(__name__)
 
@@ -44,21 +43,6 @@ def validation_problems(error: ValidationError) -> list[dict[str, Any]]:
         {"loc": list(item["loc"]), "msg": item["msg"], "type": item["type"]}
         for item in error.errors(include_url=False)
     ]
-
-
-def to_wire(value: Any, model_type: type[Any] | None = None) -> Any:
-    """Wire JSON for outgoing params: a model is dumped by alias (absent fields stay absent);
-    a plain mapping is first validated against `model_type`, so a bad call fails locally."""
-    if isinstance(value, BaseModel):
-        return to_json(value)
-    if model_type is not None and isinstance(value, Mapping):
-        return to_json(model_type.model_validate(value))
-    return value
-
-
-def from_wire(model_type: type[Any], data: Any) -> Any:
-    """Validate incoming wire JSON into `model_type` (raises pydantic's ValidationError)."""
-    return model_type.model_validate({} if data is None else data)
 
 
 class TableDispatcher:
@@ -128,3 +112,34 @@ class TableDispatcher:
             logger.warning("dropping notification %s with invalid params: %s", method, error)
             return
         await function(params=model)
+
+
+class ValidatingDispatcher:
+    """Checks the params of table methods against their types, then hands the raw params on.
+
+    Lifecycle dispatchers (`AgentSide`, `ClientSide`) work on wire JSON; this puts the schema's
+    types in front of them, so a malformed `session/prompt` is -32602 with the field's location.
+    """
+
+    def __init__(self, methods: Mapping[str, MethodSpec], inner: Dispatcher) -> None:
+        self._methods = methods
+        self.inner = inner
+
+    async def handle_request(self, method: str, params: Any) -> Any:
+        spec = self._methods.get(method)
+        if spec is not None and spec.kind == "request":
+            try:
+                from_wire(spec.params_type, params)
+            except ValidationError as error:
+                raise RpcError.invalid_params(validation_problems(error)) from None
+        return await self.inner.handle_request(method, params)
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        spec = self._methods.get(method)
+        if spec is not None and spec.kind == "notification":
+            try:
+                from_wire(spec.params_type, params)
+            except ValidationError as error:
+                logger.warning("dropping notification %s with invalid params: %s", method, error)
+                return
+        await self.inner.handle_notification(method, params)

@@ -8,6 +8,16 @@ Models live in `.models`; everything here is generated and needs only pydantic a
 """
 
 from . import models
+from ._runtime.agent_session import AgentSession, Prompt
+from ._runtime.client_side import ClientSession, PermissionRequest
+from ._runtime.errors import (
+    ConnectionClosed,
+    MalformedUpdateError,
+    ProtocolUsageError,
+    RpcError,
+    UnsupportedProtocolVersion,
+)
+from ._runtime.protocol import selected_option
 from .agent import Agent, ClientProxy
 from .client import AgentProxy, Client
 from .dispatch import AgentDispatcher, ClientDispatcher
@@ -28,9 +38,19 @@ __all__ = [
     "Agent",
     "AgentDispatcher",
     "AgentProxy",
+    "AgentSession",
     "Client",
     "ClientDispatcher",
     "ClientProxy",
+    "ClientSession",
+    "ConnectionClosed",
+    "MalformedUpdateError",
+    "PermissionRequest",
+    "Prompt",
+    "ProtocolUsageError",
+    "RpcError",
     "SessionState",
+    "UnsupportedProtocolVersion",
     "models",
+    "selected_option",
 ]

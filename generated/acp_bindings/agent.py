@@ -2,19 +2,113 @@
 # Schema sha256: ebdb2764ac827c3b8ba1ffe26a4d1ed553f653d2e1b6a888845e8bf8fe741975
 # Regenerate with:
 #   acp-codegen generate --schema schema/acp.schema.json --out generated --package acp_bindings
-"""The Agent side: a base class with one typed handler per method the agent handles,
-and a typed proxy for calling the client."""
+"""The agent side: `Agent`, with one typed handler per method an agent handles, and
+`ClientProxy`, typed calls to the client."""
 
-from typing import Any
+import asyncio
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from . import models
-from ._runtime.wire import from_wire, to_wire
+from ._runtime.agent_session import AgentSession, Prompt
+from ._runtime.agent_side import AgentSide
+from ._runtime.connection import Connection
+from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.stdio import serve_stdio
+from ._runtime.wire import from_wire, to_wire
+from .dispatch import AgentDispatcher
+from .methods import AGENT_METHODS
+
+
+class ClientProxy:
+    """Typed calls from the agent to the client over a connection."""
+
+    def __init__(self, peer: Peer) -> None:
+        self.peer = peer
+
+    async def session_update(self, params: models.UpdateSessionNotification) -> None:
+        """Send `session/update` (notification)."""
+        await self.peer.notify("session/update", to_wire(params, models.UpdateSessionNotification))
+
+    async def session_request_permission(
+        self, params: models.RequestPermissionRequest
+    ) -> models.RequestPermissionResponse:
+        """Send `session/request_permission` (request)."""
+        result = await self.peer.request(
+            "session/request_permission", to_wire(params, models.RequestPermissionRequest)
+        )
+        return from_wire(models.RequestPermissionResponse, result)  # type: ignore[no-any-return]
+
+    async def elicitation_create(
+        self, params: models.CreateElicitationRequest
+    ) -> models.CreateElicitationResponse:
+        """Send `elicitation/create` (request)."""
+        result = await self.peer.request(
+            "elicitation/create", to_wire(params, models.CreateElicitationRequest)
+        )
+        return from_wire(models.CreateElicitationResponse, result)  # type: ignore[no-any-return]
+
+    async def elicitation_complete(self, params: models.CompleteElicitationNotification) -> None:
+        """Send `elicitation/complete` (notification)."""
+        await self.peer.notify(
+            "elicitation/complete", to_wire(params, models.CompleteElicitationNotification)
+        )
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Send an extension request (`method` must start with `_`)."""
+        return await self.peer.request(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Send an extension notification (`method` must start with `_`)."""
+        await self.peer.notify(method, params)
 
 
 class Agent:
-    """Base class for agents. Override the methods you support; the rest answer -32601."""
+    """Base class for agents. Override the handlers you support; the rest answer -32601.
+
+    Serving it (`run()`, `serve_stdio()` or `dispatcher(connection)`) runs the prompt lifecycle:
+    `initialize`, `session/new`, `session/prompt` and `session/cancel` are answered by the
+    runtime, and each accepted prompt runs `on_prompt`, the turn logic you write. The other
+    handlers below are called with validated params.
+    """
+
+    info: ClassVar[models.Implementation] = models.Implementation(name="acp-agent", version="0.0.0")
+    capabilities: ClassVar[models.AgentCapabilities] = models.AgentCapabilities()
+    client: ClientProxy  # set when a connection is served
+    lifecycle: AgentSide
+
+    async def on_prompt(self, session: AgentSession, prompt: Prompt) -> str | None:
+        """One turn of foreground work for `prompt`. Stream with `session`'s helpers and return a
+        stop reason (None means `end_turn`). Prompts accepted while it runs are queued: collect
+        them with `session.take_prompts()`; the rest are handed to this method in turn."""
+        raise NotImplementedError("override Agent.on_prompt with the agent's turn logic")
+
+    async def on_new_session(self, session: AgentSession) -> Mapping[str, Any] | None:
+        """Called for `session/new`; may return extra result fields (e.g. `configOptions`)."""
+        return None
+
+    def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
+        """Serve this agent on `connection` (the lifecycle, then the typed handlers)."""
+        self.client = ClientProxy(connection)
+        self.lifecycle = AgentSide(
+            connection,
+            info=to_wire(self.info),
+            capabilities=to_wire(self.capabilities),
+            on_prompt=self.on_prompt,
+            on_new_session=self.on_new_session,
+            fallback=AgentDispatcher(self),
+        )
+        return ValidatingDispatcher(AGENT_METHODS, self.lifecycle)
+
+    async def serve_stdio(self) -> None:
+        """Serve on this process's stdin/stdout until stdin closes."""
+        await serve_stdio(self.dispatcher)
+
+    def run(self) -> None:
+        """Entry point for an agent executable: serve on stdio, return when the client leaves."""
+        asyncio.run(self.serve_stdio())
 
     async def initialize(self, *, params: models.InitializeRequest) -> models.InitializeResponse:
         """Handle `initialize` (request)."""
@@ -77,38 +171,3 @@ class Agent:
     async def ext_notification(self, method: str, params: Any) -> None:
         """Handle an extension notification; ignored unless overridden."""
         return None
-
-
-class ClientProxy:
-    """Typed calls from the agent to the client over a connection."""
-
-    def __init__(self, peer: Peer) -> None:
-        self.peer = peer
-
-    async def session_update(self, params: models.UpdateSessionNotification) -> None:
-        """Send `session/update` (notification)."""
-        await self.peer.notify("session/update", to_wire(params, models.UpdateSessionNotification))
-
-    async def session_request_permission(
-        self, params: models.RequestPermissionRequest
-    ) -> models.RequestPermissionResponse:
-        """Send `session/request_permission` (request)."""
-        result = await self.peer.request(
-            "session/request_permission", to_wire(params, models.RequestPermissionRequest)
-        )
-        return from_wire(models.RequestPermissionResponse, result)  # type: ignore[no-any-return]
-
-    async def elicitation_create(
-        self, params: models.CreateElicitationRequest
-    ) -> models.CreateElicitationResponse:
-        """Send `elicitation/create` (request)."""
-        result = await self.peer.request(
-            "elicitation/create", to_wire(params, models.CreateElicitationRequest)
-        )
-        return from_wire(models.CreateElicitationResponse, result)  # type: ignore[no-any-return]
-
-    async def elicitation_complete(self, params: models.CompleteElicitationNotification) -> None:
-        """Send `elicitation/complete` (notification)."""
-        await self.peer.notify(
-            "elicitation/complete", to_wire(params, models.CompleteElicitationNotification)
-        )

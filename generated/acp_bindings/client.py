@@ -2,47 +2,27 @@
 # Schema sha256: ebdb2764ac827c3b8ba1ffe26a4d1ed553f653d2e1b6a888845e8bf8fe741975
 # Regenerate with:
 #   acp-codegen generate --schema schema/acp.schema.json --out generated --package acp_bindings
-"""The Client side: a base class with one typed handler per method the client handles,
-and a typed proxy for calling the agent."""
+"""The client side: `Client`, with one typed handler per method a client handles, and
+`AgentProxy`, typed calls to the agent."""
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from pydantic import TypeAdapter
 
 from . import models
-from ._runtime.wire import from_wire, to_wire
+from ._runtime.client_side import ClientSession, ClientSide, PermissionRequest
+from ._runtime.connection import Connection
+from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.stdio import AgentProcess, spawn_agent
+from ._runtime.wire import from_wire, to_wire
+from .dispatch import ClientDispatcher
+from .merge_rules import MERGE_RULES, UPDATE_TAG
+from .methods import CLIENT_METHODS
 
-
-class Client:
-    """Base class for clients. Override the methods you support; the rest answer -32601."""
-
-    async def session_update(self, *, params: models.UpdateSessionNotification) -> None:
-        """Handle `session/update` (notification)."""
-        return None
-
-    async def session_request_permission(
-        self, *, params: models.RequestPermissionRequest
-    ) -> models.RequestPermissionResponse:
-        """Handle `session/request_permission` (request)."""
-        raise RpcError.method_not_found("session/request_permission")
-
-    async def elicitation_create(
-        self, *, params: models.CreateElicitationRequest
-    ) -> models.CreateElicitationResponse:
-        """Handle `elicitation/create` (request)."""
-        raise RpcError.method_not_found("elicitation/create")
-
-    async def elicitation_complete(self, *, params: models.CompleteElicitationNotification) -> None:
-        """Handle `elicitation/complete` (notification)."""
-        return None
-
-    async def ext_method(self, method: str, params: Any) -> Any:
-        """Handle an extension request (a method name starting with `_`)."""
-        raise RpcError.method_not_found(method)
-
-    async def ext_notification(self, method: str, params: Any) -> None:
-        """Handle an extension notification; ignored unless overridden."""
-        return None
+_UPDATE = TypeAdapter(models.SessionUpdate)
 
 
 class AgentProxy:
@@ -122,3 +102,82 @@ class AgentProxy:
     async def session_cancel(self, params: models.CancelSessionNotification) -> None:
         """Send `session/cancel` (notification)."""
         await self.peer.notify("session/cancel", to_wire(params, models.CancelSessionNotification))
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Send an extension request (`method` must start with `_`)."""
+        return await self.peer.request(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Send an extension notification (`method` must start with `_`)."""
+        await self.peer.notify(method, params)
+
+
+class Client:
+    """Base class for clients. Override the handlers you support; the rest answer -32601.
+
+    Connected (`spawn(argv)` or `dispatcher(connection)`), `lifecycle` initializes, sets up
+    sessions and prompts; every `session/update` is folded into its session's `SessionState`,
+    and `session/request_permission` goes to `on_permission` (or waits in the session's
+    `pending_permissions` when that is not overridden).
+    """
+
+    info: ClassVar[models.Implementation] = models.Implementation(
+        name="acp-client", version="0.0.0"
+    )
+    capabilities: ClassVar[models.ClientCapabilities] = models.ClientCapabilities()
+    agent: AgentProxy  # set when connected
+    lifecycle: ClientSide
+
+    async def on_permission(
+        self, session: ClientSession, request: PermissionRequest
+    ) -> Mapping[str, Any]:
+        """Answer a permission request with an outcome object (`{"outcome": "selected", ...}`)."""
+        raise NotImplementedError
+
+    def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
+        """Use `connection` to talk to an agent."""
+        self.agent = AgentProxy(connection)
+        overridden = type(self).on_permission is not Client.on_permission
+        self.lifecycle = ClientSide(
+            connection,
+            info=to_wire(self.info),
+            rules=MERGE_RULES,
+            tag_field=UPDATE_TAG,
+            validate_update=_UPDATE.validate_python,
+            capabilities=to_wire(self.capabilities),
+            on_permission=self.on_permission if overridden else None,
+            fallback=ClientDispatcher(self),
+        )
+        return ValidatingDispatcher(CLIENT_METHODS, self.lifecycle)
+
+    async def spawn(self, argv: Sequence[str], **options: Any) -> AgentProcess:
+        """Start an agent subprocess and connect to it (options go to `spawn_agent`)."""
+        return await spawn_agent(argv, self.dispatcher, **options)
+
+    async def session_update(self, *, params: models.UpdateSessionNotification) -> None:
+        """Handle `session/update` (notification)."""
+        return None
+
+    async def session_request_permission(
+        self, *, params: models.RequestPermissionRequest
+    ) -> models.RequestPermissionResponse:
+        """Handle `session/request_permission` (request)."""
+        raise RpcError.method_not_found("session/request_permission")
+
+    async def elicitation_create(
+        self, *, params: models.CreateElicitationRequest
+    ) -> models.CreateElicitationResponse:
+        """Handle `elicitation/create` (request)."""
+        raise RpcError.method_not_found("elicitation/create")
+
+    async def elicitation_complete(self, *, params: models.CompleteElicitationNotification) -> None:
+        """Handle `elicitation/complete` (notification)."""
+        return None
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Handle an extension request (a method name starting with `_`)."""
+        raise RpcError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Handle an extension notification; ignored unless overridden."""
+        return None

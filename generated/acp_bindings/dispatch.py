@@ -4,10 +4,14 @@
 #   acp-codegen generate --schema schema/acp.schema.json --out generated --package acp_bindings
 """Dispatchers: route an incoming message to the typed handler of the side that handles it."""
 
+from typing import TYPE_CHECKING
+
 from ._runtime.dispatch import TableDispatcher
-from .agent import Agent
-from .client import Client
 from .methods import AGENT_METHODS, CLIENT_METHODS
+
+if TYPE_CHECKING:  # agent.py and client.py import this module
+    from .agent import Agent
+    from .client import Client
 
 
 class AgentDispatcher(TableDispatcher):

@@ -52,10 +52,11 @@ class LineReader:
         while True:
             end = self._buffer.find(b"\n", self._scanned)
             if end >= 0:
-                line = bytes(self._buffer[:end])
+                with memoryview(self._buffer) as view:
+                    line = bytes(view[:end])  # one copy (a slice would make two)
                 del self._buffer[: end + 1]  # bytearray deletes from the front cheaply
                 self._scanned = 0
-                if self._discarding:
+                if self._discarding or len(line) > self._max:
                     self._discarding = False
                     raise LineTooLong
                 return line

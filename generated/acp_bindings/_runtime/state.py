@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -28,13 +28,9 @@ from .merge_plan import (
     CompiledRule,
     compile_rules,
 )
+from .protocol import FINISHED_TOOL_CALL_STATUSES, STATE_IDLE, TOOL_CALL_CANCELLED
 from .records import FieldPatch, Record, patch_plain
 from .tables import MergeRule
-
-# Protocol values the state entity and cancellation give meaning to (prompt lifecycle page).
-IDLE_STATE: Final = "idle"
-CANCELLED_STATUS: Final = "cancelled"
-FINISHED_TOOL_CALL_STATUSES: Final = frozenset({"completed", "failed", CANCELLED_STATUS})
 
 Commit = Callable[[], None]
 
@@ -108,7 +104,7 @@ class SessionState:
         soon as it sends `session/cancel`)."""
         for record in self._records["toolCall"].values():
             if record.fields.get("status") not in FINISHED_TOOL_CALL_STATUSES:
-                record.fields["status"] = CANCELLED_STATUS
+                record.fields["status"] = TOOL_CALL_CANCELLED
 
     def snapshot(self) -> dict[str, Any]:
         """Fresh, JSON-serialisable data; later updates never change a returned snapshot."""
@@ -159,7 +155,7 @@ class SessionState:
         if not isinstance(value, dict) or not isinstance(value.get("state"), str):
             raise MalformedUpdateError(tag, "'state' must be a string")
         state: str = value["state"]
-        stop_reason = value.get("stopReason") if state == IDLE_STATE else None
+        stop_reason = value.get("stopReason") if state == STATE_IDLE else None
         if stop_reason is not None and not isinstance(stop_reason, str):
             raise MalformedUpdateError(tag, "'stopReason' must be a string or null")
 

@@ -1,0 +1,154 @@
+"""Process plumbing: serve on this process's stdin/stdout, or spawn an agent and talk to it.
+
+stdout carries protocol messages only. While `serve_stdio` runs, Python-level `print()` and
+`sys.stdout` writes go to stderr instead, and logging (stderr by default) stays on stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import stat
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+from .connection import Connection
+from .dispatch import Dispatcher
+from .framing import DEFAULT_MAX_LINE_BYTES, ByteSink
+
+DispatcherFactory = Callable[[Connection], Dispatcher]
+_READ_CHUNK = 1 << 20
+_background: set[asyncio.Task[None]] = set()
+
+
+def _is_pollable(fd: int) -> bool:
+    """Pipes, sockets and terminals work with the event loop; regular files do not."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+class _FileSink:
+    """Blocking writes to a regular file (stdout redirected to a file)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._closed = False
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+    async def drain(self) -> None:
+        return None
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            os.close(self._fd)
+
+    def is_closing(self) -> bool:
+        return self._closed
+
+
+async def _pump_file(fd: int, reader: asyncio.StreamReader) -> None:
+    """Feed a regular file into a StreamReader from a worker thread."""
+    loop = asyncio.get_running_loop()
+    try:
+        while chunk := await loop.run_in_executor(None, os.read, fd, _READ_CHUNK):
+            reader.feed_data(chunk)
+    finally:
+        reader.feed_eof()
+        os.close(fd)
+
+
+async def open_stdio() -> tuple[asyncio.StreamReader, ByteSink]:
+    """A reader on stdin and a writer on stdout (on duplicated descriptors)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    in_fd = os.dup(sys.stdin.fileno())
+    if _is_pollable(in_fd):
+        stdin = os.fdopen(in_fd, "rb", buffering=0)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+    else:
+        pump = asyncio.create_task(_pump_file(in_fd, reader))
+        _background.add(pump)  # the loop keeps only weak references to tasks
+        pump.add_done_callback(_background.discard)
+    out_fd = os.dup(sys.stdout.fileno())
+    if not _is_pollable(out_fd):
+        return reader, _FileSink(out_fd)
+    stdout = os.fdopen(out_fd, "wb", buffering=0)
+    transport, protocol = await loop.connect_write_pipe(
+        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), stdout
+    )
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+async def serve_stdio(
+    dispatcher_factory: DispatcherFactory, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> None:
+    """Serve one connection on stdin/stdout; return when stdin closes (so the process can
+    exit 0). `dispatcher_factory` gets the connection, for handlers that call the peer."""
+    reader, writer = await open_stdio()
+    connection = Connection(reader, writer, max_line_bytes=max_line_bytes)
+    connection.dispatcher = dispatcher_factory(connection)
+    with contextlib.redirect_stdout(sys.stderr):
+        await connection.run()
+
+
+@dataclass
+class AgentProcess:
+    """An agent subprocess and the connection over its stdin/stdout."""
+
+    process: asyncio.subprocess.Process
+    connection: Connection
+
+    async def close(self, grace_seconds: float = 5.0) -> int:
+        """Close the connection (the agent sees end of stdin) and wait for it to exit; after
+        `grace_seconds` terminate it, then kill it. Returns the exit code."""
+        await self.connection.close()
+        for stop in (None, self.process.terminate, self.process.kill):
+            if stop is not None and self.process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    stop()
+            try:
+                return await asyncio.wait_for(self.process.wait(), grace_seconds)
+            except TimeoutError:
+                continue
+        return await self.process.wait()
+
+    async def __aenter__(self) -> AgentProcess:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+
+async def spawn_agent(
+    argv: Sequence[str],
+    dispatcher_factory: DispatcherFactory | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    stderr: int | IO[Any] | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> AgentProcess:
+    """Start `argv` with piped stdin/stdout and a started connection over them. `stderr` is
+    inherited unless given (e.g. `asyncio.subprocess.DEVNULL`)."""
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=stderr,
+        env=None if env is None else dict(env),
+        cwd=cwd,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    connection = Connection(process.stdout, process.stdin, max_line_bytes=max_line_bytes)
+    if dispatcher_factory is not None:
+        connection.dispatcher = dispatcher_factory(connection)
+    connection.start()
+    return AgentProcess(process, connection)

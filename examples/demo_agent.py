@@ -1,0 +1,97 @@
+"""A small ACP v2 agent built on the generated bindings; it runs on stdio.
+
+Each turn it thinks, posts a plan, runs one pretend tool call (asking permission first),
+streams the prompt's text back as its answer and reports usage.
+
+    python examples/demo_agent.py            # serve on stdin/stdout
+    python examples/demo_agent.py --slow 0.5 # pause 0.5 s between steps, so a client has
+                                             # time to cancel a turn by hand
+
+Logs go to stderr; stdout carries protocol messages only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+# The example uses the committed bindings; a real agent vendors or installs them.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
+
+from acp_bindings import Agent, AgentSession, Prompt, models, selected_option
+
+ALLOW, REJECT = "allow", "reject"
+
+
+class DemoAgent(Agent):
+    info = models.Implementation(name="acp-codegen-demo-agent", version="1.0.0")
+
+    def __init__(self, pause: float = 0.0) -> None:
+        self.pause = pause
+
+    async def step(self) -> None:
+        """The pause between steps that `--slow` asks for (none by default)."""
+        if self.pause:
+            await asyncio.sleep(self.pause)
+
+    async def on_prompt(self, session: AgentSession, prompt: Prompt) -> str | None:
+        text = " ".join(b.get("text", "") for b in prompt.content if b.get("type") == "text")
+        thought = session.thought()
+        await thought.append("Reading the prompt.")
+        await self.step()
+        await thought.append(" Planning one tool call.")
+        plan = [
+            {"content": "Inspect the prompt", "priority": "high", "status": "in_progress"},
+            {"content": "Answer", "priority": "medium", "status": "pending"},
+        ]
+        plan_id = await session.update_plan(plan)
+        call = await session.start_tool_call("Inspect the prompt", kind="read", status="pending")
+        outcome = await session.request_permission(
+            "Inspect the prompt?",
+            [
+                {"optionId": ALLOW, "name": "Allow", "kind": "allow_once"},
+                {"optionId": REJECT, "name": "Reject", "kind": "reject_once"},
+            ],
+            subject={"type": "tool_call", "toolCall": {"toolCallId": call.tool_call_id}},
+        )
+        if selected_option(outcome) != ALLOW:
+            await call.update(status="failed")
+            await session.say("I was not allowed to look, so I stop here.")
+            return "refusal"
+        await call.update(status="in_progress")
+        await self.step()
+        await call.append_text(f"{len(text)} characters")
+        await self.step()
+        await call.append_text(f", {len(text.split())} words")
+        await call.update(status="completed")
+        plan[0]["status"], plan[1]["status"] = "completed", "in_progress"
+        await session.update_plan(plan, plan_id=plan_id)
+        answer = session.agent_message()
+        for word in text.split() or ["(empty prompt)"]:
+            await answer.append(word + " ")
+            await self.step()
+        plan[1]["status"] = "completed"
+        await session.update_plan(plan, plan_id=plan_id)
+        await session.report_usage(used=len(text), size=200_000)
+        return "end_turn"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--slow",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="pause between the steps of a turn, to leave time for cancelling it",
+    )
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    DemoAgent(pause=args.slow).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""A tiny agent process for subprocess tests: `python echo_agent.py` serves on stdio."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from codegen.runtime.connection import Connection
+from codegen.runtime.errors import RpcError
+from codegen.runtime.stdio import serve_stdio
+
+
+class EchoAgent:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    async def handle_request(self, method: str, params: Any) -> Any:
+        if method == "echo":
+            print("a stray print must not reach the protocol stream")
+            return params
+        if method == "ask_client":  # a handler that awaits a request to the peer
+            answer = await self.connection.request("client/answer", params)
+            return {"client said": answer}
+        if method == "die":
+            os._exit(3)
+        raise RpcError.method_not_found(method)
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        if method == "ping":
+            await self.connection.notify("pong", params)
+
+
+if __name__ == "__main__":
+    asyncio.run(serve_stdio(EchoAgent))

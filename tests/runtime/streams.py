@@ -1,0 +1,99 @@
+"""In-memory transports for runtime tests: socket pairs wrapped in asyncio streams, a raw
+line-level peer, and a hang guard."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+
+from codegen.runtime.connection import Connection
+from codegen.runtime.dispatch import Dispatcher
+
+T = TypeVar("T")
+
+# Only a guard against hangs (a failing test should fail, not stall the suite); never a
+# statement about speed.
+HANG_GUARD_SECONDS = 60.0
+_RAW_LIMIT = 512 << 20  # the raw peer reads lines with readuntil, independent of our framing
+
+
+def run(coroutine: Coroutine[Any, Any, T]) -> T:
+    async def guarded() -> T:
+        return await asyncio.wait_for(coroutine, HANG_GUARD_SECONDS)
+
+    return asyncio.run(guarded())
+
+
+async def guard(awaitable: Awaitable[T]) -> T:
+    return await asyncio.wait_for(awaitable, HANG_GUARD_SECONDS)
+
+
+async def stream_pair(
+    limit: int = 1 << 16,
+) -> tuple[
+    tuple[asyncio.StreamReader, asyncio.StreamWriter],
+    tuple[asyncio.StreamReader, asyncio.StreamWriter],
+]:
+    """Two connected ends. The default `limit` is asyncio's 64 KiB: the runtime must not need
+    a bigger one."""
+    left, right = socket.socketpair()
+    a = await asyncio.open_connection(sock=left, limit=limit)
+    b = await asyncio.open_connection(sock=right, limit=_RAW_LIMIT)
+    return a, b
+
+
+class RawPeer:
+    """The far end of a connection, speaking JSON lines directly."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    async def send_bytes(self, data: bytes) -> None:
+        self.writer.write(data)
+        await self.writer.drain()
+
+    async def send(self, *messages: Any) -> None:
+        """Each message on its own line, written in one go."""
+        await self.send_bytes(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+
+    async def recv(self) -> Any:
+        line = await guard(self.reader.readuntil(b"\n"))
+        return json.loads(line)
+
+    async def at_eof(self) -> bool:
+        return await guard(self.reader.read(1)) == b""
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+async def connected(
+    dispatcher: Dispatcher | Callable[[Connection], Dispatcher] | None = None,
+) -> tuple[Connection, RawPeer]:
+    """A started Connection whose peer is a RawPeer."""
+    (reader, writer), (peer_reader, peer_writer) = await stream_pair()
+    connection = Connection(reader, writer)
+    if dispatcher is not None:
+        connection.dispatcher = dispatcher(connection) if callable(dispatcher) else dispatcher
+    connection.start()
+    return connection, RawPeer(peer_reader, peer_writer)
+
+
+async def connection_pair(
+    left: Callable[[Connection], Dispatcher] | None = None,
+    right: Callable[[Connection], Dispatcher] | None = None,
+) -> tuple[Connection, Connection]:
+    """Two started Connections talking to each other."""
+    (ra, wa), (rb, wb) = await stream_pair()
+    a, b = Connection(ra, wa), Connection(rb, wb)
+    if left is not None:
+        a.dispatcher = left(a)
+    if right is not None:
+        b.dispatcher = right(b)
+    a.start()
+    b.start()
+    return a, b

@@ -1,0 +1,54 @@
+"""LineReader: lines split across reads, over-long lines skipped, end of stream."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from codegen.runtime.framing import LineReader, LineTooLong, decode_line, encode_json
+
+from .streams import run
+
+
+def feed(*pieces: bytes) -> asyncio.StreamReader:
+    reader = asyncio.StreamReader()
+    for piece in pieces:
+        reader.feed_data(piece)
+    reader.feed_eof()
+    return reader
+
+
+def test_lines_split_across_reads_and_a_final_unterminated_line() -> None:
+    async def scenario() -> list[bytes | None]:
+        lines = LineReader(feed(b"ab", b"c\nd", b"e\n\nf"))
+        return [await lines.read_line() for _ in range(5)]
+
+    assert run(scenario()) == [b"abc", b"de", b"", b"f", None]
+
+
+def test_an_over_long_line_is_skipped_once_even_across_reads() -> None:
+    async def scenario() -> list[object]:
+        lines = LineReader(feed(b"x" * 30, b"y" * 30, b"z\nok\n", b"w" * 40), max_line_bytes=16)
+        seen: list[object] = []
+        for _ in range(4):
+            try:
+                seen.append(await lines.read_line())
+            except LineTooLong:
+                seen.append("too long")
+        return seen
+
+    assert run(scenario()) == ["too long", b"ok", "too long", None]
+
+
+def test_encoding_never_embeds_a_newline_and_round_trips() -> None:
+    message = {"text": "a\nb\u2028c\r", "n": [1, 2.5, None, True]}
+    encoded = encode_json(message)
+    assert b"\n" not in encoded
+    assert decode_line(encoded) == message
+
+
+@pytest.mark.parametrize("line", [b"{", b'{"a": Infinity}', b"\xc3\x28"])
+def test_decode_rejects_what_is_not_json(line: bytes) -> None:
+    with pytest.raises(ValueError):
+        decode_line(line)

@@ -1,0 +1,104 @@
+"""Real subprocesses: `spawn_agent` on one side, `serve_stdio` on the other."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen.runtime.connection import Connection
+from codegen.runtime.errors import ConnectionClosed, RpcError
+from codegen.runtime.stdio import spawn_agent
+
+from .streams import HANG_GUARD_SECONDS, guard, run
+
+AGENT = Path(__file__).with_name("echo_agent.py")
+REPO = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+class ClientSide:
+    def __init__(self, connection: Connection) -> None:
+        self.pongs: list[Any] = []
+
+    async def handle_request(self, method: str, params: Any) -> Any:
+        if method == "client/answer":
+            return {"yes": params}
+        raise RpcError.method_not_found(method)
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        if method == "pong":
+            self.pongs.append(params)
+
+
+def test_spawned_agent_round_trips_and_exits_zero_when_stdin_closes() -> None:
+    async def scenario() -> None:
+        client: ClientSide | None = None
+
+        def factory(connection: Connection) -> ClientSide:
+            nonlocal client
+            client = ClientSide(connection)
+            return client
+
+        agent = await spawn_agent(
+            [sys.executable, str(AGENT)], factory, env=ENV, stderr=asyncio.subprocess.PIPE
+        )
+        connection = agent.connection
+        assert await guard(connection.request("echo", {"text": "hé\nllo"})) == {"text": "hé\nllo"}
+        await connection.notify("ping", [1])
+        answer = await guard(connection.request("ask_client", {"q": 1}))
+        assert answer == {"client said": {"yes": {"q": 1}}}
+        assert client is not None and client.pongs == [[1]]  # handled before that response
+        with pytest.raises(RpcError) as caught:
+            await guard(connection.request("missing"))
+        assert caught.value.code == -32601
+        assert await agent.close() == 0
+        assert agent.process.stderr is not None
+        stderr = await guard(agent.process.stderr.read())
+        assert b"a stray print must not reach the protocol stream" in stderr
+
+    run(scenario())
+
+
+def test_agent_dying_mid_request_fails_the_request_promptly() -> None:
+    async def scenario() -> None:
+        agent = await spawn_agent([sys.executable, str(AGENT)], env=ENV)
+        with pytest.raises(ConnectionClosed):
+            await guard(agent.connection.request("die"))
+        assert await guard(agent.process.wait()) == 3
+        await agent.close()
+
+    run(scenario())
+
+
+def test_serve_stdio_works_with_regular_files(tmp_path: Path) -> None:
+    requests = tmp_path / "in.jsonl"
+    requests.write_text(
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "echo", "params": {"a": 1}})
+        + "\n"
+        + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "nope"})
+        + "\n"
+    )
+    responses = tmp_path / "out.jsonl"
+    with requests.open("rb") as stdin, responses.open("wb") as stdout:
+        done = subprocess.run(
+            [sys.executable, str(AGENT)],
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            env=ENV,
+            timeout=HANG_GUARD_SECONDS,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr.decode()
+    lines = [json.loads(line) for line in responses.read_text().splitlines()]
+    by_id = {line["id"]: line for line in lines}
+    assert len(lines) == 2
+    assert by_id[1] == {"jsonrpc": "2.0", "id": 1, "result": {"a": 1}}
+    assert by_id[2]["error"]["code"] == -32601

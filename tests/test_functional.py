@@ -1,0 +1,931 @@
+"""Functional tests of the package generated from schema/acp.schema.json (and the small fixtures).
+
+The canonical schema is generated once per session into a tmp dir and imported under a name of
+its own (see conftest.py). Samples are built from the *source* schema (tests/fixtures/samples.py),
+so a model that disagrees with the schema it came from shows up as a failed round trip.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import copy
+import io
+import json
+import keyword
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import (
+    CANONICAL_PACKAGE,
+    FIXTURE_SCHEMAS,
+    REPO,
+    SCHEMA,
+    FixturePackages,
+    GeneratedPackage,
+)
+from fixtures.samples import (
+    SampleBuilder,
+    branch_schema,
+    is_fallback,
+    known_tags,
+    object_properties,
+)
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from codegen.cli import main as cli_main
+
+_SCHEMA: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
+_DEFS: dict[str, Any] = _SCHEMA["$defs"]
+_METHODS: list[dict[str, Any]] = _SCHEMA.get("x-methods", [])
+_UPDATE_UNION: str = _SCHEMA.get("x-update-union", "SessionUpdate")
+_UPDATE_TAGS: list[str] = known_tags(_DEFS[_UPDATE_UNION]) if _UPDATE_UNION in _DEFS else []
+_UPDATE_TAG_PROPERTY: str = (
+    _DEFS.get(_UPDATE_UNION, {}).get("x-union", {}).get("tag", "sessionUpdate")
+)
+BUILDER = SampleBuilder(_DEFS)
+# Only these may be imported (besides the standard library) by a generated package.
+ALLOWED_THIRD_PARTY = {
+    "pydantic",
+    "pydantic_core",
+    "typing_extensions",
+    "typing_inspection",
+    "annotated_types",
+}
+GENERATOR_MODULES = {"codegen", "jinja2", "datamodel_code_generator", "black", "jsonschema"}
+
+_adapters: dict[int, TypeAdapter[Any]] = {}
+
+
+def adapter(tp: Any) -> TypeAdapter[Any]:
+    if id(tp) not in _adapters:
+        _adapters[id(tp)] = TypeAdapter(tp)
+    return _adapters[id(tp)]
+
+
+def round_trip(tp: Any, sample: Any) -> Any:
+    """Validate `sample` as `tp`, dump it back (by alias, JSON mode) and expect the same JSON."""
+    ta = adapter(tp)
+    obj = ta.validate_python(copy.deepcopy(sample))
+    assert ta.dump_python(obj, mode="json", by_alias=True) == sample
+    again = ta.validate_json(json.dumps(sample))
+    assert json.loads(ta.dump_json(again, by_alias=True)) == sample
+    return obj
+
+
+def field_name(model: type[BaseModel], wire: str) -> str:
+    names = [n for n, f in model.model_fields.items() if (f.alias or n) == wire]
+    assert names, f"{model.__name__} has no field for {wire!r}"
+    return names[0]
+
+
+def update_sample(tag: str, *, full: bool) -> dict[str, Any]:
+    sample = BUILDER.build(
+        branch_schema(_DEFS[_UPDATE_UNION], _UPDATE_TAG_PROPERTY, tag), full=full
+    )
+    assert sample[_UPDATE_TAG_PROPERTY] == tag
+    return sample  # type: ignore[no-any-return]
+
+
+def _variant_class_names(tag: str) -> set[str]:
+    """The class a variant parses to: its title, or for a nested union, one of the inner titles."""
+    branch = branch_schema(_DEFS[_UPDATE_UNION], _UPDATE_TAG_PROPERTY, tag)
+    payloads = [p["$ref"][len("#/$defs/") :] for p in branch.get("allOf") or [] if "$ref" in p]
+    if payloads and "x-union" in _DEFS[payloads[0]]:
+        inner = _DEFS[payloads[0]]
+        return {b["title"] for b in inner.get("anyOf") or inner.get("oneOf") if not is_fallback(b)}
+    return {branch["title"]}
+
+
+def _tristate_cases() -> list[tuple[str, str]]:
+    cases = []
+    for tag in _UPDATE_TAGS:
+        props = object_properties(
+            BUILDER, branch_schema(_DEFS[_UPDATE_UNION], _UPDATE_TAG_PROPERTY, tag)
+        )
+        cases += [
+            (tag, prop)
+            for prop, sub in props.items()
+            if isinstance(sub, dict) and sub.get("x-tristate")
+        ]
+    return cases
+
+
+def _method_cases() -> list[Any]:
+    cases = []
+    for row in _METHODS:
+        for role in ("params", "result"):
+            if row.get(role):
+                for size in ("minimal", "full"):
+                    cases.append(pytest.param(row[role], size, id=f"{row['method']}-{role}-{size}"))
+    return cases
+
+
+def _open_unions() -> list[str]:
+    nested = {
+        ref[len("#/$defs/") :]
+        for schema in _DEFS.values()
+        if "x-union" in schema
+        for b in schema.get("anyOf") or schema.get("oneOf") or []
+        for part in b.get("allOf") or []
+        if isinstance(ref := part.get("$ref"), str)
+    }
+    return sorted(
+        name
+        for name, schema in _DEFS.items()
+        if "x-union" in schema
+        and name not in nested
+        and any(is_fallback(b) for b in schema.get("anyOf") or schema.get("oneOf") or [])
+    )
+
+
+def _open_string_enums() -> list[str]:
+    def is_open_enum(schema: dict[str, Any]) -> bool:
+        branches = schema.get("anyOf")
+        return (
+            isinstance(branches, list)
+            and "x-union" not in schema
+            and len(branches) > 1
+            and all(b.get("type") == "string" and "const" in b for b in branches[:-1])
+            and branches[-1].get("title") == "other"
+            and branches[-1].get("type") == "string"
+        )
+
+    return sorted(name for name, schema in _DEFS.items() if is_open_enum(schema))
+
+
+# ------------------------------------------------------------------ the copied runtime
+
+
+def test_runtime_is_copied_verbatim(canonical: GeneratedPackage) -> None:
+    sources = {p.name: p for p in (REPO / "codegen" / "runtime").glob("*.py")}
+    copied = {
+        rel.split("/")[-1]: data
+        for rel, data in canonical.files.items()
+        if rel.startswith(f"{CANONICAL_PACKAGE}/_runtime/")
+    }
+    assert set(copied) == set(sources)
+    for name, source in sources.items():
+        # Only comments (the header) and formatting may differ.
+        assert ast.dump(ast.parse(copied[name])) == ast.dump(ast.parse(source.read_bytes())), name
+
+
+def test_every_generated_file_has_the_header(canonical: GeneratedPackage) -> None:
+    for rel, data in canonical.files.items():
+        if rel.endswith(".py"):
+            assert data.startswith(b"# Generated by acp-codegen"), rel
+            assert b"Do not edit" in data[:400] or b"do not edit" in data[:400], rel
+
+
+# ------------------------------------------------------------------ methods
+
+
+def test_schema_has_methods() -> None:
+    assert _METHODS, "schema/acp.schema.json has no x-methods"
+
+
+@pytest.mark.parametrize(("definition", "size"), _method_cases())
+def test_method_types_round_trip(canonical: GeneratedPackage, definition: str, size: str) -> None:
+    sample = BUILDER.build(_DEFS[definition], full=size == "full")
+    round_trip(getattr(canonical.models, definition), sample)
+
+
+def test_methods_table_matches_x_methods(canonical: GeneratedPackage) -> None:
+    methods = canonical.submodule("methods")
+    table = methods.METHODS
+    assert len(table) == len(_METHODS)
+    assert list(table) == [row["method"] for row in _METHODS]
+    for row in _METHODS:
+        spec = table[row["method"]]
+        assert spec.method == row["method"]
+        assert spec.side == row["side"]
+        assert spec.kind == row["kind"]
+        assert spec.params_type is getattr(canonical.models, row["params"])
+        if row["kind"] == "request":
+            assert spec.result_type is getattr(canonical.models, row["result"])
+        else:
+            assert spec.result_type is None
+        assert spec.handler.isidentifier() and not keyword.iskeyword(spec.handler)
+    assert set(methods.AGENT_METHODS) == {
+        r["method"] for r in _METHODS if r["side"] in ("agent", "protocol")
+    }
+    assert set(methods.CLIENT_METHODS) == {
+        r["method"] for r in _METHODS if r["side"] in ("client", "protocol")
+    }
+    assert canonical.module.METHODS is table
+
+
+def test_handlers_are_unique_per_side(canonical: GeneratedPackage) -> None:
+    methods = canonical.submodule("methods")
+    for view in (methods.AGENT_METHODS, methods.CLIENT_METHODS):
+        handlers = [spec.handler for spec in view.values()]
+        assert len(handlers) == len(set(handlers))
+
+
+def test_side_base_classes_have_every_handler(canonical: GeneratedPackage) -> None:
+    for side, class_name in (("agent", "Agent"), ("client", "Client")):
+        base = getattr(canonical.module, class_name, None)
+        if base is None:
+            pytest.skip(f"the package has no {class_name} base class yet")
+        for row in _METHODS:
+            if row["side"] == side:
+                spec = canonical.module.METHODS[row["method"]]
+                assert callable(getattr(base, spec.handler, None)), (class_name, spec.handler)
+
+
+# ------------------------------------------------------------------ session updates
+
+
+def test_schema_has_the_16_session_update_variants() -> None:
+    assert len(_UPDATE_TAGS) == 16, _UPDATE_TAGS
+    assert len(set(_UPDATE_TAGS)) == 16
+
+
+@pytest.mark.parametrize("size", ["minimal", "full"])
+@pytest.mark.parametrize("tag", _UPDATE_TAGS)
+def test_session_update_variant_round_trips(
+    canonical: GeneratedPackage, tag: str, size: str
+) -> None:
+    models = canonical.models
+    sample = update_sample(tag, full=size == "full")
+    obj = round_trip(getattr(models, _UPDATE_UNION), sample)
+    assert type(obj).__name__ in _variant_class_names(tag)
+    # ...and inside the session/update params.
+    params = {"sessionId": "sess-1", "update": sample}
+    round_trip(models.UpdateSessionNotification, params)
+
+
+@pytest.mark.parametrize("state", ["absent", "null", "value"])
+@pytest.mark.parametrize(("tag", "prop"), _tristate_cases())
+def test_tristate_fields_keep_absent_null_and_value_apart(
+    canonical: GeneratedPackage, tag: str, prop: str, state: str
+) -> None:
+    sample = update_sample(tag, full=False)
+    sample.pop(prop, None)
+    if state == "null":
+        sample[prop] = None
+    elif state == "value":
+        props = object_properties(
+            BUILDER, branch_schema(_DEFS[_UPDATE_UNION], _UPDATE_TAG_PROPERTY, tag)
+        )
+        sample[prop] = BUILDER.build(props[prop], full=True)
+        assert sample[prop] is not None
+    obj = round_trip(getattr(canonical.models, _UPDATE_UNION), sample)
+    name = field_name(type(obj), prop)
+    if state == "absent":
+        assert name not in obj.model_fields_set
+        assert prop not in obj.model_dump(mode="json", by_alias=True)
+    elif state == "null":
+        assert getattr(obj, name) is None
+        assert obj.model_dump(mode="json", by_alias=True)[prop] is None
+    else:
+        assert getattr(obj, name) is not None
+
+
+def test_tristate_cases_cover_the_patch_variants() -> None:
+    tags = {tag for tag, _ in _tristate_cases()}
+    assert {"tool_call_update", "terminal_update"} <= tags
+
+
+def test_tristate_null_survives_inside_the_notification(canonical: GeneratedPackage) -> None:
+    update = {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "t1",
+        "title": None,
+        "rawInput": None,
+    }
+    params = {"sessionId": "s", "update": update}
+    obj = round_trip(canonical.models.UpdateSessionNotification, params)
+    assert obj.update.title is None
+    assert "status" not in obj.model_dump(mode="json", by_alias=True)["update"]
+
+
+@pytest.mark.parametrize("tag", _UPDATE_TAGS)
+def test_known_tag_with_malformed_payload_is_rejected(
+    canonical: GeneratedPackage, tag: str
+) -> None:
+    """A known tag never falls through to the open branch when its payload is bad."""
+    ta = adapter(getattr(canonical.models, _UPDATE_UNION))
+    sample = update_sample(tag, full=False)
+    branch = branch_schema(_DEFS[_UPDATE_UNION], _UPDATE_TAG_PROPERTY, tag)
+    props = object_properties(BUILDER, branch)
+    broken: list[dict[str, Any]] = []
+    for required in set(sample) - {_UPDATE_TAG_PROPERTY}:
+        broken.append({k: v for k, v in sample.items() if k != required})
+    if "_meta" in props:
+        broken.append({**sample, "_meta": 5})
+    assert broken, f"no way to break a {tag} payload"
+    for bad in broken:
+        with pytest.raises(ValidationError):
+            ta.validate_python(bad)
+
+
+def test_wrong_types_are_rejected(canonical: GeneratedPackage) -> None:
+    models = canonical.models
+    update = adapter(getattr(models, _UPDATE_UNION))
+    with pytest.raises(ValidationError):
+        update.validate_python({"sessionUpdate": "usage_update", "used": "lots", "size": 10})
+    with pytest.raises(ValidationError):
+        update.validate_python({"sessionUpdate": "usage_update", "used": -1, "size": 10})
+    with pytest.raises(ValidationError):  # uint64 upper bound from `format`
+        update.validate_python({"sessionUpdate": "usage_update", "used": 2**64, "size": 10})
+    with pytest.raises(ValidationError):  # a number where a string is expected
+        update.validate_python(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "messageId": 7,
+                "content": {"type": "text", "text": "x"},
+            }
+        )
+    with pytest.raises(ValidationError):  # tag of the wrong JSON type
+        update.validate_python({"sessionUpdate": 3})
+    with pytest.raises(ValidationError):  # no tag at all
+        update.validate_python({"used": 1, "size": 2})
+    with pytest.raises(ValidationError):
+        update.validate_python("usage_update")
+    with pytest.raises(ValidationError):
+        adapter(models.ProtocolVersion).validate_python(65536)
+    with pytest.raises(ValidationError):
+        adapter(models.ProtocolVersion).validate_python(-1)
+
+
+def test_closed_enum_rejects_other_values(canonical: GeneratedPackage) -> None:
+    ta = adapter(canonical.models.ElicitationSchemaType)
+    assert ta.validate_python("object") == "object"
+    with pytest.raises(ValidationError):
+        ta.validate_python("array")
+
+
+# ------------------------------------------------------------------ open unions, open enums, _meta
+
+
+@pytest.mark.parametrize("tag", ["_acme/progress", "_x", "future_update_kind"])
+def test_unknown_update_tags_are_kept(canonical: GeneratedPackage, tag: str) -> None:
+    sample = {
+        "sessionUpdate": tag,
+        "percent": 50,
+        "detail": {"a": [1, None]},
+        "_meta": {"trace": "t"},
+    }
+    obj = round_trip(getattr(canonical.models, _UPDATE_UNION), sample)
+    known_classes = {b.get("title") for b in _DEFS[_UPDATE_UNION]["anyOf"] if not is_fallback(b)}
+    assert type(obj).__name__ not in known_classes
+    assert getattr(obj, field_name(type(obj), "sessionUpdate")) == tag
+    assert obj.model_dump(mode="json", by_alias=True)["percent"] == 50
+
+
+@pytest.mark.parametrize("union", _open_unions())
+def test_open_unions_keep_custom_tags(canonical: GeneratedPackage, union: str) -> None:
+    schema = _DEFS[union]
+    tag = schema["x-union"]["tag"]
+    branches = schema.get("anyOf") or schema.get("oneOf")
+    fallback = next(b for b in branches if is_fallback(b))
+    sample = BUILDER.build(
+        {**{k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}, "anyOf": [fallback]}
+    )
+    sample[tag] = "_custom_tag"
+    sample["customField"] = {"kept": True}
+    obj = round_trip(getattr(canonical.models, union), sample)
+    assert type(obj).__name__ not in {b.get("title") for b in branches if not is_fallback(b)}
+
+
+def test_open_unions_are_found() -> None:
+    assert "ContentBlock" in _open_unions()
+    assert _UPDATE_UNION in _open_unions()
+
+
+def test_nested_union_keeps_custom_inner_tags(canonical: GeneratedPackage) -> None:
+    sample = {"sessionUpdate": "state_update", "state": "_custom_state", "extra": 1}
+    obj = round_trip(getattr(canonical.models, _UPDATE_UNION), sample)
+    assert getattr(obj, field_name(type(obj), "state")) == "_custom_state"
+    with pytest.raises(ValidationError):  # known inner tag, bad payload
+        adapter(getattr(canonical.models, _UPDATE_UNION)).validate_python(
+            {"sessionUpdate": "state_update", "state": "idle", "stopReason": 5}
+        )
+
+
+@pytest.mark.parametrize("enum", _open_string_enums())
+def test_open_string_enums_keep_unknown_values(canonical: GeneratedPackage, enum: str) -> None:
+    ta = adapter(getattr(canonical.models, enum))
+    for branch in _DEFS[enum]["anyOf"][:-1]:
+        assert ta.validate_python(branch["const"]) == branch["const"]
+    assert ta.validate_python("_custom_value") == "_custom_value"
+    assert ta.dump_python("_custom_value", mode="json") == "_custom_value"
+    with pytest.raises(ValidationError):
+        ta.validate_python(12)
+
+
+def test_open_string_enums_are_found() -> None:
+    assert "StopReason" in _open_string_enums()
+
+
+def test_custom_stop_reason_is_kept(canonical: GeneratedPackage) -> None:
+    sample = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "_custom_stop"}
+    obj = round_trip(getattr(canonical.models, _UPDATE_UNION), sample)
+    assert obj.stop_reason == "_custom_stop"
+    result = (
+        {"stopReason": "_custom_stop"}
+        if "stopReason" in _DEFS["PromptResponse"].get("properties", {})
+        else None
+    )
+    if result is not None:
+        round_trip(canonical.models.PromptResponse, result)
+
+
+def test_meta_is_reachable_as_meta_and_serialised_as_underscore_meta(
+    canonical: GeneratedPackage,
+) -> None:
+    models = canonical.models
+    params = {"sessionId": "s", "_meta": {"trace": "abc", "n": [1, 2]}}
+    obj = round_trip(models.CancelSessionNotification, params)
+    assert obj.meta == {"trace": "abc", "n": [1, 2]}
+    built = models.CancelSessionNotification(session_id="s", meta={"k": 1})
+    assert built.model_dump(mode="json") == {"sessionId": "s", "_meta": {"k": 1}}
+    assert json.loads(built.model_dump_json()) == {"sessionId": "s", "_meta": {"k": 1}}
+    assert (
+        models.CancelSessionNotification.model_validate({"sessionId": "s", "_meta": None}).meta
+        is None
+    )
+
+
+def test_every_meta_field_is_called_meta(canonical: GeneratedPackage) -> None:
+    found = 0
+    for value in vars(canonical.models).values():
+        if isinstance(value, type) and issubclass(value, BaseModel) and value is not BaseModel:
+            for name, info in value.model_fields.items():
+                if info.alias == "_meta":
+                    assert name == "meta", f"{value.__name__}.{name}"
+                    found += 1
+                assert not name.startswith("_"), f"{value.__name__}.{name}"
+    assert found > 50
+
+
+def test_unknown_fields_are_kept(canonical: GeneratedPackage) -> None:
+    params = {"sessionId": "s", "futureField": {"x": 1}}
+    obj = round_trip(canonical.models.CancelSessionNotification, params)
+    assert obj.model_extra == {"futureField": {"x": 1}}
+
+
+# ------------------------------------------------------------------ merge rules
+
+
+def _expected_rule(tag: str, raw: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "tag": tag,
+        "entity": raw["entity"],
+        "op": raw["op"],
+        "key": raw.get("key"),
+        "field": raw.get("field"),
+        "source": raw.get("from"),
+        "role": raw.get("role"),
+        "encoding": raw.get("encoding"),
+        "bytes_fields": tuple(sorted((raw.get("bytes") or {}).items())),
+    }
+
+
+def test_merge_rules_match_x_merge(canonical: GeneratedPackage) -> None:
+    merge = canonical.submodule("merge_rules")
+    assert merge.UPDATE_TAG == _UPDATE_TAG_PROPERTY
+    assert set(merge.MERGE_RULES) == set(_UPDATE_TAGS)
+    assert len(merge.MERGE_RULES) == 16
+    for tag in _UPDATE_TAGS:
+        raw = branch_schema(_DEFS[_UPDATE_UNION], _UPDATE_TAG_PROPERTY, tag)["x-merge"]
+        rule = merge.MERGE_RULES[tag]
+        actual = {k: getattr(rule, k) for k in _expected_rule(tag, raw)}
+        assert actual == _expected_rule(tag, raw), tag
+    assert canonical.module.MERGE_RULES is merge.MERGE_RULES
+
+
+def test_tristate_table_matches_the_schema(canonical: GeneratedPackage) -> None:
+    expected: dict[str, frozenset[str]] = {}
+    for name, schema in _DEFS.items():
+        props = {
+            p
+            for p, s in (schema.get("properties") or {}).items()
+            if isinstance(s, dict) and s.get("x-tristate")
+        }
+        if props:
+            expected[name] = frozenset(props)
+    assert dict(canonical.submodule("merge_rules").TRISTATE_FIELDS) == expected
+
+
+# ------------------------------------------------------------------ imports
+
+
+def _run(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+_IMPORT_PROBE = textwrap.dedent("""
+    import importlib, importlib.abc, json, pkgutil, sys, sysconfig
+    out, name, blocked = sys.argv[1], sys.argv[2], set(json.loads(sys.argv[3]))
+
+    class Block(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname, path=None, target=None):
+            if fullname.split(".")[0] in blocked:
+                raise ImportError("generated code imported " + fullname)
+            return None
+
+    before = set(sys.modules)
+    sys.meta_path.insert(0, Block())
+    sys.path.insert(0, out)
+    pkg = importlib.import_module(name)
+    for info in pkgutil.walk_packages(pkg.__path__, name + "."):
+        importlib.import_module(info.name)
+    stdlib = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib")}
+
+    def third_party(top):
+        origin = getattr(sys.modules.get(top), "__file__", None)
+        if top in sys.stdlib_module_names or top in sys.builtin_module_names or origin is None:
+            return False
+        return not any(origin.startswith(p + "/") and "-packages" not in origin for p in stdlib)
+
+    new = sorted({m.split(".")[0] for m in set(sys.modules) - before})
+    print(json.dumps({
+        "new": new,
+        "third_party": [m for m in new if third_party(m)],
+        "modules": sorted(m for m in sys.modules if m.startswith(name)),
+    }))
+    """)
+
+
+def _probe(out: Path, name: str) -> dict[str, Any]:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _IMPORT_PROBE,
+            str(out),
+            name,
+            json.dumps(sorted(GENERATOR_MODULES)),
+        ],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_package_imports_with_pydantic_only(canonical: GeneratedPackage) -> None:
+    found = _probe(canonical.out, CANONICAL_PACKAGE)
+    third_party = set(found["third_party"]) - {CANONICAL_PACKAGE}
+    assert "pydantic" in third_party
+    assert third_party <= ALLOWED_THIRD_PARTY
+    assert not third_party & GENERATOR_MODULES
+    assert f"{CANONICAL_PACKAGE}.models" in found["modules"]
+
+
+def test_package_uses_relative_imports_only(canonical: GeneratedPackage, tmp_path: Path) -> None:
+    source = canonical.out / CANONICAL_PACKAGE
+    shutil.copytree(source, tmp_path / "a" / "first_copy")
+    (tmp_path / "b" / "vendor").mkdir(parents=True)
+    (tmp_path / "b" / "vendor" / "__init__.py").write_text("")
+    shutil.copytree(source, tmp_path / "b" / "vendor" / "acp")
+    for out, name in ((tmp_path / "a", "first_copy"), (tmp_path / "b", "vendor.acp")):
+        found = _probe(out, name)
+        assert CANONICAL_PACKAGE not in found["new"], f"{name} imported the original package name"
+        assert f"{name}.models" in found["modules"]
+
+
+def test_absolute_imports_are_stdlib_or_pydantic(canonical: GeneratedPackage) -> None:
+    allowed = set(sys.stdlib_module_names) | ALLOWED_THIRD_PARTY | {"__future__"}
+    for rel, data in canonical.files.items():
+        if not rel.endswith(".py"):
+            continue
+        for node in ast.walk(ast.parse(data)):
+            if isinstance(node, ast.Import):
+                tops = {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                tops = {(node.module or "").split(".")[0]}
+            else:
+                continue
+            assert tops <= allowed, f"{rel}:{node.lineno} imports {sorted(tops - allowed)}"
+
+
+# ------------------------------------------------------------------ the small fixture schemas
+
+
+def test_closed_tagged_union(fixture_packages: FixturePackages) -> None:
+    models = fixture_packages["tagged_union"].models
+    circle = round_trip(models.Shape, {"kind": "circle", "radius": 1.5})
+    square = round_trip(models.Shape, {"kind": "square", "side": 2.5})
+    assert (type(circle).__name__, type(square).__name__) == ("Circle", "Square")
+    round_trip(models.DrawShapeNotification, {"shape": {"kind": "square", "side": 1.0}})
+    ta = adapter(models.Shape)
+    for bad in (
+        {"kind": "triangle", "side": 1.0},  # unknown tag on a closed union
+        {"kind": "_custom", "side": 1.0},
+        {"kind": "square", "side": "big"},  # wrong type
+        {"kind": "circle", "radius": -1.0},  # below minimum
+        {"kind": "circle"},  # missing field
+        {"radius": 1.0},  # no tag
+    ):
+        with pytest.raises(ValidationError):
+            ta.validate_python(bad)
+    assert not any(name.startswith("Other") for name in vars(models))
+
+
+def test_open_enum_and_open_union(fixture_packages: FixturePackages) -> None:
+    models = fixture_packages["open_enum"].models
+    reason = adapter(models.StopReason)
+    assert reason.validate_python("end_turn") == "end_turn"
+    assert reason.validate_python("_custom_stop") == "_custom_stop"
+    with pytest.raises(ValidationError):
+        reason.validate_python(None)
+    stopped = round_trip(models.Outcome, {"outcome": "stopped", "stopReason": "_custom_stop"})
+    assert type(stopped).__name__ == "StoppedOutcome"
+    custom = {"outcome": "_acme/paused", "until": "tomorrow", "_meta": {"k": 1}}
+    other = round_trip(models.Outcome, custom)
+    assert type(other).__name__ not in {"StoppedOutcome", "FailedOutcome"}
+    with pytest.raises(ValidationError):  # known tag, malformed payload: not swallowed
+        adapter(models.Outcome).validate_python({"outcome": "failed"})
+    with pytest.raises(ValidationError):
+        adapter(models.Outcome).validate_python({"outcome": "stopped", "stopReason": 3})
+
+
+@pytest.mark.parametrize("prop", ["title", "status", "rawInput"])
+def test_three_state_fields(fixture_packages: FixturePackages, prop: str) -> None:
+    pkg = fixture_packages["three_state"]
+    model = pkg.models.ItemPatch
+    values = {"title": "new title", "status": "done", "rawInput": {"a": [1, None]}}
+    absent = round_trip(model, {"itemId": "i1"})
+    null = round_trip(model, {"itemId": "i1", prop: None})
+    value = round_trip(model, {"itemId": "i1", prop: values[prop]})
+    name = field_name(model, prop)
+    assert name not in absent.model_fields_set
+    assert name in null.model_fields_set and getattr(null, name) is None
+    assert getattr(value, name) is not None
+    assert dict(pkg.module.TRISTATE_FIELDS) == {
+        "ItemPatch": frozenset({"title", "status", "rawInput"})
+    }
+
+
+def test_three_state_other_fields_are_not_nullable(fixture_packages: FixturePackages) -> None:
+    model = fixture_packages["three_state"].models.ItemPatch
+    with pytest.raises(ValidationError):
+        model.model_validate({"itemId": "i1", "note": None})
+    with pytest.raises(ValidationError):
+        model.model_validate({"itemId": "i1", "status": "weird"})
+    with pytest.raises(ValidationError):
+        model.model_validate({"itemId": None})
+
+
+def test_merge_annotation_fixture(fixture_packages: FixturePackages) -> None:
+    pkg = fixture_packages["merge_annotation"]
+    union = pkg.schema["$defs"]["SessionUpdate"]
+    merge = pkg.submodule("merge_rules")
+    assert merge.UPDATE_TAG == "sessionUpdate"
+    tags = known_tags(union)
+    assert list(merge.MERGE_RULES) == tags
+    for tag in tags:
+        raw = branch_schema(union, "sessionUpdate", tag)["x-merge"]
+        rule = merge.MERGE_RULES[tag]
+        assert {k: getattr(rule, k) for k in _expected_rule(tag, raw)} == _expected_rule(tag, raw)
+    models = pkg.models
+    round_trip(
+        models.SessionUpdate,
+        {"sessionUpdate": "terminal_output_chunk", "terminalId": "t", "data": "AAE="},
+    )
+    round_trip(
+        models.SessionUpdate,
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c", "title": None},
+    )
+    round_trip(models.SessionUpdate, {"sessionUpdate": "_custom", "x": 1})
+    with pytest.raises(ValidationError):
+        adapter(models.SessionUpdate).validate_python({"sessionUpdate": "usage_update"})
+
+
+def test_extension_methods_fixture(fixture_packages: FixturePackages) -> None:
+    pkg = fixture_packages["extension_method"]
+    table = pkg.module.METHODS
+    assert set(table) == {"_example.com/echo", "_example.com/notice"}
+    echo, notice = table["_example.com/echo"], table["_example.com/notice"]
+    assert (echo.side, echo.kind) == ("agent", "request")
+    assert echo.params_type is pkg.models.ExtRequest and echo.result_type is pkg.models.ExtResponse
+    assert (notice.side, notice.kind, notice.result_type) == ("client", "notification", None)
+    assert notice.params_type is pkg.models.ExtNotification
+    assert "_example.com/echo" in pkg.module.AGENT_METHODS
+    assert "_example.com/notice" in pkg.module.CLIENT_METHODS
+    for handler in (echo.handler, notice.handler):
+        assert handler.isidentifier() and not keyword.iskeyword(handler)
+    for value in ({"anything": [1, "x"]}, [1, 2], "text", 3, None, True):
+        round_trip(pkg.models.ExtRequest, value)
+        round_trip(pkg.models.ExtNotification, value)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "method", "side", "kind", "params", "result"),
+    [
+        (
+            "request",
+            "session/rename",
+            "agent",
+            "request",
+            "RenameSessionRequest",
+            "RenameSessionResponse",
+        ),
+        (
+            "notification",
+            "session/cancel",
+            "agent",
+            "notification",
+            "CancelSessionNotification",
+            None,
+        ),
+        ("tagged_union", "shape/draw", "client", "notification", "DrawShapeNotification", None),
+    ],
+)
+def test_fixture_method_tables(
+    fixture_packages: FixturePackages,
+    fixture: str,
+    method: str,
+    side: str,
+    kind: str,
+    params: str,
+    result: str | None,
+) -> None:
+    pkg = fixture_packages[fixture]
+    assert list(pkg.module.METHODS) == [method]
+    spec = pkg.module.METHODS[method]
+    assert (spec.method, spec.side, spec.kind) == (method, side, kind)
+    assert spec.params_type is getattr(pkg.models, params)
+    assert spec.result_type is (getattr(pkg.models, result) if result else None)
+
+
+def test_request_fixture_round_trips(fixture_packages: FixturePackages) -> None:
+    models = fixture_packages["request"].models
+    round_trip(models.RenameSessionRequest, {"sessionId": "s", "title": "t"})
+    round_trip(
+        models.RenameSessionRequest,
+        {"sessionId": "s", "title": "t", "priority": None, "_meta": {"a": 1}},
+    )
+    round_trip(models.RenameSessionResponse, {})
+    round_trip(models.RenameSessionResponse, {"previousTitle": None})
+    with pytest.raises(ValidationError):
+        models.RenameSessionRequest.model_validate({"sessionId": "s", "title": ""})  # minLength
+    with pytest.raises(ValidationError):
+        models.RenameSessionRequest.model_validate({"sessionId": "s", "title": "t", "priority": -1})
+
+
+# ------------------------------------------------------------------ hostile or unusual schema text
+
+
+def _variant_of_request_fixture(tmp_path: Path, change: Any) -> Path:
+    doc = json.loads((FIXTURE_SCHEMAS / "request.json").read_text(encoding="utf-8"))
+    change(doc)
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return path
+
+
+def _generate(schema: Path, out: Path, package: str) -> tuple[int, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = cli_main(
+            ["generate", "--schema", str(schema), "--out", str(out), "--package", package]
+        )
+    return status, err.getvalue()
+
+
+def test_schema_title_is_not_code(tmp_path: Path) -> None:
+    """Schema text reaches generated code only as data: a title cannot run code on import."""
+    title = 'Evil """ + str(open("PWNED", "w")) + """ title \\'
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["x-acp"]["title"] = title
+        doc["title"] = title
+
+    status, err = _generate(
+        _variant_of_request_fixture(tmp_path, change), tmp_path / "out", "hostile"
+    )
+    if status == 2:  # rejecting the title is fine too
+        assert "title" in err
+        return
+    assert status == 0, err
+    for path in (tmp_path / "out").rglob("*.py"):
+        ast.parse(path.read_bytes(), filename=str(path))
+    code = "import hostile, json; print(json.dumps(hostile.__doc__))"
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path / "out",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert not (
+        tmp_path / "out" / "PWNED"
+    ).exists(), "importing the package ran code from the schema"
+    doc = json.loads(proc.stdout)
+    assert doc is not None and title in doc
+
+
+def test_method_name_is_not_code(tmp_path: Path) -> None:
+    """A method name (any JSON string to JSON-RPC) cannot inject statements into a handler."""
+    method = 'session/x"""; raise KeyError("injected"); """'
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["x-methods"][0]["method"] = method
+        for name in ("RenameSessionRequest", "RenameSessionResponse"):
+            doc["$defs"][name]["x-method"] = method
+
+    status, err = _generate(
+        _variant_of_request_fixture(tmp_path, change), tmp_path / "out", "hostile_m"
+    )
+    if status == 2:  # rejecting the name is fine too
+        assert "x-methods" in err
+        return
+    assert status == 0, err
+    probe = textwrap.dedent(f"""
+        import asyncio, hostile_m
+        spec = hostile_m.METHODS[{method!r}]
+        agent = getattr(hostile_m, "Agent", None)
+        if agent is not None:
+            try:
+                asyncio.run(getattr(agent(), spec.handler)(params=None))
+            except Exception as exc:
+                print(type(exc).__name__)
+        """)
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path / "out",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "KeyError" not in proc.stdout, "the method name became a statement in agent.py"
+
+
+@pytest.mark.parametrize("name", ["Model", "Field", "Tag", "Any"])
+def test_definition_names_that_clash_with_generated_names(tmp_path: Path, name: str) -> None:
+    """A `$defs` name that models.py also uses is either rejected or still means the definition."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["$defs"][name] = {
+            "title": name,
+            "x-method": "session/rename",
+            "x-side": "agent",
+            "type": "object",
+            "properties": {"label": {"type": "string"}, "pet": {"$ref": "#/$defs/Zoo"}},
+            "required": ["label"],
+        }
+        doc["$defs"]["Zoo"] = {  # a tagged union, so models.py routes with `Tag`
+            "title": "Zoo",
+            "x-union": {"tag": "kind"},
+            "anyOf": [
+                {
+                    "title": "Cat",
+                    "type": "object",
+                    "properties": {"kind": {"type": "string", "const": "cat"}},
+                    "required": ["kind"],
+                }
+            ],
+        }
+        del doc["$defs"]["RenameSessionRequest"]
+        doc["x-methods"][0]["params"] = name
+
+    package = f"clash_{name.lower()}"
+    status, err = _generate(
+        _variant_of_request_fixture(tmp_path, change), tmp_path / "out", package
+    )
+    if status == 2:
+        assert f"/$defs/{name}" in err, err
+        return
+    assert status == 0, err
+    probe = textwrap.dedent(f"""
+        import json
+        from pydantic import BaseModel, TypeAdapter, ValidationError
+        import {package}
+        spec = {package}.METHODS["session/rename"]
+        model = getattr({package}.models, {name!r})
+        ta = TypeAdapter(spec.params_type)
+        sample = {{"label": "x", "pet": {{"kind": "cat"}}}}
+        ok = ta.dump_python(ta.validate_python(sample), mode="json", by_alias=True)
+        try:
+            ta.validate_python({{"label": 5}})
+            rejected = False
+        except ValidationError:
+            rejected = True
+        print(json.dumps([isinstance(model, type) and issubclass(model, BaseModel),
+                          spec.params_type is model, ok, rejected]))
+        """)
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path / "out",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    expected = [True, True, {"label": "x", "pet": {"kind": "cat"}}, True]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == expected
