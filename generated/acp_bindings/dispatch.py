@@ -4,6 +4,8 @@
 #   acp-codegen generate --schema schema/acp.schema.json --out generated --package acp_bindings
 """Dispatchers: route an incoming message to the typed handler of the side that handles it."""
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING
 
 from ._runtime.dispatch import TableDispatcher

@@ -156,6 +156,8 @@ class Connection:
         else:
             reader_task.cancel()
             await asyncio.gather(reader_task, return_exceptions=True)
+            if not self._done.is_set():  # cancelled before it ever ran: no cleanup happened
+                await self._shutdown("closed locally")
         await self._done.wait()
 
     async def wait_closed(self) -> None:
