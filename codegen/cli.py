@@ -107,9 +107,12 @@ def _generate_or_check(args: argparse.Namespace) -> int:
         )
         return EXIT_DIFFERS
     done = write(out, files, package)
-    touched = len(done.changed) + len(done.missing) + len(done.extra)
-    unchanged = len(files) - touched
-    print(f"{_shown(out, root)}/{package}: {touched} file(s) changed, {unchanged} unchanged")
+    written = len(done.changed) + len(done.missing)
+    unchanged = len(files) - written
+    print(
+        f"{_shown(out, root)}/{package}: {written + len(done.extra)} file(s) changed, "
+        f"{unchanged} unchanged ({written} written, {len(done.extra)} removed)"
+    )
     return EXIT_OK
 
 

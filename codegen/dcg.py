@@ -37,6 +37,9 @@ _OPTIONS: dict[str, Any] = {
     "keep_model_order": True,
     "disable_timestamp": True,
     "formatters": [],
+    # The schema root has no type of its own; datamodel-code-generator still emits an alias for
+    # it, so give it a name that says what it is (any JSON value).
+    "class_name": "JsonValue",
     "additional_imports": ["pydantic.Discriminator", "pydantic.Tag"],
     "custom_template_dir": Path(TEMPLATE_DIR) / "dcg",
 }

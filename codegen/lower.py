@@ -18,7 +18,7 @@ from typing import Any
 
 from .errors import Problem, SchemaError, pointer
 from .ir import TaggedUnion, Variant
-from .naming import is_identifier
+from .naming import is_class_name
 from .unions import (
     REF_PREFIX,
     Branch,
@@ -87,11 +87,10 @@ def lower(defs: dict[str, Any], file: str) -> Lowered:
             cls = branch_class_name(shape, b, counts)
             if b.payload in shapes and not b.fallback:
                 cls = b.payload  # the nested union's alias
-            elif not is_identifier(cls):
+            elif not is_class_name(cls):
                 at = pointer("$defs", name, shape.key, b.index)
-                problems.append(
-                    Problem(file, at, f"branch name {cls!r} is not a Python identifier")
-                )
+                msg = f"branch name {cls!r} is not a usable Python class name"
+                problems.append(Problem(file, at, msg))
                 continue
             else:
                 if cls in out.defs or (cls in source and cls != b.payload and cls not in consumed):

@@ -2,12 +2,47 @@
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+# Names the generated models module binds itself (imports, the root alias `JsonValue`) or uses
+# from builtins: a schema type of the same name would shadow them.
+RESERVED_NAMES = frozenset(
+    {
+        "Annotated",
+        "Any",
+        "BaseModel",
+        "ConfigDict",
+        "Discriminator",
+        "Field",
+        "Literal",
+        "JsonValue",
+        "MISSING",
+        "RootModel",
+        "Tag",
+        "TypeAdapter",
+        "TypeAliasType",
+        "annotations",
+        *dir(builtins),
+    }
+)
+
+
+def is_class_name(name: str) -> bool:
+    """An identifier that may name a generated model without shadowing anything."""
+    return is_identifier(name) and not name.startswith("_") and name not in RESERVED_NAMES
+
+
+def docstring_text(text: str) -> str:
+    """Schema text made safe inside a triple-quoted docstring (no escapes, no closing quotes)."""
+    escaped = text.encode("unicode_escape").decode("ascii")
+    return escaped.replace('"', '\\"')
 
 
 def is_identifier(name: str) -> bool:

@@ -16,22 +16,20 @@ from .unions import find_union
 DEFAULT_UPDATE_UNION = "SessionUpdate"
 
 
-def load_document(path: Path) -> tuple[dict[str, Any], bytes]:
+def load_document(path: Path, display_name: str | None = None) -> tuple[dict[str, Any], bytes]:
     """Read and decode a schema file; a decoding error names the line and column."""
-    name = str(path)
+    name = display_name or str(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise SchemaError([Problem(name, "", f"cannot read file: {exc.strerror}")]) from exc
     try:
         doc = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        where = (
-            f"line {exc.lineno} column {exc.colno}: "
-            if isinstance(exc, json.JSONDecodeError)
-            else ""
-        )
-        raise SchemaError([Problem(name, "", f"not valid JSON: {where}{exc}")]) from exc
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise SchemaError([Problem(name, "", f"not valid JSON at {where}: {exc.msg}")]) from exc
+    except UnicodeDecodeError as exc:
+        raise SchemaError([Problem(name, "", f"not UTF-8 text: {exc}")]) from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("$defs"), dict):
         raise SchemaError([Problem(name, "", "expected a JSON object with a `$defs` object")])
     return doc, raw

@@ -16,7 +16,7 @@ from .writer import with_manifest
 def load_protocol(schema: Path, display_name: str | None = None) -> Protocol:
     """Read, validate and parse a schema file; raises SchemaError listing every problem."""
     name = display_name or str(schema)
-    doc, raw = load_document(schema)
+    doc, raw = load_document(schema, name)
     problems = check(doc, name)
     if problems:
         raise SchemaError(problems)

@@ -14,6 +14,7 @@ from black.mode import Mode, TargetVersion
 from . import __version__
 from .dcg import generate_models
 from .ir import Protocol
+from .naming import docstring_text
 from .paths import RUNTIME_DIR, TEMPLATE_DIR
 
 # Modules rendered from our templates: output name -> template name.
@@ -64,6 +65,7 @@ def _environment() -> jinja2.Environment:
     )
     # Schema text is untrusted: it only ever reaches generated code as a Python literal.
     env.filters["py"] = repr
+    env.filters["doc"] = docstring_text
     env.filters["export_order"] = export_order
     return env
 

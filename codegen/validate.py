@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError
 
 from .errors import Problem, pointer
-from .naming import is_identifier
+from .naming import RESERVED_NAMES, is_identifier
 from .paths import META_SCHEMA
 from .unions import REF_PREFIX, find_union
 
@@ -24,14 +24,14 @@ def check(doc: dict[str, Any], file: str) -> list[Problem]:
     """Every problem in `doc`, sorted by pointer; empty when it can be generated from."""
     problems = list(_standard(doc, file))
     problems += _x_keywords(doc, file)
-    if problems:  # the semantic checks below assume a well-formed document
-        return problems
-    problems += _refs(doc, file)
-    problems += _names(doc, file)
-    problems += _unions(doc, file)
-    problems += _method_table(doc, file)
-    problems += _merge_rules(doc, file)
-    problems += _tristate(doc, file)
+    for semantic in (_refs, _names, _unions, _method_table, _merge_rules, _tristate):
+        try:
+            problems += semantic(doc, file)
+        except (KeyError, TypeError, AttributeError, IndexError):
+            # These checks read the document's structure; where it is malformed, the
+            # structural problems above already say so.
+            if not problems:
+                raise
     return sorted(set(problems), key=lambda p: (p.pointer, p.message))
 
 
@@ -43,9 +43,21 @@ def _standard(doc: dict[str, Any], file: str) -> Iterator[Problem]:
 
 def _x_keywords(doc: dict[str, Any], file: str) -> Iterator[Problem]:
     for err in _x_keyword_validator().iter_errors(doc):
-        # anyOf errors hide the useful part: report the deepest one
-        deepest = max(err.context or [err], key=lambda e: len(e.absolute_path))
-        yield Problem(file, pointer(*deepest.absolute_path), deepest.message)
+        for leaf in _leaves(err):
+            yield Problem(file, pointer(*leaf.absolute_path), leaf.message)
+
+
+def _leaves(err: ValidationError) -> Iterator[ValidationError]:
+    """The errors that explain `err`: inside an `anyOf`, those of the branch that got furthest."""
+    if not err.context:
+        yield err
+        return
+    branches: dict[Any, list[ValidationError]] = {}
+    for sub in err.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    closest = max(branches.values(), key=lambda errs: max(len(e.absolute_path) for e in errs))
+    for sub in closest:
+        yield from _leaves(sub)
 
 
 def _walk(
@@ -78,6 +90,9 @@ def _names(doc: dict[str, Any], file: str) -> Iterator[Problem]:
                 pointer("$defs", name),
                 f"definition name {name!r} cannot be a Python identifier",
             )
+        elif name in RESERVED_NAMES or name.startswith("_"):
+            msg = f"definition name {name!r} would shadow a name the generated models need"
+            yield Problem(file, pointer("$defs", name), msg)
         title = schema.get("title") if isinstance(schema, dict) else None
         if isinstance(title, str) and title != name and title[:1].isupper():
             yield Problem(

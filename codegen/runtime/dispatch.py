@@ -11,8 +11,8 @@ not in the table go to `handler.ext_method(method, params)` /
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, Protocol, TypeAlias
 
 from pydantic import ValidationError
 
@@ -37,6 +37,15 @@ class Dispatcher(Protocol):
         ...
 
 
+MethodTable: TypeAlias = Mapping[str, MethodSpec] | Iterable[MethodSpec]
+
+
+def index_methods(methods: MethodTable) -> dict[tuple[str, str], MethodSpec]:
+    """Rows by (wire name, kind): one name may be both a request and a notification."""
+    rows = methods.values() if isinstance(methods, Mapping) else methods
+    return {(spec.method, spec.kind): spec for spec in rows}
+
+
 def validation_problems(error: ValidationError) -> list[dict[str, Any]]:
     """The JSON-safe part of pydantic's errors: where (loc), what (msg) and which check (type)."""
     return [
@@ -55,18 +64,18 @@ class TableDispatcher:
 
     def __init__(
         self,
-        methods: Mapping[str, MethodSpec],
+        methods: MethodTable,
         handler: object,
         *,
         fallback: Dispatcher | None = None,
     ) -> None:
-        self._methods = methods
+        self._methods = index_methods(methods)
         self._handler = handler
         self._fallback = fallback
 
     def _lookup(self, method: str, kind: str) -> tuple[MethodSpec, Any] | None:
-        spec = self._methods.get(method)
-        if spec is None or spec.kind != kind:
+        spec = self._methods.get((method, kind))
+        if spec is None:
             return None
         function = getattr(self._handler, spec.handler, None)
         return None if function is None else (spec, function)
@@ -121,13 +130,13 @@ class ValidatingDispatcher:
     types in front of them, so a malformed `session/prompt` is -32602 with the field's location.
     """
 
-    def __init__(self, methods: Mapping[str, MethodSpec], inner: Dispatcher) -> None:
-        self._methods = methods
+    def __init__(self, methods: MethodTable, inner: Dispatcher) -> None:
+        self._methods = index_methods(methods)
         self.inner = inner
 
     async def handle_request(self, method: str, params: Any) -> Any:
-        spec = self._methods.get(method)
-        if spec is not None and spec.kind == "request":
+        spec = self._methods.get((method, "request"))
+        if spec is not None:
             try:
                 from_wire(spec.params_type, params)
             except ValidationError as error:
@@ -135,8 +144,8 @@ class ValidatingDispatcher:
         return await self.inner.handle_request(method, params)
 
     async def handle_notification(self, method: str, params: Any) -> None:
-        spec = self._methods.get(method)
-        if spec is not None and spec.kind == "notification":
+        spec = self._methods.get((method, "notification"))
+        if spec is not None:
             try:
                 from_wire(spec.params_type, params)
             except ValidationError as error:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Side = Literal["agent", "client", "protocol"]
+Side = Literal["agent", "client", "protocol", "both"]  # "both": either side handles it
 Kind = Literal["request", "notification"]
 Entity = Literal[
     "message",

@@ -22,7 +22,7 @@ from .agent import Agent, ClientProxy
 from .client import AgentProxy, Client
 from .dispatch import AgentDispatcher, ClientDispatcher
 from .merge_rules import MERGE_RULES, TRISTATE_FIELDS, UPDATE_TAG
-from .methods import AGENT_METHODS, CLIENT_METHODS, METHODS
+from .methods import AGENT_METHODS, CLIENT_METHODS, METHOD_SPECS, METHODS
 from .state import SessionState
 
 PROTOCOL_VERSION = 2
@@ -32,6 +32,7 @@ __all__ = [
     "CLIENT_METHODS",
     "MERGE_RULES",
     "METHODS",
+    "METHOD_SPECS",
     "PROTOCOL_VERSION",
     "TRISTATE_FIELDS",
     "UPDATE_TAG",

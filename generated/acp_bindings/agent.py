@@ -19,7 +19,7 @@ from ._runtime.peer import Peer
 from ._runtime.stdio import serve_stdio
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import AgentDispatcher
-from .methods import AGENT_METHODS
+from .methods import AGENT_SPECS
 
 
 class ClientProxy:
@@ -39,7 +39,10 @@ class ClientProxy:
         result = await self.peer.request(
             "session/request_permission", to_wire(params, models.RequestPermissionRequest)
         )
-        return from_wire(models.RequestPermissionResponse, result)  # type: ignore[no-any-return]
+        answer: models.RequestPermissionResponse = from_wire(
+            models.RequestPermissionResponse, result
+        )
+        return answer
 
     async def elicitation_create(
         self, params: models.CreateElicitationRequest
@@ -48,7 +51,10 @@ class ClientProxy:
         result = await self.peer.request(
             "elicitation/create", to_wire(params, models.CreateElicitationRequest)
         )
-        return from_wire(models.CreateElicitationResponse, result)  # type: ignore[no-any-return]
+        answer: models.CreateElicitationResponse = from_wire(
+            models.CreateElicitationResponse, result
+        )
+        return answer
 
     async def elicitation_complete(self, params: models.CompleteElicitationNotification) -> None:
         """Send `elicitation/complete` (notification)."""
@@ -100,7 +106,7 @@ class Agent:
             on_new_session=self.on_new_session,
             fallback=AgentDispatcher(self),
         )
-        return ValidatingDispatcher(AGENT_METHODS, self.lifecycle)
+        return ValidatingDispatcher(AGENT_SPECS, self.lifecycle)
 
     async def serve_stdio(self) -> None:
         """Serve on this process's stdin/stdout until stdin closes."""

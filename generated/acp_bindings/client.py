@@ -20,7 +20,7 @@ from ._runtime.stdio import AgentProcess, spawn_agent
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import ClientDispatcher
 from .merge_rules import MERGE_RULES, UPDATE_TAG
-from .methods import CLIENT_METHODS
+from .methods import CLIENT_SPECS
 
 _UPDATE = TypeAdapter(models.SessionUpdate)
 
@@ -34,29 +34,34 @@ class AgentProxy:
     async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
         """Send `initialize` (request)."""
         result = await self.peer.request("initialize", to_wire(params, models.InitializeRequest))
-        return from_wire(models.InitializeResponse, result)  # type: ignore[no-any-return]
+        answer: models.InitializeResponse = from_wire(models.InitializeResponse, result)
+        return answer
 
     async def auth_login(self, params: models.LoginAuthRequest) -> models.LoginAuthResponse:
         """Send `auth/login` (request)."""
         result = await self.peer.request("auth/login", to_wire(params, models.LoginAuthRequest))
-        return from_wire(models.LoginAuthResponse, result)  # type: ignore[no-any-return]
+        answer: models.LoginAuthResponse = from_wire(models.LoginAuthResponse, result)
+        return answer
 
     async def auth_logout(self, params: models.LogoutAuthRequest) -> models.LogoutAuthResponse:
         """Send `auth/logout` (request)."""
         result = await self.peer.request("auth/logout", to_wire(params, models.LogoutAuthRequest))
-        return from_wire(models.LogoutAuthResponse, result)  # type: ignore[no-any-return]
+        answer: models.LogoutAuthResponse = from_wire(models.LogoutAuthResponse, result)
+        return answer
 
     async def session_new(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
         """Send `session/new` (request)."""
         result = await self.peer.request("session/new", to_wire(params, models.NewSessionRequest))
-        return from_wire(models.NewSessionResponse, result)  # type: ignore[no-any-return]
+        answer: models.NewSessionResponse = from_wire(models.NewSessionResponse, result)
+        return answer
 
     async def session_list(self, params: models.ListSessionsRequest) -> models.ListSessionsResponse:
         """Send `session/list` (request)."""
         result = await self.peer.request(
             "session/list", to_wire(params, models.ListSessionsRequest)
         )
-        return from_wire(models.ListSessionsResponse, result)  # type: ignore[no-any-return]
+        answer: models.ListSessionsResponse = from_wire(models.ListSessionsResponse, result)
+        return answer
 
     async def session_delete(
         self, params: models.DeleteSessionRequest
@@ -65,7 +70,8 @@ class AgentProxy:
         result = await self.peer.request(
             "session/delete", to_wire(params, models.DeleteSessionRequest)
         )
-        return from_wire(models.DeleteSessionResponse, result)  # type: ignore[no-any-return]
+        answer: models.DeleteSessionResponse = from_wire(models.DeleteSessionResponse, result)
+        return answer
 
     async def session_resume(
         self, params: models.ResumeSessionRequest
@@ -74,7 +80,8 @@ class AgentProxy:
         result = await self.peer.request(
             "session/resume", to_wire(params, models.ResumeSessionRequest)
         )
-        return from_wire(models.ResumeSessionResponse, result)  # type: ignore[no-any-return]
+        answer: models.ResumeSessionResponse = from_wire(models.ResumeSessionResponse, result)
+        return answer
 
     async def session_close(
         self, params: models.CloseSessionRequest
@@ -83,7 +90,8 @@ class AgentProxy:
         result = await self.peer.request(
             "session/close", to_wire(params, models.CloseSessionRequest)
         )
-        return from_wire(models.CloseSessionResponse, result)  # type: ignore[no-any-return]
+        answer: models.CloseSessionResponse = from_wire(models.CloseSessionResponse, result)
+        return answer
 
     async def session_set_config_option(
         self, params: models.SetSessionConfigOptionRequest
@@ -92,12 +100,16 @@ class AgentProxy:
         result = await self.peer.request(
             "session/set_config_option", to_wire(params, models.SetSessionConfigOptionRequest)
         )
-        return from_wire(models.SetSessionConfigOptionResponse, result)  # type: ignore[no-any-return]
+        answer: models.SetSessionConfigOptionResponse = from_wire(
+            models.SetSessionConfigOptionResponse, result
+        )
+        return answer
 
     async def session_prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         """Send `session/prompt` (request)."""
         result = await self.peer.request("session/prompt", to_wire(params, models.PromptRequest))
-        return from_wire(models.PromptResponse, result)  # type: ignore[no-any-return]
+        answer: models.PromptResponse = from_wire(models.PromptResponse, result)
+        return answer
 
     async def session_cancel(self, params: models.CancelSessionNotification) -> None:
         """Send `session/cancel` (notification)."""
@@ -148,7 +160,7 @@ class Client:
             on_permission=self.on_permission if overridden else None,
             fallback=ClientDispatcher(self),
         )
-        return ValidatingDispatcher(CLIENT_METHODS, self.lifecycle)
+        return ValidatingDispatcher(CLIENT_SPECS, self.lifecycle)
 
     async def spawn(self, argv: Sequence[str], **options: Any) -> AgentProcess:
         """Start an agent subprocess and connect to it (options go to `spawn_agent`)."""

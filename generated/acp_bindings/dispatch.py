@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._runtime.dispatch import TableDispatcher
-from .methods import AGENT_METHODS, CLIENT_METHODS
+from .methods import AGENT_SPECS, CLIENT_SPECS
 
 if TYPE_CHECKING:  # agent.py and client.py import this module
     from .agent import Agent
@@ -20,11 +20,11 @@ class AgentDispatcher(TableDispatcher):
     """Routes requests and notifications sent to an agent."""
 
     def __init__(self, agent: Agent) -> None:
-        super().__init__(AGENT_METHODS, agent)
+        super().__init__(AGENT_SPECS, agent)
 
 
 class ClientDispatcher(TableDispatcher):
     """Routes requests and notifications sent to a client."""
 
     def __init__(self, client: Client) -> None:
-        super().__init__(CLIENT_METHODS, client)
+        super().__init__(CLIENT_SPECS, client)

@@ -11,143 +11,155 @@ from typing import Final
 from . import models
 from ._runtime.tables import MethodSpec
 
-METHODS: Final[Mapping[str, MethodSpec]] = MappingProxyType(
-    {
-        "initialize": MethodSpec(
-            method="initialize",
-            side="agent",
-            kind="request",
-            params_type=models.InitializeRequest,
-            result_type=models.InitializeResponse,
-            handler="initialize",
-        ),
-        "auth/login": MethodSpec(
-            method="auth/login",
-            side="agent",
-            kind="request",
-            params_type=models.LoginAuthRequest,
-            result_type=models.LoginAuthResponse,
-            handler="auth_login",
-        ),
-        "auth/logout": MethodSpec(
-            method="auth/logout",
-            side="agent",
-            kind="request",
-            params_type=models.LogoutAuthRequest,
-            result_type=models.LogoutAuthResponse,
-            handler="auth_logout",
-        ),
-        "session/new": MethodSpec(
-            method="session/new",
-            side="agent",
-            kind="request",
-            params_type=models.NewSessionRequest,
-            result_type=models.NewSessionResponse,
-            handler="session_new",
-        ),
-        "session/list": MethodSpec(
-            method="session/list",
-            side="agent",
-            kind="request",
-            params_type=models.ListSessionsRequest,
-            result_type=models.ListSessionsResponse,
-            handler="session_list",
-        ),
-        "session/delete": MethodSpec(
-            method="session/delete",
-            side="agent",
-            kind="request",
-            params_type=models.DeleteSessionRequest,
-            result_type=models.DeleteSessionResponse,
-            handler="session_delete",
-        ),
-        "session/resume": MethodSpec(
-            method="session/resume",
-            side="agent",
-            kind="request",
-            params_type=models.ResumeSessionRequest,
-            result_type=models.ResumeSessionResponse,
-            handler="session_resume",
-        ),
-        "session/close": MethodSpec(
-            method="session/close",
-            side="agent",
-            kind="request",
-            params_type=models.CloseSessionRequest,
-            result_type=models.CloseSessionResponse,
-            handler="session_close",
-        ),
-        "session/set_config_option": MethodSpec(
-            method="session/set_config_option",
-            side="agent",
-            kind="request",
-            params_type=models.SetSessionConfigOptionRequest,
-            result_type=models.SetSessionConfigOptionResponse,
-            handler="session_set_config_option",
-        ),
-        "session/prompt": MethodSpec(
-            method="session/prompt",
-            side="agent",
-            kind="request",
-            params_type=models.PromptRequest,
-            result_type=models.PromptResponse,
-            handler="session_prompt",
-        ),
-        "session/cancel": MethodSpec(
-            method="session/cancel",
-            side="agent",
-            kind="notification",
-            params_type=models.CancelSessionNotification,
-            result_type=None,
-            handler="session_cancel",
-        ),
-        "session/update": MethodSpec(
-            method="session/update",
-            side="client",
-            kind="notification",
-            params_type=models.UpdateSessionNotification,
-            result_type=None,
-            handler="session_update",
-        ),
-        "session/request_permission": MethodSpec(
-            method="session/request_permission",
-            side="client",
-            kind="request",
-            params_type=models.RequestPermissionRequest,
-            result_type=models.RequestPermissionResponse,
-            handler="session_request_permission",
-        ),
-        "elicitation/create": MethodSpec(
-            method="elicitation/create",
-            side="client",
-            kind="request",
-            params_type=models.CreateElicitationRequest,
-            result_type=models.CreateElicitationResponse,
-            handler="elicitation_create",
-        ),
-        "elicitation/complete": MethodSpec(
-            method="elicitation/complete",
-            side="client",
-            kind="notification",
-            params_type=models.CompleteElicitationNotification,
-            result_type=None,
-            handler="elicitation_complete",
-        ),
-        "$/cancel_request": MethodSpec(
-            method="$/cancel_request",
-            side="protocol",
-            kind="notification",
-            params_type=models.CancelRequestNotification,
-            result_type=None,
-            handler="cancel_request",
-        ),
-    }
+# Every row of the table. A name that is both a request and a notification has two rows.
+METHOD_SPECS: Final[tuple[MethodSpec, ...]] = (
+    MethodSpec(
+        method="initialize",
+        side="agent",
+        kind="request",
+        params_type=models.InitializeRequest,
+        result_type=models.InitializeResponse,
+        handler="initialize",
+    ),
+    MethodSpec(
+        method="auth/login",
+        side="agent",
+        kind="request",
+        params_type=models.LoginAuthRequest,
+        result_type=models.LoginAuthResponse,
+        handler="auth_login",
+    ),
+    MethodSpec(
+        method="auth/logout",
+        side="agent",
+        kind="request",
+        params_type=models.LogoutAuthRequest,
+        result_type=models.LogoutAuthResponse,
+        handler="auth_logout",
+    ),
+    MethodSpec(
+        method="session/new",
+        side="agent",
+        kind="request",
+        params_type=models.NewSessionRequest,
+        result_type=models.NewSessionResponse,
+        handler="session_new",
+    ),
+    MethodSpec(
+        method="session/list",
+        side="agent",
+        kind="request",
+        params_type=models.ListSessionsRequest,
+        result_type=models.ListSessionsResponse,
+        handler="session_list",
+    ),
+    MethodSpec(
+        method="session/delete",
+        side="agent",
+        kind="request",
+        params_type=models.DeleteSessionRequest,
+        result_type=models.DeleteSessionResponse,
+        handler="session_delete",
+    ),
+    MethodSpec(
+        method="session/resume",
+        side="agent",
+        kind="request",
+        params_type=models.ResumeSessionRequest,
+        result_type=models.ResumeSessionResponse,
+        handler="session_resume",
+    ),
+    MethodSpec(
+        method="session/close",
+        side="agent",
+        kind="request",
+        params_type=models.CloseSessionRequest,
+        result_type=models.CloseSessionResponse,
+        handler="session_close",
+    ),
+    MethodSpec(
+        method="session/set_config_option",
+        side="agent",
+        kind="request",
+        params_type=models.SetSessionConfigOptionRequest,
+        result_type=models.SetSessionConfigOptionResponse,
+        handler="session_set_config_option",
+    ),
+    MethodSpec(
+        method="session/prompt",
+        side="agent",
+        kind="request",
+        params_type=models.PromptRequest,
+        result_type=models.PromptResponse,
+        handler="session_prompt",
+    ),
+    MethodSpec(
+        method="session/cancel",
+        side="agent",
+        kind="notification",
+        params_type=models.CancelSessionNotification,
+        result_type=None,
+        handler="session_cancel",
+    ),
+    MethodSpec(
+        method="session/update",
+        side="client",
+        kind="notification",
+        params_type=models.UpdateSessionNotification,
+        result_type=None,
+        handler="session_update",
+    ),
+    MethodSpec(
+        method="session/request_permission",
+        side="client",
+        kind="request",
+        params_type=models.RequestPermissionRequest,
+        result_type=models.RequestPermissionResponse,
+        handler="session_request_permission",
+    ),
+    MethodSpec(
+        method="elicitation/create",
+        side="client",
+        kind="request",
+        params_type=models.CreateElicitationRequest,
+        result_type=models.CreateElicitationResponse,
+        handler="elicitation_create",
+    ),
+    MethodSpec(
+        method="elicitation/complete",
+        side="client",
+        kind="notification",
+        params_type=models.CompleteElicitationNotification,
+        result_type=None,
+        handler="elicitation_complete",
+    ),
+    MethodSpec(
+        method="$/cancel_request",
+        side="protocol",
+        kind="notification",
+        params_type=models.CancelRequestNotification,
+        result_type=None,
+        handler="cancel_request",
+    ),
 )
 
-# Methods each side handles (protocol-level methods are handled by both).
-AGENT_METHODS: Final[Mapping[str, MethodSpec]] = MappingProxyType(
-    {name: spec for name, spec in METHODS.items() if spec.side in ("agent", "protocol", "both")}
+
+def _by_name(side: tuple[str, ...]) -> Mapping[str, MethodSpec]:
+    """Rows by wire name (the request row where a name has two)."""
+    table: dict[str, MethodSpec] = {}
+    for spec in METHOD_SPECS:
+        if spec.side in side and (spec.method not in table or spec.kind == "request"):
+            table[spec.method] = spec
+    return MappingProxyType(table)
+
+
+METHODS: Final[Mapping[str, MethodSpec]] = _by_name(("agent", "client", "protocol", "both"))
+# What each side handles; protocol-level methods belong to both.
+AGENT_METHODS: Final[Mapping[str, MethodSpec]] = _by_name(("agent", "protocol", "both"))
+CLIENT_METHODS: Final[Mapping[str, MethodSpec]] = _by_name(("client", "protocol", "both"))
+AGENT_SPECS: Final[tuple[MethodSpec, ...]] = tuple(
+    spec for spec in METHOD_SPECS if spec.side in ("agent", "protocol", "both")
 )
-CLIENT_METHODS: Final[Mapping[str, MethodSpec]] = MappingProxyType(
-    {name: spec for name, spec in METHODS.items() if spec.side in ("client", "protocol", "both")}
+CLIENT_SPECS: Final[tuple[MethodSpec, ...]] = tuple(
+    spec for spec in METHOD_SPECS if spec.side in ("client", "protocol", "both")
 )

@@ -1323,6 +1323,9 @@ class IntegerPropertySchema(BaseModel):
     ] = MISSING
 
 
+JsonValue = TypeAliasType("JsonValue", Any)
+
+
 class ListSessionsRequest(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1546,9 +1549,6 @@ MessageId = TypeAliasType(
 )
 
 
-Model = TypeAliasType("Model", Any)
-
-
 class ModifyDiffChange(DiffPathChange):
     model_config = ConfigDict(
         extra="allow",
@@ -1757,7 +1757,7 @@ def _route_AuthMethod(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _AuthMethod_TAGS:
         return tag
@@ -1833,7 +1833,7 @@ def _route_CreateElicitationRequest(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _CreateElicitationRequest_TAGS:
         return tag
@@ -1891,7 +1891,7 @@ def _route_CreateElicitationResponse(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _CreateElicitationResponse_TAGS:
         return tag
@@ -1960,7 +1960,7 @@ def _route_DiffChange(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _DiffChange_TAGS:
         return tag
@@ -2022,7 +2022,7 @@ def _route_McpServer(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _McpServer_TAGS:
         return tag
@@ -2320,7 +2320,7 @@ def _route_PlanUpdateContent(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _PlanUpdateContent_TAGS:
         return tag
@@ -2499,7 +2499,7 @@ def _route_ReplayFrom(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _ReplayFrom_TAGS:
         return tag
@@ -2751,7 +2751,7 @@ def _route_RequestPermissionOutcome(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _RequestPermissionOutcome_TAGS:
         return tag
@@ -2923,7 +2923,7 @@ def _route_SessionConfigOption(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _SessionConfigOption_TAGS:
         return tag
@@ -3149,7 +3149,7 @@ def _route_SetSessionConfigOptionRequest(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _SetSessionConfigOptionRequest_TAGS:
         return tag
@@ -3210,7 +3210,7 @@ def _route_StateUpdate(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _StateUpdate_TAGS:
         return tag
@@ -3344,7 +3344,7 @@ def _route_ElicitationPropertySchema(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _ElicitationPropertySchema_TAGS:
         return tag
@@ -3550,7 +3550,7 @@ def _route_AvailableCommandInput(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _AvailableCommandInput_TAGS:
         return tag
@@ -3613,7 +3613,7 @@ def _route_ContentBlock(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _ContentBlock_TAGS:
         return tag
@@ -3707,7 +3707,7 @@ def _route_MultiSelectItems(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return "default"
     if isinstance(tag, str) and tag in _MultiSelectItems_TAGS:
         return tag
@@ -3749,7 +3749,7 @@ def _route_ToolCallContent(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _ToolCallContent_TAGS:
         return tag
@@ -3856,7 +3856,7 @@ def _route_RequestPermissionSubject(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _RequestPermissionSubject_TAGS:
         return tag
@@ -4091,7 +4091,7 @@ def _route_SessionUpdate(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _SessionUpdate_TAGS:
         return tag

@@ -27,5 +27,7 @@ def to_wire(value: Any, tp: Any | None = None) -> Any:
 
 
 def from_wire(tp: Any, data: Any) -> Any:
-    """Validate wire JSON into `tp` (missing params count as `{}`); raises ValidationError."""
-    return adapter(tp).validate_python({} if data is None else data)
+    """Validate wire JSON into `tp` (missing params count as `{}`); raises ValidationError.
+
+    Wire names only: the Python field names models also accept are for code, not for peers."""
+    return adapter(tp).validate_python({} if data is None else data, by_alias=True, by_name=False)

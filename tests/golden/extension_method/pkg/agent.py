@@ -2,19 +2,38 @@
 # Schema sha256: febc43764ef961b9b48f47a0059e9eba61e9246f7f9258c54260c1243be04907
 # Regenerate with:
 #   acp-codegen generate --schema tests/fixtures/schemas/extension_method.json --out tests/golden/extension_method --package pkg
-"""The Agent side: a base class with one typed handler per method the agent handles,
-and a typed proxy for calling the client."""
+"""The agent side: `Agent`, with one typed handler per method an agent handles, and
+`ClientProxy`, typed calls to the client."""
 
 from typing import Any
 
 from . import models
-from ._runtime.wire import from_wire, to_wire
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.wire import from_wire, to_wire
+
+
+class ClientProxy:
+    """Typed calls from the agent to the client over a connection."""
+
+    def __init__(self, peer: Peer) -> None:
+        self.peer = peer
+
+    async def example_com_notice(self, params: models.ExtNotification) -> None:
+        """Send `_example.com/notice` (notification)."""
+        await self.peer.notify("_example.com/notice", to_wire(params, models.ExtNotification))
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Send an extension request (`method` must start with `_`)."""
+        return await self.peer.request(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Send an extension notification (`method` must start with `_`)."""
+        await self.peer.notify(method, params)
 
 
 class Agent:
-    """Base class for agents. Override the methods you support; the rest answer -32601."""
+    """Base class for agents. Override the handlers you support; the rest answer -32601."""
 
     async def example_com_echo(self, *, params: models.ExtRequest) -> models.ExtResponse:
         """Handle `_example.com/echo` (request)."""
@@ -27,14 +46,3 @@ class Agent:
     async def ext_notification(self, method: str, params: Any) -> None:
         """Handle an extension notification; ignored unless overridden."""
         return None
-
-
-class ClientProxy:
-    """Typed calls from the agent to the client over a connection."""
-
-    def __init__(self, peer: Peer) -> None:
-        self.peer = peer
-
-    async def example_com_notice(self, params: models.ExtNotification) -> None:
-        """Send `_example.com/notice` (notification)."""
-        await self.peer.notify("_example.com/notice", to_wire(params, models.ExtNotification))

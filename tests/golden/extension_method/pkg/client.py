@@ -2,19 +2,40 @@
 # Schema sha256: febc43764ef961b9b48f47a0059e9eba61e9246f7f9258c54260c1243be04907
 # Regenerate with:
 #   acp-codegen generate --schema tests/fixtures/schemas/extension_method.json --out tests/golden/extension_method --package pkg
-"""The Client side: a base class with one typed handler per method the client handles,
-and a typed proxy for calling the agent."""
+"""The client side: `Client`, with one typed handler per method a client handles, and
+`AgentProxy`, typed calls to the agent."""
 
 from typing import Any
 
 from . import models
-from ._runtime.wire import from_wire, to_wire
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.wire import from_wire, to_wire
+
+
+class AgentProxy:
+    """Typed calls from the client to the agent over a connection."""
+
+    def __init__(self, peer: Peer) -> None:
+        self.peer = peer
+
+    async def example_com_echo(self, params: models.ExtRequest) -> models.ExtResponse:
+        """Send `_example.com/echo` (request)."""
+        result = await self.peer.request("_example.com/echo", to_wire(params, models.ExtRequest))
+        answer: models.ExtResponse = from_wire(models.ExtResponse, result)
+        return answer
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Send an extension request (`method` must start with `_`)."""
+        return await self.peer.request(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Send an extension notification (`method` must start with `_`)."""
+        await self.peer.notify(method, params)
 
 
 class Client:
-    """Base class for clients. Override the methods you support; the rest answer -32601."""
+    """Base class for clients. Override the handlers you support; the rest answer -32601."""
 
     async def example_com_notice(self, *, params: models.ExtNotification) -> None:
         """Handle `_example.com/notice` (notification)."""
@@ -27,15 +48,3 @@ class Client:
     async def ext_notification(self, method: str, params: Any) -> None:
         """Handle an extension notification; ignored unless overridden."""
         return None
-
-
-class AgentProxy:
-    """Typed calls from the client to the agent over a connection."""
-
-    def __init__(self, peer: Peer) -> None:
-        self.peer = peer
-
-    async def example_com_echo(self, params: models.ExtRequest) -> models.ExtResponse:
-        """Send `_example.com/echo` (request)."""
-        result = await self.peer.request("_example.com/echo", to_wire(params, models.ExtRequest))
-        return from_wire(models.ExtResponse, result)  # type: ignore[no-any-return]

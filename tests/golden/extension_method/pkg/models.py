@@ -43,4 +43,4 @@ ExtResponse = TypeAliasType(
 )
 
 
-Model = TypeAliasType("Model", Any)
+JsonValue = TypeAliasType("JsonValue", Any)

@@ -2,19 +2,34 @@
 # Schema sha256: 736bb6288053d08147f8c63a420b749e8d2919a3694766ba1cf6346153a0e448
 # Regenerate with:
 #   acp-codegen generate --schema tests/fixtures/schemas/merge_annotation.json --out tests/golden/merge_annotation --package pkg
-"""The Client side: a base class with one typed handler per method the client handles,
-and a typed proxy for calling the agent."""
+"""The client side: `Client`, with one typed handler per method a client handles, and
+`AgentProxy`, typed calls to the agent."""
 
 from typing import Any
 
 from . import models
-from ._runtime.wire import from_wire, to_wire
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.wire import from_wire, to_wire
+
+
+class AgentProxy:
+    """Typed calls from the client to the agent over a connection."""
+
+    def __init__(self, peer: Peer) -> None:
+        self.peer = peer
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Send an extension request (`method` must start with `_`)."""
+        return await self.peer.request(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Send an extension notification (`method` must start with `_`)."""
+        await self.peer.notify(method, params)
 
 
 class Client:
-    """Base class for clients. Override the methods you support; the rest answer -32601."""
+    """Base class for clients. Override the handlers you support; the rest answer -32601."""
 
     async def session_update(self, *, params: models.UpdateSessionNotification) -> None:
         """Handle `session/update` (notification)."""
@@ -27,10 +42,3 @@ class Client:
     async def ext_notification(self, method: str, params: Any) -> None:
         """Handle an extension notification; ignored unless overridden."""
         return None
-
-
-class AgentProxy:
-    """Typed calls from the client to the agent over a connection."""
-
-    def __init__(self, peer: Peer) -> None:
-        self.peer = peer

@@ -32,7 +32,7 @@ class AgentMessageChunk(ContentChunk):
     )
 
 
-Model = TypeAliasType("Model", Any)
+JsonValue = TypeAliasType("JsonValue", Any)
 
 
 class OtherSessionUpdate(BaseModel):
@@ -141,7 +141,7 @@ def _route_SessionUpdate(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _SessionUpdate_TAGS:
         return tag

@@ -25,7 +25,7 @@ class CancelSessionNotification(BaseModel):
     ] = MISSING
 
 
-Model = TypeAliasType("Model", Any)
+JsonValue = TypeAliasType("JsonValue", Any)
 
 
 SessionId = TypeAliasType(

@@ -2,19 +2,34 @@
 # Schema sha256: 03742963f803406b55cf18e2cdc9e3360d769b035fccffc8b7817e74fcac0581
 # Regenerate with:
 #   acp-codegen generate --schema tests/fixtures/schemas/open_enum.json --out tests/golden/open_enum --package pkg
-"""The Agent side: a base class with one typed handler per method the agent handles,
-and a typed proxy for calling the client."""
+"""The agent side: `Agent`, with one typed handler per method an agent handles, and
+`ClientProxy`, typed calls to the client."""
 
 from typing import Any
 
 from . import models
-from ._runtime.wire import from_wire, to_wire
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.wire import from_wire, to_wire
+
+
+class ClientProxy:
+    """Typed calls from the agent to the client over a connection."""
+
+    def __init__(self, peer: Peer) -> None:
+        self.peer = peer
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Send an extension request (`method` must start with `_`)."""
+        return await self.peer.request(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Send an extension notification (`method` must start with `_`)."""
+        await self.peer.notify(method, params)
 
 
 class Agent:
-    """Base class for agents. Override the methods you support; the rest answer -32601."""
+    """Base class for agents. Override the handlers you support; the rest answer -32601."""
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Handle an extension request (a method name starting with `_`)."""
@@ -23,10 +38,3 @@ class Agent:
     async def ext_notification(self, method: str, params: Any) -> None:
         """Handle an extension notification; ignored unless overridden."""
         return None
-
-
-class ClientProxy:
-    """Typed calls from the agent to the client over a connection."""
-
-    def __init__(self, peer: Peer) -> None:
-        self.peer = peer

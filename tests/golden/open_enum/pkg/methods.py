@@ -11,12 +11,26 @@ from typing import Final
 from . import models
 from ._runtime.tables import MethodSpec
 
-METHODS: Final[Mapping[str, MethodSpec]] = MappingProxyType({})
+# Every row of the table. A name that is both a request and a notification has two rows.
+METHOD_SPECS: Final[tuple[MethodSpec, ...]] = ()
 
-# Methods each side handles (protocol-level methods are handled by both).
-AGENT_METHODS: Final[Mapping[str, MethodSpec]] = MappingProxyType(
-    {name: spec for name, spec in METHODS.items() if spec.side in ("agent", "protocol", "both")}
+
+def _by_name(side: tuple[str, ...]) -> Mapping[str, MethodSpec]:
+    """Rows by wire name (the request row where a name has two)."""
+    table: dict[str, MethodSpec] = {}
+    for spec in METHOD_SPECS:
+        if spec.side in side and (spec.method not in table or spec.kind == "request"):
+            table[spec.method] = spec
+    return MappingProxyType(table)
+
+
+METHODS: Final[Mapping[str, MethodSpec]] = _by_name(("agent", "client", "protocol", "both"))
+# What each side handles; protocol-level methods belong to both.
+AGENT_METHODS: Final[Mapping[str, MethodSpec]] = _by_name(("agent", "protocol", "both"))
+CLIENT_METHODS: Final[Mapping[str, MethodSpec]] = _by_name(("client", "protocol", "both"))
+AGENT_SPECS: Final[tuple[MethodSpec, ...]] = tuple(
+    spec for spec in METHOD_SPECS if spec.side in ("agent", "protocol", "both")
 )
-CLIENT_METHODS: Final[Mapping[str, MethodSpec]] = MappingProxyType(
-    {name: spec for name, spec in METHODS.items() if spec.side in ("client", "protocol", "both")}
+CLIENT_SPECS: Final[tuple[MethodSpec, ...]] = tuple(
+    spec for spec in METHOD_SPECS if spec.side in ("client", "protocol", "both")
 )

@@ -21,7 +21,7 @@ class FailedOutcome(BaseModel):
     message: Annotated[str, Field(description="What went wrong.")]
 
 
-Model = TypeAliasType("Model", Any)
+JsonValue = TypeAliasType("JsonValue", Any)
 
 
 class OtherOutcome(BaseModel):
@@ -77,7 +77,7 @@ def _route_Outcome(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _Outcome_TAGS:
         return tag

@@ -8,11 +8,18 @@ Models live in `.models`; everything here is generated and needs only pydantic a
 """
 
 from . import models
+from ._runtime.errors import (
+    ConnectionClosed,
+    MalformedUpdateError,
+    ProtocolUsageError,
+    RpcError,
+    UnsupportedProtocolVersion,
+)
 from .agent import Agent, ClientProxy
 from .client import AgentProxy, Client
 from .dispatch import AgentDispatcher, ClientDispatcher
 from .merge_rules import MERGE_RULES, TRISTATE_FIELDS, UPDATE_TAG
-from .methods import AGENT_METHODS, CLIENT_METHODS, METHODS
+from .methods import AGENT_METHODS, CLIENT_METHODS, METHOD_SPECS, METHODS
 from .state import SessionState
 
 PROTOCOL_VERSION = 2
@@ -22,6 +29,7 @@ __all__ = [
     "CLIENT_METHODS",
     "MERGE_RULES",
     "METHODS",
+    "METHOD_SPECS",
     "PROTOCOL_VERSION",
     "TRISTATE_FIELDS",
     "UPDATE_TAG",
@@ -31,6 +39,11 @@ __all__ = [
     "Client",
     "ClientDispatcher",
     "ClientProxy",
+    "ConnectionClosed",
+    "MalformedUpdateError",
+    "ProtocolUsageError",
+    "RpcError",
     "SessionState",
+    "UnsupportedProtocolVersion",
     "models",
 ]

@@ -2,19 +2,34 @@
 # Schema sha256: 3368e48ac62d053656679060007bdae690e06240828a8c39cdf0f24ed205a77e
 # Regenerate with:
 #   acp-codegen generate --schema tests/fixtures/schemas/request.json --out tests/golden/request --package pkg
-"""The Agent side: a base class with one typed handler per method the agent handles,
-and a typed proxy for calling the client."""
+"""The agent side: `Agent`, with one typed handler per method an agent handles, and
+`ClientProxy`, typed calls to the client."""
 
 from typing import Any
 
 from . import models
-from ._runtime.wire import from_wire, to_wire
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.wire import from_wire, to_wire
+
+
+class ClientProxy:
+    """Typed calls from the agent to the client over a connection."""
+
+    def __init__(self, peer: Peer) -> None:
+        self.peer = peer
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Send an extension request (`method` must start with `_`)."""
+        return await self.peer.request(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Send an extension notification (`method` must start with `_`)."""
+        await self.peer.notify(method, params)
 
 
 class Agent:
-    """Base class for agents. Override the methods you support; the rest answer -32601."""
+    """Base class for agents. Override the handlers you support; the rest answer -32601."""
 
     async def session_rename(
         self, *, params: models.RenameSessionRequest
@@ -29,10 +44,3 @@ class Agent:
     async def ext_notification(self, method: str, params: Any) -> None:
         """Handle an extension notification; ignored unless overridden."""
         return None
-
-
-class ClientProxy:
-    """Typed calls from the agent to the client over a connection."""
-
-    def __init__(self, peer: Peer) -> None:
-        self.peer = peer

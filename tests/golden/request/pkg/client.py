@@ -2,27 +2,15 @@
 # Schema sha256: 3368e48ac62d053656679060007bdae690e06240828a8c39cdf0f24ed205a77e
 # Regenerate with:
 #   acp-codegen generate --schema tests/fixtures/schemas/request.json --out tests/golden/request --package pkg
-"""The Client side: a base class with one typed handler per method the client handles,
-and a typed proxy for calling the agent."""
+"""The client side: `Client`, with one typed handler per method a client handles, and
+`AgentProxy`, typed calls to the agent."""
 
 from typing import Any
 
 from . import models
-from ._runtime.wire import from_wire, to_wire
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
-
-
-class Client:
-    """Base class for clients. Override the methods you support; the rest answer -32601."""
-
-    async def ext_method(self, method: str, params: Any) -> Any:
-        """Handle an extension request (a method name starting with `_`)."""
-        raise RpcError.method_not_found(method)
-
-    async def ext_notification(self, method: str, params: Any) -> None:
-        """Handle an extension notification; ignored unless overridden."""
-        return None
+from ._runtime.wire import from_wire, to_wire
 
 
 class AgentProxy:
@@ -38,4 +26,25 @@ class AgentProxy:
         result = await self.peer.request(
             "session/rename", to_wire(params, models.RenameSessionRequest)
         )
-        return from_wire(models.RenameSessionResponse, result)  # type: ignore[no-any-return]
+        answer: models.RenameSessionResponse = from_wire(models.RenameSessionResponse, result)
+        return answer
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Send an extension request (`method` must start with `_`)."""
+        return await self.peer.request(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Send an extension notification (`method` must start with `_`)."""
+        await self.peer.notify(method, params)
+
+
+class Client:
+    """Base class for clients. Override the handlers you support; the rest answer -32601."""
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Handle an extension request (a method name starting with `_`)."""
+        raise RpcError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Handle an extension notification; ignored unless overridden."""
+        return None

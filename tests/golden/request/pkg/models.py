@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from typing_extensions import TypeAliasType
 from pydantic import BaseModel, ConfigDict, Field, MISSING
 
-Model = TypeAliasType("Model", Any)
+JsonValue = TypeAliasType("JsonValue", Any)
 
 
 class RenameSessionRequest(BaseModel):

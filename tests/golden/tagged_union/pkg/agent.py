@@ -2,27 +2,15 @@
 # Schema sha256: 7c7d991e0b1a21a7846ce96fd5e81b57edc0a3ee61c88416e0d2a263967e470d
 # Regenerate with:
 #   acp-codegen generate --schema tests/fixtures/schemas/tagged_union.json --out tests/golden/tagged_union --package pkg
-"""The Agent side: a base class with one typed handler per method the agent handles,
-and a typed proxy for calling the client."""
+"""The agent side: `Agent`, with one typed handler per method an agent handles, and
+`ClientProxy`, typed calls to the client."""
 
 from typing import Any
 
 from . import models
-from ._runtime.wire import from_wire, to_wire
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
-
-
-class Agent:
-    """Base class for agents. Override the methods you support; the rest answer -32601."""
-
-    async def ext_method(self, method: str, params: Any) -> Any:
-        """Handle an extension request (a method name starting with `_`)."""
-        raise RpcError.method_not_found(method)
-
-    async def ext_notification(self, method: str, params: Any) -> None:
-        """Handle an extension notification; ignored unless overridden."""
-        return None
+from ._runtime.wire import from_wire, to_wire
 
 
 class ClientProxy:
@@ -34,3 +22,23 @@ class ClientProxy:
     async def shape_draw(self, params: models.DrawShapeNotification) -> None:
         """Send `shape/draw` (notification)."""
         await self.peer.notify("shape/draw", to_wire(params, models.DrawShapeNotification))
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Send an extension request (`method` must start with `_`)."""
+        return await self.peer.request(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Send an extension notification (`method` must start with `_`)."""
+        await self.peer.notify(method, params)
+
+
+class Agent:
+    """Base class for agents. Override the handlers you support; the rest answer -32601."""
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Handle an extension request (a method name starting with `_`)."""
+        raise RpcError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Handle an extension notification; ignored unless overridden."""
+        return None

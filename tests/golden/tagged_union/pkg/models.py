@@ -30,7 +30,7 @@ class DrawShapeNotification(BaseModel):
     shape: Annotated[Shape, Field(description="What to draw.")]
 
 
-Model = TypeAliasType("Model", Any)
+JsonValue = TypeAliasType("JsonValue", Any)
 
 
 class Square(BaseModel):
@@ -66,7 +66,7 @@ def _route_Shape(value: Any) -> str | None:
         )
     else:
         return None
-    if tag is None or tag is MISSING:
+    if tag is None:
         return None
     if isinstance(tag, str) and tag in _Shape_TAGS:
         return tag

@@ -2,19 +2,34 @@
 # Schema sha256: fb48bf18ef75c77dab299d408c3b534080d55853f57c08fd2fed0f080a1d6753
 # Regenerate with:
 #   acp-codegen generate --schema tests/fixtures/schemas/three_state.json --out tests/golden/three_state --package pkg
-"""The Client side: a base class with one typed handler per method the client handles,
-and a typed proxy for calling the agent."""
+"""The client side: `Client`, with one typed handler per method a client handles, and
+`AgentProxy`, typed calls to the agent."""
 
 from typing import Any
 
 from . import models
-from ._runtime.wire import from_wire, to_wire
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.wire import from_wire, to_wire
+
+
+class AgentProxy:
+    """Typed calls from the client to the agent over a connection."""
+
+    def __init__(self, peer: Peer) -> None:
+        self.peer = peer
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Send an extension request (`method` must start with `_`)."""
+        return await self.peer.request(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Send an extension notification (`method` must start with `_`)."""
+        await self.peer.notify(method, params)
 
 
 class Client:
-    """Base class for clients. Override the methods you support; the rest answer -32601."""
+    """Base class for clients. Override the handlers you support; the rest answer -32601."""
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Handle an extension request (a method name starting with `_`)."""
@@ -23,10 +38,3 @@ class Client:
     async def ext_notification(self, method: str, params: Any) -> None:
         """Handle an extension notification; ignored unless overridden."""
         return None
-
-
-class AgentProxy:
-    """Typed calls from the client to the agent over a connection."""
-
-    def __init__(self, peer: Peer) -> None:
-        self.peer = peer

@@ -26,7 +26,7 @@ class ItemPatch(BaseModel):
     )
 
 
-Model = TypeAliasType("Model", Any)
+JsonValue = TypeAliasType("JsonValue", Any)
 
 
 Status = TypeAliasType(
