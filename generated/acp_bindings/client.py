@@ -8,8 +8,6 @@
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from pydantic import TypeAdapter
-
 from . import models
 from ._runtime.client_side import ClientSession, ClientSide, PermissionRequest
 from ._runtime.connection import Connection
@@ -17,12 +15,10 @@ from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
 from ._runtime.stdio import AgentProcess, spawn_agent
-from ._runtime.wire import from_wire, to_wire
+from ._runtime.wire import from_wire, to_wire, wire_validator
 from .dispatch import ClientDispatcher
 from .merge_rules import MERGE_RULES, UPDATE_TAG
 from .methods import CLIENT_SPECS
-
-_UPDATE = TypeAdapter(models.SessionUpdate)
 
 
 class AgentProxy:
@@ -155,7 +151,7 @@ class Client:
             info=to_wire(self.info),
             rules=MERGE_RULES,
             tag_field=UPDATE_TAG,
-            validate_update=_UPDATE.validate_python,
+            validate_update=wire_validator(models.SessionUpdate),
             capabilities=to_wire(self.capabilities),
             on_permission=self.on_permission if overridden else None,
             fallback=ClientDispatcher(self),

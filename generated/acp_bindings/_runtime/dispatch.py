@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from .errors import RpcError
 from .tables import MethodSpec
-from .wire import from_wire
+from .wire import from_wire, to_wire
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +104,8 @@ class TableDispatcher:
             model = from_wire(spec.params_type, params)
         except ValidationError as error:
             raise RpcError.invalid_params(validation_problems(error)) from None
-        return await function(params=model)
+        # Generated handlers take their params as one keyword-only argument.
+        return to_wire(await function(params=model), spec.result_type)
 
     async def handle_notification(self, method: str, params: Any) -> None:
         found = self._lookup(method, "notification")

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -31,3 +32,13 @@ def from_wire(tp: Any, data: Any) -> Any:
 
     Wire names only: the Python field names models also accept are for code, not for peers."""
     return adapter(tp).validate_python({} if data is None else data, by_alias=True, by_name=False)
+
+
+def wire_validator(tp: Any) -> Callable[[Any], Any]:
+    """`from_wire` for one type, as a function (e.g. the session-update validator)."""
+    checked = adapter(tp)
+
+    def validate(data: Any) -> Any:
+        return checked.validate_python(data, by_alias=True, by_name=False)
+
+    return validate

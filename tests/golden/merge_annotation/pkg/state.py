@@ -4,13 +4,10 @@
 #   acp-codegen generate --schema tests/fixtures/schemas/merge_annotation.json --out tests/golden/merge_annotation --package pkg
 """Session state folded from `session/update` notifications by this schema's merge rules."""
 
-from pydantic import TypeAdapter
-
 from . import models
 from ._runtime.state import SessionState as _SessionStateEngine
+from ._runtime.wire import wire_validator
 from .merge_rules import MERGE_RULES, UPDATE_TAG
-
-_UPDATE = TypeAdapter(models.SessionUpdate)
 
 
 class SessionState(_SessionStateEngine):
@@ -20,5 +17,5 @@ class SessionState(_SessionStateEngine):
         super().__init__(
             MERGE_RULES,
             tag_field=UPDATE_TAG,
-            validate=_UPDATE.validate_python,
+            validate=wire_validator(models.SessionUpdate),
         )
