@@ -63,7 +63,8 @@ def lower(defs: dict[str, Any], file: str) -> Lowered:
     shapes = {n: s for n in sorted(source) if (s := find_union(n, source[n], file))}
     out = Lowered(defs={})
     consumed: set[str] = set()  # payload definitions merged into a branch class
-    nested: dict[str, tuple[str, dict[str, Any], list[str]]] = {}  # inner union -> outer tag
+    # inner union -> the outer tag its classes carry too (property schema, required names)
+    nested: dict[str, tuple[dict[str, Any], list[str]]] = {}
     for name, shape in shapes.items():
         for b in shape.branches:
             if b.payload in shapes and not b.fallback:
@@ -73,15 +74,12 @@ def lower(defs: dict[str, Any], file: str) -> Lowered:
                         [Problem(file, at, "a union nested in a branch must be used there only")]
                     )
                 extra = {shape.tag: {"type": "string", "const": b.tag}} if b.tag is not None else {}
-                nested[b.payload] = (name, extra, [shape.tag] if b.tag is not None else [])
+                nested[b.payload] = (extra, [shape.tag] if b.tag is not None else [])
     problems: list[Problem] = []
     for name in _outer_first(shapes, nested):
         shape = shapes[name]
         base = source[name]
-        extra_props: dict[str, Any] = {}
-        extra_req: list[str] = []
-        if name in nested:
-            _, extra_props, extra_req = nested[name]
+        extra_props, extra_req = nested.get(name, ({}, []))
         variants = []
         for b in shape.branches:
             cls = branch_class_name(shape, b, counts)
@@ -108,7 +106,7 @@ def lower(defs: dict[str, Any], file: str) -> Lowered:
         doc = {k: base[k] for k in ("title", "description") if k in base}
         doc["title"] = name
         out.defs[name] = {**doc, "anyOf": [{"$ref": REF_PREFIX + v.class_name} for v in variants]}
-        out.template_data[name] = {"acp_union": _route_data(union, shapes)}
+        out.template_data[name] = {"acp_union": _route_data(union)}
     if problems:
         raise SchemaError(problems)
     for name in sorted(source):
@@ -166,7 +164,7 @@ def _branch_schema(
     return cleaned
 
 
-def _route_data(union: TaggedUnion, shapes: dict[str, UnionShape]) -> dict[str, Any]:
+def _route_data(union: TaggedUnion) -> dict[str, Any]:
     """What the union-alias template needs to route a value to its class."""
     routes = [
         {"tag": v.tag, "tag_repr": repr(v.tag), "cls": v.class_name}
@@ -184,7 +182,6 @@ def _route_data(union: TaggedUnion, shapes: dict[str, UnionShape]) -> dict[str, 
         "routes": routes,
         "default": default,
         "fallback": fallback,
-        "nested": sorted(v.class_name for v in union.known if v.class_name in shapes),
     }
 
 

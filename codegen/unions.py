@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import Problem, pointer
+from .errors import Problem, SchemaError, pointer
 from .naming import is_identifier, pascal
 
 REF_PREFIX = "#/$defs/"
@@ -100,9 +100,7 @@ def find_union(name: str, schema: dict[str, Any], file: str) -> UnionShape | Non
     return UnionShape(name=name, key=key, tag=tag, branches=tuple(branches))
 
 
-def _one(file: str, at: str, message: str) -> Exception:
-    from .errors import SchemaError
-
+def _one(file: str, at: str, message: str) -> SchemaError:
     return SchemaError([Problem(file, at, message)])
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
 
-from .errors import Problem, pointer
-from .naming import RESERVED_NAMES, is_identifier
+from .errors import Problem, SchemaError, pointer
+from .naming import RESERVED_NAMES, is_identifier, snake
 from .paths import META_SCHEMA
 from .unions import REF_PREFIX, find_union
 
@@ -103,8 +103,6 @@ def _names(doc: dict[str, Any], file: str) -> Iterator[Problem]:
 
 
 def _unions(doc: dict[str, Any], file: str) -> Iterator[Problem]:
-    from .errors import SchemaError
-
     for name, schema in doc["$defs"].items():
         if not isinstance(schema, dict):
             continue
@@ -150,8 +148,6 @@ def _method_table(doc: dict[str, Any], file: str) -> Iterator[Problem]:
     defs = doc["$defs"]
     seen: dict[str, int] = {}
     handlers: dict[str, int] = {}
-    from .naming import snake
-
     for i, row in enumerate(table):
         at = ("x-methods", i)
         method = row["method"]
