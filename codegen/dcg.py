@@ -21,6 +21,7 @@ _OPTIONS: dict[str, Any] = {
     "target_python_version": PythonVersion.PY_311,
     "target_pydantic_version": "2.14",
     "use_title_as_name": True,
+    "use_schema_description": True,
     "use_double_quotes": True,
     "use_annotated": True,
     "field_constraints": True,

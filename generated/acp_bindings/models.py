@@ -17,6 +17,10 @@ AbsolutePath = TypeAliasType(
 
 
 class AgentAuthCapabilities(BaseModel):
+    """
+    Login-related extra features of the Agent. Support for `auth/login` and `auth/logout` is not signalled here but by offering at least one login method in `authMethods`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -32,6 +36,10 @@ class AgentAuthCapabilities(BaseModel):
 
 
 class AgentCapabilities(BaseModel):
+    """
+    Optional features the Agent supports. A present object marks a feature as supported; absent or null means unsupported. Custom capabilities go in `_meta`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -59,6 +67,10 @@ class AgentCapabilities(BaseModel):
 
 
 class AgentMessage(BaseModel):
+    """
+    Upsert of an Agent reply, keyed by `messageId`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -86,6 +98,10 @@ class AgentMessage(BaseModel):
 
 
 class AgentThought(BaseModel):
+    """
+    Upsert of the Agent's visible reasoning, keyed by `messageId`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -113,6 +129,10 @@ class AgentThought(BaseModel):
 
 
 class Annotations(BaseModel):
+    """
+    Optional hints on how a piece of content should be used or shown.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -139,6 +159,10 @@ class Annotations(BaseModel):
 
 
 class AudioContent(BaseModel):
+    """
+    Audio given inline as base64 data.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -160,6 +184,10 @@ class AudioContent(BaseModel):
 
 
 class AuthCapabilities(BaseModel):
+    """
+    Login-related features of the Client.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -179,6 +207,10 @@ class AuthCapabilities(BaseModel):
 
 
 class AuthMethodAgent(BaseModel):
+    """
+    Login handled by the Agent itself.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -206,6 +238,10 @@ AuthMethodId = TypeAliasType(
 
 
 class AuthMethodTerminal(BaseModel):
+    """
+    Login by running the Agent in a terminal with extra arguments and environment. The Client needs `auth.terminal`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -233,6 +269,10 @@ class AuthMethodTerminal(BaseModel):
 
 
 class AvailableCommand(BaseModel):
+    """
+    A command the user can invoke, usually typed with a leading slash.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -254,6 +294,10 @@ class AvailableCommand(BaseModel):
 
 
 class AvailableCommandsUpdate(BaseModel):
+    """
+    The complete current list of commands the user can invoke; it replaces the previous list.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -276,6 +320,10 @@ class AvailableCommandsUpdate(BaseModel):
 
 
 class BlobResourceContents(BaseModel):
+    """
+    Binary contents of a resource, base64 encoded.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -296,6 +344,10 @@ class BlobResourceContents(BaseModel):
 
 
 class BooleanPropertySchema(BaseModel):
+    """
+    A yes/no field.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -317,6 +369,10 @@ class BooleanPropertySchema(BaseModel):
 
 
 class CancelRequestNotification(BaseModel):
+    """
+    Params of `$/cancel_request`: either side asks the other to abandon a request it sent. The receiver still answers that request, normally or with error -32800.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -335,6 +391,10 @@ class CancelRequestNotification(BaseModel):
 
 
 class CancelSessionNotification(BaseModel):
+    """
+    Params of `session/cancel`: ask the Agent to stop the session's foreground work. The Agent confirms with an idle `state_update` whose stop reason is `cancelled`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -362,6 +422,10 @@ class CancelledPermissionOutcome(BaseModel):
 
 
 class ClientCapabilities(BaseModel):
+    """
+    Optional features the Client supports. A present object marks a feature as supported; absent or null means unsupported. Custom capabilities go in `_meta`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -383,6 +447,10 @@ class ClientCapabilities(BaseModel):
 
 
 class CloseSessionRequest(BaseModel):
+    """
+    Params of `session/close`: stop any running work in the session and release what it holds.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -399,6 +467,10 @@ class CloseSessionRequest(BaseModel):
 
 
 class CloseSessionResponse(BaseModel):
+    """
+    Result of `session/close`. Empty on success.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -414,6 +486,10 @@ class CloseSessionResponse(BaseModel):
 
 
 class CommandPermissionSubject(BaseModel):
+    """
+    Permission to run a shell command.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -440,6 +516,10 @@ class CommandPermissionSubject(BaseModel):
 
 
 class CompleteElicitationNotification(BaseModel):
+    """
+    Params of `elicitation/complete`: a URL-mode elicitation has finished on the Agent side.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -459,6 +539,10 @@ class CompleteElicitationNotification(BaseModel):
 
 
 class ConfigOptionUpdate(BaseModel):
+    """
+    The complete current set of configuration options; it replaces the previous set.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -481,6 +565,10 @@ class ConfigOptionUpdate(BaseModel):
 
 
 class Content(BaseModel):
+    """
+    Ordinary content produced by a tool.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -498,6 +586,10 @@ class Content(BaseModel):
 
 
 class ContentChunk(BaseModel):
+    """
+    A piece of streamed message content, appended to the message named by `messageId`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -539,6 +631,10 @@ class AgentThoughtChunk(ContentChunk):
 
 
 class Cost(BaseModel):
+    """
+    An amount of money.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -561,6 +657,10 @@ class Cost(BaseModel):
 
 
 class DeleteSessionRequest(BaseModel):
+    """
+    Params of `session/delete`: drop a stored session. Only offered when the Agent advertises `session.delete`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -577,6 +677,10 @@ class DeleteSessionRequest(BaseModel):
 
 
 class DeleteSessionResponse(BaseModel):
+    """
+    Result of `session/delete`. Empty on success.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -592,6 +696,10 @@ class DeleteSessionResponse(BaseModel):
 
 
 class Diff(BaseModel):
+    """
+    File changes made by a tool, with an optional patch text.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -624,6 +732,10 @@ DiffFileType = TypeAliasType(
 
 
 class DiffPatch(BaseModel):
+    """
+    A textual patch that describes the change set.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -646,6 +758,10 @@ DiffPatchFormat = TypeAliasType(
 
 
 class DiffPathChange(BaseModel):
+    """
+    Paths of an add, delete or modify operation.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -703,6 +819,10 @@ class DeleteDiffChange(DiffPathChange):
 
 
 class DiffPathPairChange(BaseModel):
+    """
+    Paths of a move or copy operation.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -739,6 +859,10 @@ class CopyDiffChange(DiffPathPairChange):
 
 
 class ElicitationAcceptAction(BaseModel):
+    """
+    The user submitted the form or finished the URL flow.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -775,6 +899,10 @@ class ElicitationCancelAction(BaseModel):
 
 
 class ElicitationCapabilities(BaseModel):
+    """
+    Which elicitation modes the Client can handle.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -823,6 +951,10 @@ class ElicitationDeclineAction(BaseModel):
 
 
 class ElicitationFormCapabilities(BaseModel):
+    """
+    Marker: the Client supports form-mode elicitation.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -838,6 +970,10 @@ class ElicitationFormCapabilities(BaseModel):
 
 
 class ElicitationFormMode(BaseModel):
+    """
+    Form mode: the Client shows input fields described by a restricted JSON Schema.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -878,6 +1014,10 @@ ElicitationId = TypeAliasType(
 
 
 class ElicitationRequestScope(BaseModel):
+    """
+    Ties an elicitation to a JSON-RPC request, for input needed outside any session (for example while logging in).
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -889,6 +1029,10 @@ class ElicitationRequestScope(BaseModel):
 
 
 class ElicitationSchema(BaseModel):
+    """
+    A restricted, flat JSON Schema object describing the form fields.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -929,6 +1073,10 @@ ElicitationSchemaType = TypeAliasType(
 
 
 class ElicitationSessionScope(BaseModel):
+    """
+    Ties an elicitation to a session and, optionally, to one of its tool calls.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -944,6 +1092,10 @@ class ElicitationSessionScope(BaseModel):
 
 
 class ElicitationUrlCapabilities(BaseModel):
+    """
+    Marker: the Client supports URL-mode elicitation.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -959,6 +1111,10 @@ class ElicitationUrlCapabilities(BaseModel):
 
 
 class ElicitationUrlMode(BaseModel):
+    """
+    URL mode: the Client sends the user to a web page; `elicitation/complete` reports when it is done.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -993,6 +1149,10 @@ class ElicitationUrlMode(BaseModel):
 
 
 class EmbeddedResource(BaseModel):
+    """
+    A resource whose contents are included inline.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1013,6 +1173,10 @@ class EmbeddedResource(BaseModel):
 
 
 class EnumOption(BaseModel):
+    """
+    One allowed value with a display label.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1033,6 +1197,10 @@ class EnumOption(BaseModel):
 
 
 class EnvVariable(BaseModel):
+    """
+    One environment variable.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1050,6 +1218,10 @@ class EnvVariable(BaseModel):
 
 
 class Error(BaseModel):
+    """
+    JSON-RPC error object.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1114,6 +1286,10 @@ ExtResponse = TypeAliasType(
 
 
 class HttpHeader(BaseModel):
+    """
+    One HTTP header.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1131,6 +1307,10 @@ class HttpHeader(BaseModel):
 
 
 class Icon(BaseModel):
+    """
+    An icon for a resource.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1162,6 +1342,10 @@ IconTheme = TypeAliasType(
 
 
 class IdleStateUpdate(BaseModel):
+    """
+    The Agent is ready for a new prompt. When this ends foreground work it carries the reason.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1188,6 +1372,10 @@ class IdleStateUpdate(BaseModel):
 
 
 class ImageContent(BaseModel):
+    """
+    An image given inline as base64 data.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1212,6 +1400,10 @@ class ImageContent(BaseModel):
 
 
 class Implementation(BaseModel):
+    """
+    Name and version of a program taking part in the connection.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1230,6 +1422,10 @@ class Implementation(BaseModel):
 
 
 class InitializeRequest(BaseModel):
+    """
+    Params of `initialize`: the Client opens the connection, names itself and states what it supports.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1254,6 +1450,10 @@ class InitializeRequest(BaseModel):
 
 
 class InitializeResponse(BaseModel):
+    """
+    Result of `initialize`: the protocol version the Agent will speak, its identity, its capabilities and how to log in.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1288,6 +1488,10 @@ class InitializeResponse(BaseModel):
 
 
 class IntegerPropertySchema(BaseModel):
+    """
+    A whole-number field.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1327,6 +1531,10 @@ JsonValue = TypeAliasType("JsonValue", Any)
 
 
 class ListSessionsRequest(BaseModel):
+    """
+    Params of `session/list`: page through sessions the Agent knows, optionally only those of one directory.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1350,6 +1558,10 @@ class ListSessionsRequest(BaseModel):
 
 
 class ListSessionsResponse(BaseModel):
+    """
+    Result of `session/list`: one page of sessions and, when more exist, a cursor for the next page.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1370,6 +1582,10 @@ class ListSessionsResponse(BaseModel):
 
 
 class LoginAuthRequest(BaseModel):
+    """
+    Params of `auth/login`: run one of the login methods the Agent offered.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1389,6 +1605,10 @@ class LoginAuthRequest(BaseModel):
 
 
 class LoginAuthResponse(BaseModel):
+    """
+    Result of `auth/login`. Empty on success.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1404,6 +1624,10 @@ class LoginAuthResponse(BaseModel):
 
 
 class LogoutAuthRequest(BaseModel):
+    """
+    Params of `auth/logout`: forget the current credentials. No fields.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1419,6 +1643,10 @@ class LogoutAuthRequest(BaseModel):
 
 
 class LogoutAuthResponse(BaseModel):
+    """
+    Result of `auth/logout`. Empty on success.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1434,6 +1662,10 @@ class LogoutAuthResponse(BaseModel):
 
 
 class McpCapabilities(BaseModel):
+    """
+    MCP transports the Agent can connect to.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1457,6 +1689,10 @@ class McpCapabilities(BaseModel):
 
 
 class McpHttpCapabilities(BaseModel):
+    """
+    Marker: the Agent can use HTTP MCP servers.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1472,6 +1708,10 @@ class McpHttpCapabilities(BaseModel):
 
 
 class McpServerHttp(BaseModel):
+    """
+    An MCP server reached over HTTP.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1493,6 +1733,10 @@ class McpServerHttp(BaseModel):
 
 
 class McpServerStdio(BaseModel):
+    """
+    An MCP server started as a local process speaking over stdio.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1515,6 +1759,10 @@ class McpServerStdio(BaseModel):
 
 
 class McpStdioCapabilities(BaseModel):
+    """
+    Marker: the Agent can start stdio MCP servers.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1598,6 +1846,10 @@ class MoveDiffChange(DiffPathPairChange):
 
 
 class MultiSelectPropertySchema(BaseModel):
+    """
+    A field that takes several strings from a fixed list.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1640,6 +1892,10 @@ class MultiSelectPropertySchema(BaseModel):
 
 
 class NewSessionRequest(BaseModel):
+    """
+    Params of `session/new`: open a fresh session rooted at a working directory.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1667,6 +1923,10 @@ class NewSessionRequest(BaseModel):
 
 
 class NewSessionResponse(BaseModel):
+    """
+    Result of `session/new`: the id of the created session and its initial configuration.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1687,6 +1947,10 @@ class NewSessionResponse(BaseModel):
 
 
 class NumberPropertySchema(BaseModel):
+    """
+    A numeric field.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2167,6 +2431,10 @@ class OtherToolCallContent(BaseModel):
 
 
 class PermissionOption(BaseModel):
+    """
+    One choice offered to the user in a permission request.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2212,6 +2480,10 @@ PermissionOptionKind = TypeAliasType(
 
 
 class PlanEntry(BaseModel):
+    """
+    One step of a plan.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2264,6 +2536,10 @@ PlanId = TypeAliasType(
 
 
 class PlanItems(BaseModel):
+    """
+    A plan given as a list of entries.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2282,6 +2558,10 @@ class PlanItems(BaseModel):
 
 
 class PlanUpdate(BaseModel):
+    """
+    A new version of one plan; it replaces the plan with the same `planId`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2337,6 +2617,10 @@ PlanUpdateContent = TypeAliasType(
 
 
 class PromptAudioCapabilities(BaseModel):
+    """
+    Marker: prompts may contain audio.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2352,6 +2636,10 @@ class PromptAudioCapabilities(BaseModel):
 
 
 class PromptCapabilities(BaseModel):
+    """
+    Content types the Agent accepts in prompts beyond text and resource links.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2379,6 +2667,10 @@ class PromptCapabilities(BaseModel):
 
 
 class PromptEmbeddedContextCapabilities(BaseModel):
+    """
+    Marker: prompts may contain embedded resources.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2394,6 +2686,10 @@ class PromptEmbeddedContextCapabilities(BaseModel):
 
 
 class PromptImageCapabilities(BaseModel):
+    """
+    Marker: prompts may contain images.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2409,6 +2705,10 @@ class PromptImageCapabilities(BaseModel):
 
 
 class PromptRequest(BaseModel):
+    """
+    Params of `session/prompt`: a user message for the session.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2433,6 +2733,10 @@ class PromptRequest(BaseModel):
 
 
 class PromptResponse(BaseModel):
+    """
+    Result of `session/prompt`. Empty: it only confirms the prompt was accepted. Progress and the end of the work arrive as `session/update` notifications (an idle `state_update`).
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2462,6 +2766,10 @@ ProtocolVersion = TypeAliasType(
 
 
 class ReplayFromStart(BaseModel):
+    """
+    Replay the whole history from the beginning.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2525,6 +2833,10 @@ RequestId = TypeAliasType(
 
 
 class RequestPermissionRequest(BaseModel):
+    """
+    Params of `session/request_permission`: the Agent asks the user to choose one of several options before it continues.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2555,6 +2867,10 @@ class RequestPermissionRequest(BaseModel):
 
 
 class RequestPermissionResponse(BaseModel):
+    """
+    Result of `session/request_permission`: what the user picked, or that the request was cancelled.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2571,6 +2887,10 @@ class RequestPermissionResponse(BaseModel):
 
 
 class RequiresActionStateUpdate(BaseModel):
+    """
+    Foreground work waits for the user, for example on a permission request.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2590,6 +2910,10 @@ class RequiresActionStateUpdate(BaseModel):
 
 
 class ResourceLink(BaseModel):
+    """
+    A reference to a resource the receiver may fetch itself.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2626,6 +2950,10 @@ class ResourceLink(BaseModel):
 
 
 class ResumeSessionRequest(BaseModel):
+    """
+    Params of `session/resume`: reattach to an existing session, optionally asking for its history to be replayed first.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2660,6 +2988,10 @@ class ResumeSessionRequest(BaseModel):
 
 
 class ResumeSessionResponse(BaseModel):
+    """
+    Result of `session/resume`, sent after any requested replay has been delivered.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2691,6 +3023,10 @@ Role = TypeAliasType(
 
 
 class RunningStateUpdate(BaseModel):
+    """
+    Foreground work has started or resumed.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2710,6 +3046,10 @@ class RunningStateUpdate(BaseModel):
 
 
 class SelectedPermissionOutcome(BaseModel):
+    """
+    The user picked an option.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2770,6 +3110,10 @@ RequestPermissionOutcome = TypeAliasType(
 
 
 class SessionAdditionalDirectoriesCapabilities(BaseModel):
+    """
+    Marker: sessions may span directories besides `cwd`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2785,6 +3129,10 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
 
 
 class SessionCapabilities(BaseModel):
+    """
+    Session features of the Agent. Advertising this object obliges the Agent to implement the baseline session methods.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2817,6 +3165,10 @@ class SessionCapabilities(BaseModel):
 
 
 class SessionConfigBoolean(BaseModel):
+    """
+    An on/off option.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2875,6 +3227,10 @@ SessionConfigOptionCategory = TypeAliasType(
 
 
 class SessionConfigSelect(BaseModel):
+    """
+    An option whose value is picked from a list.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2942,6 +3298,10 @@ SessionConfigOption = TypeAliasType(
 
 
 class SessionConfigSelectGroup(BaseModel):
+    """
+    A named group of selectable values.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2962,6 +3322,10 @@ class SessionConfigSelectGroup(BaseModel):
 
 
 class SessionConfigSelectOption(BaseModel):
+    """
+    One selectable value.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3004,6 +3368,10 @@ SessionConfigValueId = TypeAliasType(
 
 
 class SessionDeleteCapabilities(BaseModel):
+    """
+    Marker: the Agent implements `session/delete`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3027,6 +3395,10 @@ SessionId = TypeAliasType(
 
 
 class SessionInfo(BaseModel):
+    """
+    Summary of one stored session.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3052,6 +3424,10 @@ class SessionInfo(BaseModel):
 
 
 class SessionInfoUpdate(BaseModel):
+    """
+    Patch of the session's summary data: leave a field out to keep it, null to clear it, a value to replace it.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3168,6 +3544,10 @@ SetSessionConfigOptionRequest = TypeAliasType(
 
 
 class SetSessionConfigOptionResponse(BaseModel):
+    """
+    Result of `session/set_config_option`: the complete set of options after the change.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3259,6 +3639,10 @@ StringFormat = TypeAliasType(
 
 
 class StringMultiSelectItems(BaseModel):
+    """
+    Plain list of allowed strings.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3276,6 +3660,10 @@ class StringMultiSelectItems(BaseModel):
 
 
 class StringPropertySchema(BaseModel):
+    """
+    A text field, optionally limited to a list of values.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3366,6 +3754,10 @@ ElicitationPropertySchema = TypeAliasType(
 
 
 class Terminal(BaseModel):
+    """
+    Points at an Agent-owned terminal whose output the Client displays. Its state comes from `terminal_update` and `terminal_output_chunk`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3385,6 +3777,10 @@ class Terminal(BaseModel):
 
 
 class TerminalAuthCapabilities(BaseModel):
+    """
+    Marker: the Client can run terminal-based login methods.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3400,6 +3796,10 @@ class TerminalAuthCapabilities(BaseModel):
 
 
 class TerminalExitStatus(BaseModel):
+    """
+    How a terminal's command ended. Sending this object at all means the command has finished, even with no code or signal.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3437,6 +3837,10 @@ TerminalId = TypeAliasType(
 
 
 class TerminalOutput(BaseModel):
+    """
+    A full snapshot of terminal output.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3453,6 +3857,10 @@ class TerminalOutput(BaseModel):
 
 
 class TerminalOutputChunk(BaseModel):
+    """
+    Raw terminal bytes appended to a terminal's output.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3477,6 +3885,10 @@ class TerminalOutputChunk(BaseModel):
 
 
 class TerminalUpdate(BaseModel):
+    """
+    Upsert of a display-only terminal, keyed by `terminalId`. Every field except the id is a patch field: leave out to keep, null to clear, a value to replace.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3512,6 +3924,10 @@ class TerminalUpdate(BaseModel):
 
 
 class TextCommandInput(BaseModel):
+    """
+    The command takes free text after its name.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3568,6 +3984,10 @@ AvailableCommandInput = TypeAliasType(
 
 
 class TextContent(BaseModel):
+    """
+    Plain text.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3635,6 +4055,10 @@ ContentBlock = TypeAliasType(
 
 
 class TextResourceContents(BaseModel):
+    """
+    Text contents of a resource.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3667,6 +4091,10 @@ EmbeddedResourceResource = TypeAliasType(
 
 
 class TitledMultiSelectItems(BaseModel):
+    """
+    Allowed values, each with a display label.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3769,6 +4197,10 @@ ToolCallContent = TypeAliasType(
 
 
 class ToolCallContentChunk(BaseModel):
+    """
+    One output item appended to a tool call's content.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3802,6 +4234,10 @@ ToolCallId = TypeAliasType(
 
 
 class ToolCallLocation(BaseModel):
+    """
+    A file (and optionally a line) a tool call is working on.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3822,6 +4258,10 @@ class ToolCallLocation(BaseModel):
 
 
 class ToolCallPermissionSubject(BaseModel):
+    """
+    Permission for a tool call.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3892,6 +4332,10 @@ ToolCallStatus = TypeAliasType(
 
 
 class ToolCallUpdate(BaseModel):
+    """
+    Upsert of a tool call, keyed by `toolCallId`. The first update for an id creates the call; later ones patch it. Every field except the id is a patch field: leave out to keep, null to clear, a value to replace.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3967,6 +4411,10 @@ ToolKind = TypeAliasType(
 
 
 class UpdateSessionNotification(BaseModel):
+    """
+    Params of `session/update`: one change to a session's state, reported by the Agent.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3986,6 +4434,10 @@ class UpdateSessionNotification(BaseModel):
 
 
 class UsageUpdate(BaseModel):
+    """
+    Context window use and accumulated cost of the session.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -4017,6 +4469,10 @@ class UsageUpdate(BaseModel):
 
 
 class UserMessage(BaseModel):
+    """
+    Upsert of a user message, keyed by `messageId`. Reports where the user's prompt landed in the history.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,

@@ -12,6 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field, MISSING
 
 
 class ContentChunk(BaseModel):
+    """
+    A piece of streamed message text.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -71,6 +75,10 @@ class TerminalUpdate(BaseModel):
 
 
 class ToolCallUpdate(BaseModel):
+    """
+    Upsert of a tool call.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -92,6 +100,10 @@ class SessionToolCallUpdate(ToolCallUpdate):
 
 
 class UpdateSessionNotification(BaseModel):
+    """
+    Params of `session/update`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,

@@ -12,6 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field, MISSING
 
 
 class CancelSessionNotification(BaseModel):
+    """
+    Params of `session/cancel`: stop the session's foreground work.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,

@@ -45,6 +45,10 @@ StopReason = TypeAliasType(
 
 
 class StoppedOutcome(BaseModel):
+    """
+    Work stopped.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,

@@ -14,6 +14,10 @@ JsonValue = TypeAliasType("JsonValue", Any)
 
 
 class RenameSessionRequest(BaseModel):
+    """
+    Params of `session/rename`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -30,6 +34,10 @@ class RenameSessionRequest(BaseModel):
 
 
 class RenameSessionResponse(BaseModel):
+    """
+    Result of `session/rename`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,

@@ -12,6 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Circle(BaseModel):
+    """
+    A circle.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -22,6 +26,10 @@ class Circle(BaseModel):
 
 
 class DrawShapeNotification(BaseModel):
+    """
+    Params of `shape/draw`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,

@@ -12,6 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field, MISSING
 
 
 class ItemPatch(BaseModel):
+    """
+    Patch of an item: absent keeps, null clears, a value replaces.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
