@@ -112,3 +112,34 @@ def test_a_proxy_sends_wire_json_and_parses_the_result() -> None:
             },
         )
     ]
+
+
+class _Wire:
+    """Stands in for a connection where a test sends nothing to the peer."""
+
+    async def request(self, method: str, params: Any) -> Any:
+        raise AssertionError(f"unexpected request {method}")
+
+    async def notify(self, method: str, params: Any) -> None:
+        raise AssertionError(f"unexpected notification {method}")
+
+
+@pytest.mark.parametrize("asked", [1, 2, 65535])
+def test_initialize_answers_the_agents_version_whatever_was_asked(asked: int) -> None:
+    dispatcher = acp.Agent().dispatcher(_Wire())  # type: ignore[arg-type]
+    params = {"protocolVersion": asked, "info": {"name": "c", "version": "1"}}
+    answer = call(dispatcher.handle_request("initialize", params))
+    assert answer["protocolVersion"] == 2
+    assert answer["info"] == {"name": "acp-agent", "version": "0.0.0"}
+    models.InitializeResponse.model_validate(answer)
+
+
+def test_the_lifecycle_sits_behind_the_schema_types() -> None:
+    dispatcher = acp.Agent().dispatcher(_Wire())  # type: ignore[arg-type]
+    with pytest.raises(acp.RpcError) as caught:  # uint16: out of range
+        call(dispatcher.handle_request("initialize", {"protocolVersion": 70000, "info": {}}))
+    assert caught.value.code == -32602
+    assert ["protocolVersion"] in [problem["loc"] for problem in caught.value.data]
+    with pytest.raises(acp.RpcError) as caught:  # before initialize
+        call(dispatcher.handle_request("session/new", {"cwd": "/w"}))
+    assert caught.value.code == -32600
