@@ -8,9 +8,7 @@ so a model that disagrees with the schema it came from shows up as a failed roun
 from __future__ import annotations
 
 import ast
-import contextlib
 import copy
-import io
 import json
 import keyword
 import shutil
@@ -23,22 +21,19 @@ from typing import Any
 import pytest
 from conftest import (
     CANONICAL_PACKAGE,
-    FIXTURE_SCHEMAS,
     REPO,
     SCHEMA,
-    FixturePackages,
     GeneratedPackage,
 )
 from fixtures.samples import (
     SampleBuilder,
     branch_schema,
+    expected_merge_row,
     is_fallback,
     known_tags,
     object_properties,
 )
 from pydantic import BaseModel, TypeAdapter, ValidationError
-
-from codegen.cli import main as cli_main
 
 _SCHEMA: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
 _DEFS: dict[str, Any] = _SCHEMA["$defs"]
@@ -481,20 +476,6 @@ def test_unknown_fields_are_kept(canonical: GeneratedPackage) -> None:
 # ------------------------------------------------------------------ merge rules
 
 
-def _expected_rule(tag: str, raw: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "tag": tag,
-        "entity": raw["entity"],
-        "op": raw["op"],
-        "key": raw.get("key"),
-        "field": raw.get("field"),
-        "source": raw.get("from"),
-        "role": raw.get("role"),
-        "encoding": raw.get("encoding"),
-        "bytes_fields": tuple(sorted((raw.get("bytes") or {}).items())),
-    }
-
-
 def test_merge_rules_match_x_merge(canonical: GeneratedPackage) -> None:
     merge = canonical.submodule("merge_rules")
     assert merge.UPDATE_TAG == _UPDATE_TAG_PROPERTY
@@ -503,8 +484,8 @@ def test_merge_rules_match_x_merge(canonical: GeneratedPackage) -> None:
     for tag in _UPDATE_TAGS:
         raw = branch_schema(_DEFS[_UPDATE_UNION], _UPDATE_TAG_PROPERTY, tag)["x-merge"]
         rule = merge.MERGE_RULES[tag]
-        actual = {k: getattr(rule, k) for k in _expected_rule(tag, raw)}
-        assert actual == _expected_rule(tag, raw), tag
+        actual = {k: getattr(rule, k) for k in expected_merge_row(tag, raw)}
+        assert actual == expected_merge_row(tag, raw), tag
     assert canonical.module.MERGE_RULES is merge.MERGE_RULES
 
 
@@ -616,323 +597,3 @@ def test_absolute_imports_are_stdlib_or_pydantic(canonical: GeneratedPackage) ->
             else:
                 continue
             assert tops <= allowed, f"{rel}:{node.lineno} imports {sorted(tops - allowed)}"
-
-
-# ------------------------------------------------------------------ the small fixture schemas
-
-
-def test_closed_tagged_union(fixture_packages: FixturePackages) -> None:
-    models = fixture_packages["tagged_union"].models
-    circle = round_trip(models.Shape, {"kind": "circle", "radius": 1.5})
-    square = round_trip(models.Shape, {"kind": "square", "side": 2.5})
-    assert (type(circle).__name__, type(square).__name__) == ("Circle", "Square")
-    round_trip(models.DrawShapeNotification, {"shape": {"kind": "square", "side": 1.0}})
-    ta = adapter(models.Shape)
-    for bad in (
-        {"kind": "triangle", "side": 1.0},  # unknown tag on a closed union
-        {"kind": "_custom", "side": 1.0},
-        {"kind": "square", "side": "big"},  # wrong type
-        {"kind": "circle", "radius": -1.0},  # below minimum
-        {"kind": "circle"},  # missing field
-        {"radius": 1.0},  # no tag
-    ):
-        with pytest.raises(ValidationError):
-            ta.validate_python(bad)
-    assert not any(name.startswith("Other") for name in vars(models))
-
-
-def test_open_enum_and_open_union(fixture_packages: FixturePackages) -> None:
-    models = fixture_packages["open_enum"].models
-    reason = adapter(models.StopReason)
-    assert reason.validate_python("end_turn") == "end_turn"
-    assert reason.validate_python("_custom_stop") == "_custom_stop"
-    with pytest.raises(ValidationError):
-        reason.validate_python(None)
-    stopped = round_trip(models.Outcome, {"outcome": "stopped", "stopReason": "_custom_stop"})
-    assert type(stopped).__name__ == "StoppedOutcome"
-    custom = {"outcome": "_acme/paused", "until": "tomorrow", "_meta": {"k": 1}}
-    other = round_trip(models.Outcome, custom)
-    assert type(other).__name__ not in {"StoppedOutcome", "FailedOutcome"}
-    with pytest.raises(ValidationError):  # known tag, malformed payload: not swallowed
-        adapter(models.Outcome).validate_python({"outcome": "failed"})
-    with pytest.raises(ValidationError):
-        adapter(models.Outcome).validate_python({"outcome": "stopped", "stopReason": 3})
-
-
-@pytest.mark.parametrize("prop", ["title", "status", "rawInput"])
-def test_three_state_fields(fixture_packages: FixturePackages, prop: str) -> None:
-    pkg = fixture_packages["three_state"]
-    model = pkg.models.ItemPatch
-    values = {"title": "new title", "status": "done", "rawInput": {"a": [1, None]}}
-    absent = round_trip(model, {"itemId": "i1"})
-    null = round_trip(model, {"itemId": "i1", prop: None})
-    value = round_trip(model, {"itemId": "i1", prop: values[prop]})
-    name = field_name(model, prop)
-    assert name not in absent.model_fields_set
-    assert name in null.model_fields_set and getattr(null, name) is None
-    assert getattr(value, name) is not None
-    assert dict(pkg.module.TRISTATE_FIELDS) == {
-        "ItemPatch": frozenset({"title", "status", "rawInput"})
-    }
-
-
-def test_three_state_other_fields_are_not_nullable(fixture_packages: FixturePackages) -> None:
-    model = fixture_packages["three_state"].models.ItemPatch
-    with pytest.raises(ValidationError):
-        model.model_validate({"itemId": "i1", "note": None})
-    with pytest.raises(ValidationError):
-        model.model_validate({"itemId": "i1", "status": "weird"})
-    with pytest.raises(ValidationError):
-        model.model_validate({"itemId": None})
-
-
-def test_merge_annotation_fixture(fixture_packages: FixturePackages) -> None:
-    pkg = fixture_packages["merge_annotation"]
-    union = pkg.schema["$defs"]["SessionUpdate"]
-    merge = pkg.submodule("merge_rules")
-    assert merge.UPDATE_TAG == "sessionUpdate"
-    tags = known_tags(union)
-    assert list(merge.MERGE_RULES) == tags
-    for tag in tags:
-        raw = branch_schema(union, "sessionUpdate", tag)["x-merge"]
-        rule = merge.MERGE_RULES[tag]
-        assert {k: getattr(rule, k) for k in _expected_rule(tag, raw)} == _expected_rule(tag, raw)
-    models = pkg.models
-    round_trip(
-        models.SessionUpdate,
-        {"sessionUpdate": "terminal_output_chunk", "terminalId": "t", "data": "AAE="},
-    )
-    round_trip(
-        models.SessionUpdate,
-        {"sessionUpdate": "tool_call_update", "toolCallId": "c", "title": None},
-    )
-    round_trip(models.SessionUpdate, {"sessionUpdate": "_custom", "x": 1})
-    with pytest.raises(ValidationError):
-        adapter(models.SessionUpdate).validate_python({"sessionUpdate": "usage_update"})
-
-
-def test_extension_methods_fixture(fixture_packages: FixturePackages) -> None:
-    pkg = fixture_packages["extension_method"]
-    table = pkg.module.METHODS
-    assert set(table) == {"_example.com/echo", "_example.com/notice"}
-    echo, notice = table["_example.com/echo"], table["_example.com/notice"]
-    assert (echo.side, echo.kind) == ("agent", "request")
-    assert echo.params_type is pkg.models.ExtRequest and echo.result_type is pkg.models.ExtResponse
-    assert (notice.side, notice.kind, notice.result_type) == ("client", "notification", None)
-    assert notice.params_type is pkg.models.ExtNotification
-    assert "_example.com/echo" in pkg.module.AGENT_METHODS
-    assert "_example.com/notice" in pkg.module.CLIENT_METHODS
-    for handler in (echo.handler, notice.handler):
-        assert handler.isidentifier() and not keyword.iskeyword(handler)
-    for value in ({"anything": [1, "x"]}, [1, 2], "text", 3, None, True):
-        round_trip(pkg.models.ExtRequest, value)
-        round_trip(pkg.models.ExtNotification, value)
-
-
-@pytest.mark.parametrize(
-    ("fixture", "method", "side", "kind", "params", "result"),
-    [
-        (
-            "request",
-            "session/rename",
-            "agent",
-            "request",
-            "RenameSessionRequest",
-            "RenameSessionResponse",
-        ),
-        (
-            "notification",
-            "session/cancel",
-            "agent",
-            "notification",
-            "CancelSessionNotification",
-            None,
-        ),
-        ("tagged_union", "shape/draw", "client", "notification", "DrawShapeNotification", None),
-    ],
-)
-def test_fixture_method_tables(
-    fixture_packages: FixturePackages,
-    fixture: str,
-    method: str,
-    side: str,
-    kind: str,
-    params: str,
-    result: str | None,
-) -> None:
-    pkg = fixture_packages[fixture]
-    assert list(pkg.module.METHODS) == [method]
-    spec = pkg.module.METHODS[method]
-    assert (spec.method, spec.side, spec.kind) == (method, side, kind)
-    assert spec.params_type is getattr(pkg.models, params)
-    assert spec.result_type is (getattr(pkg.models, result) if result else None)
-
-
-def test_request_fixture_round_trips(fixture_packages: FixturePackages) -> None:
-    models = fixture_packages["request"].models
-    round_trip(models.RenameSessionRequest, {"sessionId": "s", "title": "t"})
-    round_trip(
-        models.RenameSessionRequest,
-        {"sessionId": "s", "title": "t", "priority": None, "_meta": {"a": 1}},
-    )
-    round_trip(models.RenameSessionResponse, {})
-    round_trip(models.RenameSessionResponse, {"previousTitle": None})
-    with pytest.raises(ValidationError):
-        models.RenameSessionRequest.model_validate({"sessionId": "s", "title": ""})  # minLength
-    with pytest.raises(ValidationError):
-        models.RenameSessionRequest.model_validate({"sessionId": "s", "title": "t", "priority": -1})
-
-
-# ------------------------------------------------------------------ hostile or unusual schema text
-
-
-def _variant_of_request_fixture(tmp_path: Path, change: Any) -> Path:
-    doc = json.loads((FIXTURE_SCHEMAS / "request.json").read_text(encoding="utf-8"))
-    change(doc)
-    path = tmp_path / "schema.json"
-    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
-    return path
-
-
-def _generate(schema: Path, out: Path, package: str) -> tuple[int, str]:
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        status = cli_main(
-            ["generate", "--schema", str(schema), "--out", str(out), "--package", package]
-        )
-    return status, err.getvalue()
-
-
-def test_schema_title_is_not_code(tmp_path: Path) -> None:
-    """Schema text reaches generated code only as data: a title cannot run code on import."""
-    title = 'Evil """ + str(open("PWNED", "w")) + """ title \\'
-
-    def change(doc: dict[str, Any]) -> None:
-        doc["x-acp"]["title"] = title
-        doc["title"] = title
-
-    status, err = _generate(
-        _variant_of_request_fixture(tmp_path, change), tmp_path / "out", "hostile"
-    )
-    if status == 2:  # rejecting the title is fine too
-        assert "title" in err
-        return
-    assert status == 0, err
-    for path in (tmp_path / "out").rglob("*.py"):
-        ast.parse(path.read_bytes(), filename=str(path))
-    code = "import hostile, json; print(json.dumps(hostile.__doc__))"
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=tmp_path / "out",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert not (
-        tmp_path / "out" / "PWNED"
-    ).exists(), "importing the package ran code from the schema"
-    doc = json.loads(proc.stdout)
-    assert doc is not None and title in doc
-
-
-def test_method_name_is_not_code(tmp_path: Path) -> None:
-    """A method name (any JSON string to JSON-RPC) cannot inject statements into a handler."""
-    method = 'session/x"""; raise KeyError("injected"); """'
-
-    def change(doc: dict[str, Any]) -> None:
-        doc["x-methods"][0]["method"] = method
-        for name in ("RenameSessionRequest", "RenameSessionResponse"):
-            doc["$defs"][name]["x-method"] = method
-
-    status, err = _generate(
-        _variant_of_request_fixture(tmp_path, change), tmp_path / "out", "hostile_m"
-    )
-    if status == 2:  # rejecting the name is fine too
-        assert "x-methods" in err
-        return
-    assert status == 0, err
-    probe = textwrap.dedent(f"""
-        import asyncio, hostile_m
-        spec = hostile_m.METHODS[{method!r}]
-        agent = getattr(hostile_m, "Agent", None)
-        if agent is not None:
-            try:
-                asyncio.run(getattr(agent(), spec.handler)(params=None))
-            except Exception as exc:
-                print(type(exc).__name__)
-        """)
-    proc = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=tmp_path / "out",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "KeyError" not in proc.stdout, "the method name became a statement in agent.py"
-
-
-@pytest.mark.parametrize("name", ["Model", "Field", "Tag", "Any"])
-def test_definition_names_that_clash_with_generated_names(tmp_path: Path, name: str) -> None:
-    """A `$defs` name that models.py also uses is either rejected or still means the definition."""
-
-    def change(doc: dict[str, Any]) -> None:
-        doc["$defs"][name] = {
-            "title": name,
-            "x-method": "session/rename",
-            "x-side": "agent",
-            "type": "object",
-            "properties": {"label": {"type": "string"}, "pet": {"$ref": "#/$defs/Zoo"}},
-            "required": ["label"],
-        }
-        doc["$defs"]["Zoo"] = {  # a tagged union, so models.py routes with `Tag`
-            "title": "Zoo",
-            "x-union": {"tag": "kind"},
-            "anyOf": [
-                {
-                    "title": "Cat",
-                    "type": "object",
-                    "properties": {"kind": {"type": "string", "const": "cat"}},
-                    "required": ["kind"],
-                }
-            ],
-        }
-        del doc["$defs"]["RenameSessionRequest"]
-        doc["x-methods"][0]["params"] = name
-
-    package = f"clash_{name.lower()}"
-    status, err = _generate(
-        _variant_of_request_fixture(tmp_path, change), tmp_path / "out", package
-    )
-    if status == 2:
-        assert f"/$defs/{name}" in err, err
-        return
-    assert status == 0, err
-    probe = textwrap.dedent(f"""
-        import json
-        from pydantic import BaseModel, TypeAdapter, ValidationError
-        import {package}
-        spec = {package}.METHODS["session/rename"]
-        model = getattr({package}.models, {name!r})
-        ta = TypeAdapter(spec.params_type)
-        sample = {{"label": "x", "pet": {{"kind": "cat"}}}}
-        ok = ta.dump_python(ta.validate_python(sample), mode="json", by_alias=True)
-        try:
-            ta.validate_python({{"label": 5}})
-            rejected = False
-        except ValidationError:
-            rejected = True
-        print(json.dumps([isinstance(model, type) and issubclass(model, BaseModel),
-                          spec.params_type is model, ok, rejected]))
-        """)
-    proc = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=tmp_path / "out",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    expected = [True, True, {"label": "x", "pet": {"kind": "cat"}}, True]
-    assert json.loads(proc.stdout.strip().splitlines()[-1]) == expected

@@ -1,0 +1,225 @@
+"""Hostile or unusual schema text: it reaches generated code only as data, or is refused."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import copy
+import io
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import (
+    FIXTURE_SCHEMAS,
+    SCHEMA,
+)
+from fixtures.samples import (
+    SampleBuilder,
+    known_tags,
+)
+from pydantic import BaseModel, TypeAdapter
+
+from codegen.cli import main as cli_main
+
+_SCHEMA: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
+_DEFS: dict[str, Any] = _SCHEMA["$defs"]
+_METHODS: list[dict[str, Any]] = _SCHEMA.get("x-methods", [])
+_UPDATE_UNION: str = _SCHEMA.get("x-update-union", "SessionUpdate")
+_UPDATE_TAGS: list[str] = known_tags(_DEFS[_UPDATE_UNION]) if _UPDATE_UNION in _DEFS else []
+_UPDATE_TAG_PROPERTY: str = (
+    _DEFS.get(_UPDATE_UNION, {}).get("x-union", {}).get("tag", "sessionUpdate")
+)
+BUILDER = SampleBuilder(_DEFS)
+# Only these may be imported (besides the standard library) by a generated package.
+ALLOWED_THIRD_PARTY = {
+    "pydantic",
+    "pydantic_core",
+    "typing_extensions",
+    "typing_inspection",
+    "annotated_types",
+}
+GENERATOR_MODULES = {"codegen", "jinja2", "datamodel_code_generator", "black", "jsonschema"}
+
+_adapters: dict[int, TypeAdapter[Any]] = {}
+
+
+def adapter(tp: Any) -> TypeAdapter[Any]:
+    if id(tp) not in _adapters:
+        _adapters[id(tp)] = TypeAdapter(tp)
+    return _adapters[id(tp)]
+
+
+def round_trip(tp: Any, sample: Any) -> Any:
+    """Validate `sample` as `tp`, dump it back (by alias, JSON mode) and expect the same JSON."""
+    ta = adapter(tp)
+    obj = ta.validate_python(copy.deepcopy(sample))
+    assert ta.dump_python(obj, mode="json", by_alias=True) == sample
+    again = ta.validate_json(json.dumps(sample))
+    assert json.loads(ta.dump_json(again, by_alias=True)) == sample
+    return obj
+
+
+def field_name(model: type[BaseModel], wire: str) -> str:
+    names = [n for n, f in model.model_fields.items() if (f.alias or n) == wire]
+    assert names, f"{model.__name__} has no field for {wire!r}"
+    return names[0]
+
+
+# ------------------------------------------------------------------ hostile or unusual schema text
+
+
+def _variant_of_request_fixture(tmp_path: Path, change: Any) -> Path:
+    doc = json.loads((FIXTURE_SCHEMAS / "request.json").read_text(encoding="utf-8"))
+    change(doc)
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return path
+
+
+def _generate(schema: Path, out: Path, package: str) -> tuple[int, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = cli_main(
+            ["generate", "--schema", str(schema), "--out", str(out), "--package", package]
+        )
+    return status, err.getvalue()
+
+
+def test_schema_title_is_not_code(tmp_path: Path) -> None:
+    """Schema text reaches generated code only as data: a title cannot run code on import."""
+    title = 'Evil """ + str(open("PWNED", "w")) + """ title \\'
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["x-acp"]["title"] = title
+        doc["title"] = title
+
+    status, err = _generate(
+        _variant_of_request_fixture(tmp_path, change), tmp_path / "out", "hostile"
+    )
+    if status == 2:  # rejecting the title is fine too
+        assert "title" in err
+        return
+    assert status == 0, err
+    for path in (tmp_path / "out").rglob("*.py"):
+        ast.parse(path.read_bytes(), filename=str(path))
+    code = "import hostile, json; print(json.dumps(hostile.__doc__))"
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path / "out",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert not (
+        tmp_path / "out" / "PWNED"
+    ).exists(), "importing the package ran code from the schema"
+    doc = json.loads(proc.stdout)
+    assert doc is not None and title in doc
+
+
+def test_method_name_is_not_code(tmp_path: Path) -> None:
+    """A method name (any JSON string to JSON-RPC) cannot inject statements into a handler."""
+    method = 'session/x"""; raise KeyError("injected"); """'
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["x-methods"][0]["method"] = method
+        for name in ("RenameSessionRequest", "RenameSessionResponse"):
+            doc["$defs"][name]["x-method"] = method
+
+    status, err = _generate(
+        _variant_of_request_fixture(tmp_path, change), tmp_path / "out", "hostile_m"
+    )
+    if status == 2:  # rejecting the name is fine too
+        assert "x-methods" in err
+        return
+    assert status == 0, err
+    probe = textwrap.dedent(f"""
+        import asyncio, hostile_m
+        spec = hostile_m.METHODS[{method!r}]
+        agent = getattr(hostile_m, "Agent", None)
+        if agent is not None:
+            try:
+                asyncio.run(getattr(agent(), spec.handler)(params=None))
+            except Exception as exc:
+                print(type(exc).__name__)
+        """)
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path / "out",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "KeyError" not in proc.stdout, "the method name became a statement in agent.py"
+
+
+@pytest.mark.parametrize("name", ["Model", "Field", "Tag", "Any"])
+def test_definition_names_that_clash_with_generated_names(tmp_path: Path, name: str) -> None:
+    """A `$defs` name that models.py also uses is either rejected or still means the definition."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["$defs"][name] = {
+            "title": name,
+            "x-method": "session/rename",
+            "x-side": "agent",
+            "type": "object",
+            "properties": {"label": {"type": "string"}, "pet": {"$ref": "#/$defs/Zoo"}},
+            "required": ["label"],
+        }
+        doc["$defs"]["Zoo"] = {  # a tagged union, so models.py routes with `Tag`
+            "title": "Zoo",
+            "x-union": {"tag": "kind"},
+            "anyOf": [
+                {
+                    "title": "Cat",
+                    "type": "object",
+                    "properties": {"kind": {"type": "string", "const": "cat"}},
+                    "required": ["kind"],
+                }
+            ],
+        }
+        del doc["$defs"]["RenameSessionRequest"]
+        doc["x-methods"][0]["params"] = name
+
+    package = f"clash_{name.lower()}"
+    status, err = _generate(
+        _variant_of_request_fixture(tmp_path, change), tmp_path / "out", package
+    )
+    if status == 2:
+        assert f"/$defs/{name}" in err, err
+        return
+    assert status == 0, err
+    probe = textwrap.dedent(f"""
+        import json
+        from pydantic import BaseModel, TypeAdapter, ValidationError
+        import {package}
+        spec = {package}.METHODS["session/rename"]
+        model = getattr({package}.models, {name!r})
+        ta = TypeAdapter(spec.params_type)
+        sample = {{"label": "x", "pet": {{"kind": "cat"}}}}
+        ok = ta.dump_python(ta.validate_python(sample), mode="json", by_alias=True)
+        try:
+            ta.validate_python({{"label": 5}})
+            rejected = False
+        except ValidationError:
+            rejected = True
+        print(json.dumps([isinstance(model, type) and issubclass(model, BaseModel),
+                          spec.params_type is model, ok, rejected]))
+        """)
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path / "out",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    expected = [True, True, {"label": "x", "pet": {"kind": "cat"}}, True]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == expected
