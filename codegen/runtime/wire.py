@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+_WIRE_RULES: dict[str, Any] = {"strict": True, "by_alias": True, "by_name": False}
+
 
 @cache
 def adapter(tp: Any) -> TypeAdapter[Any]:
@@ -26,8 +28,10 @@ def to_wire(value: Any, tp: Any | None = None) -> Any:
 def from_wire(tp: Any, data: Any) -> Any:
     """Validate wire JSON into `tp` (missing params count as `{}`); raises ValidationError.
 
-    Wire names only: the Python field names models also accept are for code, not for peers."""
-    return adapter(tp).validate_python({} if data is None else data, by_alias=True, by_name=False)
+    Strict JSON types and wire names only: `"5"` is no integer, and the Python field names models
+    also accept are for code, not for peers."""
+    checked = adapter(tp)
+    return checked.validate_python({} if data is None else data, **_WIRE_RULES)
 
 
 def wire_validator(tp: Any) -> Callable[[Any], Any]:
@@ -35,6 +39,6 @@ def wire_validator(tp: Any) -> Callable[[Any], Any]:
     checked = adapter(tp)
 
     def validate(data: Any) -> Any:
-        return checked.validate_python(data, by_alias=True, by_name=False)
+        return checked.validate_python(data, **_WIRE_RULES)
 
     return validate
