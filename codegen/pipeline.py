@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import __version__
 from .errors import Problem, SchemaError
 from .ir import Protocol
 from .naming import is_identifier
@@ -30,4 +31,10 @@ def render_tree(protocol: Protocol, target: Target) -> dict[str, bytes]:
             [Problem("--package", "", f"{target.package!r} is not a Python package name")]
         )
     files = render_package(protocol, target)
-    return with_manifest({f"{target.package}/{rel}": data for rel, data in files.items()})
+    about = {
+        "generated-by": f"acp-codegen {__version__}",
+        "schema": protocol.source_name,
+        "schema-sha256": protocol.sha256,
+        "regenerate": target.command,
+    }
+    return with_manifest({f"{target.package}/{rel}": data for rel, data in files.items()}, about)

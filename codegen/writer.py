@@ -25,8 +25,9 @@ class Plan:
         return not (self.changed or self.missing or self.extra)
 
 
-def with_manifest(files: dict[str, bytes]) -> dict[str, bytes]:
-    listing = json.dumps({"generated-by": "acp-codegen", "files": sorted(files)}, indent=2)
+def with_manifest(files: dict[str, bytes], about: dict[str, str]) -> dict[str, bytes]:
+    """`files` plus the manifest that lists them (`about`: generator, schema hash, command)."""
+    listing = json.dumps({**about, "files": sorted(files)}, indent=2)
     return {**files, MANIFEST: (listing + "\n").encode("utf-8")}
 
 
