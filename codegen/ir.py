@@ -94,7 +94,3 @@ class Protocol:
         needed = {"initialize", "session/new", "session/prompt", "session/cancel", "session/update"}
         version = self.protocol_version
         return version is not None and version >= 2 and needed <= {m.name for m in self.methods}
-
-    @property
-    def has_merge_rules(self) -> bool:
-        return any(v.merge is not None for v in self.update_variants)
