@@ -16,8 +16,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "generated"))
 
-from codegen.pipeline import load_protocol, render_tree  # noqa: E402
-from codegen.render import Target  # noqa: E402
+from acp_codegen.pipeline import load_protocol, render_tree  # noqa: E402
+from acp_codegen.render import Target  # noqa: E402
 
 
 def timed(action: Callable[[], object], repeat: int) -> list[float]:

@@ -10,7 +10,7 @@ script writes is exactly what the test expects.
 
 The golden view leaves out two things that are checked elsewhere and would otherwise make every
 golden change whenever an unrelated part of the project changes:
-- `pkg/_runtime/**`: a verbatim copy of `codegen/runtime/` (checked in tests/test_functional.py);
+- `pkg/_runtime/**`: a verbatim copy of `acp_codegen/runtime/` (checked in tests/test_functional.py);
 - `.acp-codegen-manifest.json`: the list of written files (checked in tests/test_golden.py and
   tests/test_cli.py against the rendered tree).
 """
@@ -25,9 +25,9 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(REPO))
 
-from codegen.pipeline import load_protocol, render_tree  # noqa: E402
-from codegen.render import Target  # noqa: E402
-from codegen.writer import MANIFEST  # noqa: E402
+from acp_codegen.pipeline import load_protocol, render_tree  # noqa: E402
+from acp_codegen.render import Target  # noqa: E402
+from acp_codegen.writer import MANIFEST  # noqa: E402
 
 SCHEMAS = REPO / "tests" / "fixtures" / "schemas"
 GOLDEN = REPO / "tests" / "golden"

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from codegen.pipeline import load_protocol, render_tree
-from codegen.render import Target
+from acp_codegen.pipeline import load_protocol, render_tree
+from acp_codegen.render import Target
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURE_SCHEMAS
 
-from codegen import __version__, cli
-from codegen.cli import main
-from codegen.ir import Protocol
-from codegen.render import Target
-from codegen.writer import MANIFEST
+from acp_codegen import __version__, cli
+from acp_codegen.cli import main
+from acp_codegen.ir import Protocol
+from acp_codegen.render import Target
+from acp_codegen.writer import MANIFEST
 
 SOURCE = FIXTURE_SCHEMAS / "merge_annotation.json"
 FIX = "acp-codegen generate --schema schema.json --out out --package pkg"

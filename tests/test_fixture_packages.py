@@ -37,7 +37,7 @@ ALLOWED_THIRD_PARTY = {
     "typing_inspection",
     "annotated_types",
 }
-GENERATOR_MODULES = {"codegen", "jinja2", "datamodel_code_generator", "black", "jsonschema"}
+GENERATOR_MODULES = {"acp_codegen", "jinja2", "datamodel_code_generator", "black", "jsonschema"}
 
 _adapters: dict[int, TypeAdapter[Any]] = {}
 

@@ -52,7 +52,7 @@ ALLOWED_THIRD_PARTY = {
     "typing_inspection",
     "annotated_types",
 }
-GENERATOR_MODULES = {"codegen", "jinja2", "datamodel_code_generator", "black", "jsonschema"}
+GENERATOR_MODULES = {"acp_codegen", "jinja2", "datamodel_code_generator", "black", "jsonschema"}
 
 _adapters: dict[int, TypeAdapter[Any]] = {}
 
@@ -159,7 +159,7 @@ def _open_string_enums() -> list[str]:
 
 
 def test_runtime_is_copied_verbatim(canonical: GeneratedPackage) -> None:
-    sources = {p.name: p for p in (REPO / "codegen" / "runtime").glob("*.py")}
+    sources = {p.name: p for p in (REPO / "acp_codegen" / "runtime").glob("*.py")}
     copied = {
         rel.split("/")[-1]: data
         for rel, data in canonical.files.items()

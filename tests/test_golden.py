@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURE_SCHEMAS, REPO, load_script
 
-from codegen.writer import MANIFEST
+from acp_codegen.writer import MANIFEST
 
 goldens = load_script("update_goldens")
 

@@ -24,7 +24,7 @@ from fixtures.samples import (
 )
 from pydantic import BaseModel, TypeAdapter
 
-from codegen.cli import main as cli_main
+from acp_codegen.cli import main as cli_main
 
 _SCHEMA: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
 _DEFS: dict[str, Any] = _SCHEMA["$defs"]
@@ -43,7 +43,7 @@ ALLOWED_THIRD_PARTY = {
     "typing_inspection",
     "annotated_types",
 }
-GENERATOR_MODULES = {"codegen", "jinja2", "datamodel_code_generator", "black", "jsonschema"}
+GENERATOR_MODULES = {"acp_codegen", "jinja2", "datamodel_code_generator", "black", "jsonschema"}
 
 _adapters: dict[int, TypeAdapter[Any]] = {}
 

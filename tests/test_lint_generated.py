@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURE_SCHEMAS, REPO, FixturePackages, GeneratedPackage
 
-from codegen.cli import main
+from acp_codegen.cli import main
 
 GENERATED = REPO / "generated"
 COMMITTED = GENERATED / "acp_bindings"
@@ -51,13 +51,13 @@ def test_committed_generated_is_up_to_date(
     assert status == 0, captured.out[-4000:] + captured.err
 
 
-def test_mypy_strict_on_codegen(tmp_path: Path) -> None:
-    proc = mypy(["codegen"], tmp_path / "cache")
+def test_mypy_strict_on_generator(tmp_path: Path) -> None:
+    proc = mypy(["acp_codegen"], tmp_path / "cache")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_ruff_on_codegen() -> None:
-    proc = run("ruff", "check", "--no-cache", "codegen")
+def test_ruff_on_generator() -> None:
+    proc = run("ruff", "check", "--no-cache", "acp_codegen")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

@@ -59,7 +59,7 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Upstream]:
             package,
         ]
         running[package] = subprocess.Popen(
-            [sys.executable, "-m", "codegen.cli", *argv],
+            [sys.executable, "-m", "acp_codegen", *argv],
             cwd=root,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

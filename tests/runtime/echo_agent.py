@@ -6,9 +6,9 @@ import asyncio
 import os
 from typing import Any
 
-from codegen.runtime.connection import Connection
-from codegen.runtime.errors import RpcError
-from codegen.runtime.stdio import serve_stdio
+from acp_codegen.runtime.connection import Connection
+from acp_codegen.runtime.errors import RpcError
+from acp_codegen.runtime.stdio import serve_stdio
 
 
 class EchoAgent:

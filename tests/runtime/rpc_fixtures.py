@@ -7,9 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from codegen.runtime.connection import Connection
-from codegen.runtime.dispatch import TableDispatcher
-from codegen.runtime.tables import MethodSpec
+from acp_codegen.runtime.connection import Connection
+from acp_codegen.runtime.dispatch import TableDispatcher
+from acp_codegen.runtime.tables import MethodSpec
 
 from .streams import RawPeer
 

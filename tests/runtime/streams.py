@@ -9,8 +9,8 @@ import socket
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from codegen.runtime.connection import Connection
-from codegen.runtime.dispatch import Dispatcher
+from acp_codegen.runtime.connection import Connection
+from acp_codegen.runtime.dispatch import Dispatcher
 
 T = TypeVar("T")
 

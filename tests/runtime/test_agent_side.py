@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from codegen.runtime.agent_session import AgentSession, Prompt
-from codegen.runtime.agent_side import AgentSide
-from codegen.runtime.connection import Connection
-from codegen.runtime.protocol import selected_option
+from acp_codegen.runtime.agent_session import AgentSession, Prompt
+from acp_codegen.runtime.agent_side import AgentSide
+from acp_codegen.runtime.connection import Connection
+from acp_codegen.runtime.protocol import selected_option
 
 from .streams import RawPeer, connected, run
 

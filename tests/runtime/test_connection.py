@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from codegen.runtime.connection import Connection
-from codegen.runtime.dispatch import TableDispatcher
-from codegen.runtime.errors import ConnectionClosed, RpcError
+from acp_codegen.runtime.connection import Connection
+from acp_codegen.runtime.dispatch import TableDispatcher
+from acp_codegen.runtime.errors import ConnectionClosed, RpcError
 
 from .rpc_fixtures import (
     METHODS,

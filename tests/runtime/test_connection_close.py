@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codegen.runtime.connection import Connection
-from codegen.runtime.errors import ConnectionClosed
+from acp_codegen.runtime.connection import Connection
+from acp_codegen.runtime.errors import ConnectionClosed
 
 from .streams import run, stream_pair
 

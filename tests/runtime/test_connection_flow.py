@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from codegen.runtime.errors import RpcError
+from acp_codegen.runtime.errors import RpcError
 
 from .rpc_fixtures import (
     expect_silence,

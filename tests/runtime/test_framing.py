@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from codegen.runtime.framing import LineReader, LineTooLong, decode_line, encode_json
+from acp_codegen.runtime.framing import LineReader, LineTooLong, decode_line, encode_json
 
 from .streams import run
 

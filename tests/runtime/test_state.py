@@ -9,9 +9,9 @@ from typing import Any, Literal
 import pytest
 from pydantic import MISSING, BaseModel, Field
 
-from codegen.runtime.errors import MalformedUpdateError
-from codegen.runtime.state import SessionState
-from codegen.runtime.tables import MergeRule
+from acp_codegen.runtime.errors import MalformedUpdateError
+from acp_codegen.runtime.state import SessionState
+from acp_codegen.runtime.tables import MergeRule
 
 from .rules import RULES
 

@@ -9,10 +9,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import codegen.runtime.jsonvalue as jsonvalue
-import codegen.runtime.records as records
-import codegen.runtime.state as state_module
-from codegen.runtime.state import SessionState
+import acp_codegen.runtime.jsonvalue as jsonvalue
+import acp_codegen.runtime.records as records
+import acp_codegen.runtime.state as state_module
+from acp_codegen.runtime.state import SessionState
 
 from .rules import RULES
 

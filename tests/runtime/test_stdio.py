@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from codegen.runtime.connection import Connection
-from codegen.runtime.errors import ConnectionClosed, RpcError
-from codegen.runtime.stdio import spawn_agent
+from acp_codegen.runtime.connection import Connection
+from acp_codegen.runtime.errors import ConnectionClosed, RpcError
+from acp_codegen.runtime.stdio import spawn_agent
 
 from .streams import HANG_GUARD_SECONDS, guard, run
 

@@ -6,7 +6,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_SCHEMA = "schema/acp.schema.json"
+from .paths import BUNDLED_SCHEMA
+
 DEFAULT_OUT = "generated"
 DEFAULT_PACKAGE = "acp_bindings"
 
@@ -27,16 +28,19 @@ def find_pyproject(start: Path) -> Path | None:
 
 
 def load_settings(cwd: Path) -> Settings:
-    """Project defaults; paths in pyproject.toml are relative to the file's folder."""
+    """Project defaults; paths in pyproject.toml are relative to the file's folder. Without a
+    `[tool.acp-codegen]` table the input is the schema shipped with the tool."""
     pyproject = find_pyproject(cwd)
     table: dict[str, object] = {}
     base = cwd
     if pyproject is not None:
         with pyproject.open("rb") as handle:
             table = tomllib.load(handle).get("tool", {}).get("acp-codegen", {})
-        base = pyproject.parent
+        if table:
+            base = pyproject.parent
+    schema = table.get("schema")
     return Settings(
-        schema=base / str(table.get("schema", DEFAULT_SCHEMA)),
+        schema=base / str(schema) if schema is not None else BUNDLED_SCHEMA,
         out=base / str(table.get("out", DEFAULT_OUT)),
         package=str(table.get("package", DEFAULT_PACKAGE)),
     )
