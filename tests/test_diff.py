@@ -232,10 +232,8 @@ def test_field_type_changes(tmp_path: Path) -> None:
         props["content"] = {"type": "string"}
 
     changes = {c.subject: c for c in _diff(tmp_path, edit)}
-    assert (changes["PromptRequest.sessionId"].change, changes["PromptRequest.sessionId"].breaks) == (
-        "type-renamed",
-        (),
-    )
+    session_id = changes["PromptRequest.sessionId"]
+    assert (session_id.change, session_id.breaks) == ("type-renamed", ())
     hint = changes["PromptRequest.hint"]
     assert (hint.change, hint.old, hint.new, hint.breaks) == (
         "became-nullable",
@@ -351,9 +349,7 @@ def test_merge_rule_changes(tmp_path: Path) -> None:
     def drop(d: Doc) -> None:
         del d["$defs"]["SessionUpdate"]["anyOf"][0]["x-merge"]
 
-    assert _entries(_diff(tmp_path, drop, old)) == {
-        ("merge-rules", "message_chunk", "removed", ())
-    }
+    assert _entries(_diff(tmp_path, drop, old)) == {("merge-rules", "message_chunk", "removed", ())}
 
 
 def _write(tmp_path: Path, edit: Callable[[Doc], None]) -> tuple[str, str]:

@@ -1,0 +1,144 @@
+"""`acp-codegen diff` on real pairs of schemas: upstream's published files and our own.
+
+Every expectation was checked by hand against the files with jq (the comments say what the
+files contain). Skips cleanly when ../shared is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from acp_codegen.cli import main
+from acp_codegen.protodiff import CATEGORIES, Change, diff_files
+
+REPO = Path(__file__).resolve().parents[1]
+UPSTREAM = REPO.parent / "shared" / "reference" / "acp-upstream"
+OURS = REPO / "schema" / "acp.schema.json"
+V1 = UPSTREAM / "v1" / "schema.json"
+SEED = UPSTREAM / "seed-source" / "v2-schema.json"
+ALPHA3 = UPSTREAM / "v2" / "schema.json"
+V240 = UPSTREAM / "v2-2.4.0" / "schema.json"
+
+
+def _need(*paths: Path) -> None:
+    for path in paths:
+        if not path.is_file():
+            pytest.skip(f"{path} is absent")
+
+
+def _find(changes: list[Change], category: str, subject: str, change: str) -> Change:
+    found = [c for c in changes if (c.category, c.subject, c.change) == (category, subject, change)]
+    assert len(found) == 1, f"{category} {subject} {change}: {found}"
+    return found[0]
+
+
+def test_v1_to_v2_drops_session_load_which_breaks_its_callers() -> None:
+    _need(V1, ALPHA3)
+    changes = diff_files(V1, ALPHA3)
+    # v1: LoadSessionRequest/Response carry x-method session/load, x-side agent; v2 has neither.
+    load = _find(changes, "methods", "session/load", "removed")
+    assert load.breaks == ("client",)
+    assert load.old == "agent request: LoadSessionRequest -> LoadSessionResponse"
+    # fs/read_text_file was handled by the client: an agent built on v1 calls it.
+    assert _find(changes, "methods", "fs/read_text_file", "removed").breaks == ("agent",)
+    # v1 PromptResponse requires stopReason; v2's has only _meta: a v1 client expects it.
+    stop = _find(changes, "fields", "PromptResponse.stopReason", "removed")
+    assert stop.breaks == ("client",)
+    # v1 SessionUpdate is a closed oneOf; v2 adds state_update and an `other` fallback.
+    assert _find(changes, "session-updates", "state_update", "added").breaks == ("client",)
+    assert _find(changes, "session-updates", "SessionUpdate", "became-open").breaking
+    # v1 ToolCallStatus: closed oneOf of 4 consts; v2 adds "cancelled".
+    assert _find(changes, "enum-values", "ToolCallStatus", "added").new == "cancelled"
+    # session/cancel: CancelNotification renamed CancelSessionNotification, same shape.
+    cancel = _find(changes, "methods", "session/cancel", "params-changed")
+    assert (cancel.old, cancel.new, cancel.breaking) == (
+        "CancelNotification",
+        "CancelSessionNotification",
+        False,
+    )
+
+
+def test_seed_page_v2_to_alpha3() -> None:
+    _need(SEED, ALPHA3)
+    changes = diff_files(SEED, ALPHA3)
+    # alpha.3 adds the elicitation methods, handled by the client.
+    create = _find(changes, "methods", "elicitation/create", "added")
+    assert (create.new, create.breaking) == (
+        "client request: CreateElicitationRequest -> CreateElicitationResponse",
+        False,
+    )
+    # DiffPatch: required [format, diff] became [format, text]. The agent writes it.
+    assert _find(changes, "fields", "DiffPatch.diff", "removed").breaks == ("client",)
+    assert _find(changes, "fields", "DiffPatch.text", "added-required").breaks == ("agent",)
+    # NewSessionRequest.cwd: {"type": "string"} became a ref to AbsolutePath, itself a string.
+    cwd = _find(changes, "fields", "NewSessionRequest.cwd", "type-renamed")
+    assert (cwd.old, cwd.new, cwd.breaking) == ("string", "AbsolutePath", False)
+    assert not [c for c in changes if c.category == "types" and c.change == "removed"]
+    breaking = sorted(c.subject for c in changes if c.breaking)
+    assert breaking == ["DiffPatch.diff", "DiffPatch.text"]
+
+
+def test_alpha3_to_2_4_0_prompt_response_gains_a_required_message_id() -> None:
+    _need(ALPHA3, V240)
+    changes = diff_files(ALPHA3, V240)
+    # 2.4.0 PromptResponse: required ["messageId"]; alpha.3 has only _meta. The agent sends it.
+    message_id = _find(changes, "fields", "PromptResponse.messageId", "added-required")
+    assert (message_id.new, message_id.breaks) == ("MessageId", ("agent",))
+    # ToolCallStatus gains "paused"; it is an open enum (fallback branch), so compatible.
+    paused = _find(changes, "enum-values", "ToolCallStatus", "added")
+    assert (paused.new, paused.breaking) == ("paused", False)
+    assert not _find(changes, "methods", "terminal/cancel", "added").breaking
+    assert not _find(changes, "session-updates", "notice", "added").breaking
+    # StopReason (an open enum of strings) is gone; IdleStateUpdate.stopReason is a string now.
+    assert not _find(changes, "fields", "IdleStateUpdate.stopReason", "type-renamed").breaking
+    assert not _find(changes, "types", "StopReason", "removed").breaking
+
+
+def test_our_schema_against_alpha3_reports_our_merge_rules_as_added() -> None:
+    _need(ALPHA3)
+    changes = diff_files(ALPHA3, OURS)
+    rule = _find(changes, "merge-rules", "agent_message_chunk", "added")
+    assert rule.new == "append message key=/messageId field=content role=agent"
+    assert not rule.breaking
+    assert diff_files(ALPHA3, ALPHA3) == []
+
+
+def test_cli_exit_codes_on_real_pairs(capsys: pytest.CaptureFixture[str]) -> None:
+    _need(V1, ALPHA3, V240)
+    assert main(["diff", str(V1), str(ALPHA3)]) == 1
+    assert "session/load" in capsys.readouterr().out
+    assert main(["diff", str(V240), str(V240)]) == 0
+    assert capsys.readouterr().out == f"no changes from {V240} to {V240}\n"
+    assert main(["diff", str(ALPHA3), str(OURS)]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_output_is_the_same_bytes_whatever_the_hash_seed(fmt: str) -> None:
+    _need(ALPHA3, V240)
+    outputs = set()
+    for seed in ("0", "1", "12345"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "acp_codegen", "diff", str(ALPHA3), str(V240), "--format", fmt],
+            capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=False,
+        )
+        assert proc.returncode == 1, proc.stderr
+        outputs.add(proc.stdout)
+    assert len(outputs) == 1
+    if fmt == "json":
+        doc = json.loads(outputs.pop())
+        order = list(CATEGORIES)
+        keys = [
+            (order.index(c["category"]), c["subject"], c["change"], c["old"] or "", c["new"] or "")
+            for c in doc["changes"]
+        ]
+        assert keys == sorted(set(keys))  # grouped, sorted, no duplicates
+        assert len(keys) == doc["breaking"] + doc["compatible"]
