@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -453,3 +456,29 @@ def test_docs_table_matches_the_rules() -> None:
 
     docs = (Path(__file__).parents[1] / "docs" / "diff.md").read_text(encoding="utf-8")
     assert markdown_table() in docs
+
+
+def test_the_readme_example_works_as_written(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[1]
+    readme = (repo / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Comparing two schemas", 1)[1]
+    script = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    script = script.replace("/tmp/acp-new.json", str(tmp_path / "new.json"))
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.run(
+        ["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "became-required    PromptResponse._meta: optional -> required" in proc.stdout
+
+
+def test_fields_of_an_inline_union_branch(tmp_path: Path) -> None:
+    def edit(d: Doc) -> None:
+        chunk = d["$defs"]["SessionUpdate"]["anyOf"][0]
+        chunk["properties"]["messageId"] = {"type": "string"}
+        chunk["required"].append("messageId")
+
+    # session/update is sent by the agent: an agent built on OLD does not send messageId.
+    assert _entries(_diff(tmp_path, edit)) == {
+        ("fields", "SessionUpdate[message_chunk].messageId", "added-required", ("agent",))
+    }
