@@ -12,6 +12,7 @@ from . import __version__
 from .config import find_pyproject, load_settings
 from .errors import SchemaError
 from .pipeline import load_protocol, render_tree
+from .protodiff import command as diff_command
 from .render import Target
 from .writer import diff, plan, write
 
@@ -45,46 +46,8 @@ def _parser() -> argparse.ArgumentParser:
         description="report every problem in a schema",
     )
     val.add_argument("path", type=Path)
-    _add_diff_command(sub)
+    diff_command.add_command(sub)
     return parser
-
-
-def _add_diff_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    import textwrap
-
-    from .protodiff.rules import LEGEND, rules_table
-
-    text = "report what changed between two schemas and whether it breaks peers built on OLD"
-    cmd = sub.add_parser(
-        "diff",
-        help=text,
-        description=text + ". Exit 0: no breaking change; 1: some change is breaking; "
-        "2: a schema cannot be read.",
-        epilog="A change is breaking when a peer built on OLD fails against one built on NEW:\n\n"
-        + rules_table()
-        + "\n\n"
-        + textwrap.fill(LEGEND, width=96),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    cmd.add_argument("old", type=Path, metavar="OLD", help="the schema peers were built on")
-    cmd.add_argument("new", type=Path, metavar="NEW", help="the schema to compare with")
-    cmd.add_argument("--format", choices=("text", "json"), default="text")
-
-
-def _diff(args: argparse.Namespace) -> int:
-    from .protodiff import diff_files
-    from .protodiff.render import as_json, as_text
-
-    try:
-        changes = diff_files(args.old, args.new)
-    except SchemaError as exc:
-        for problem in exc.problems:
-            print(f"error: {problem}", file=sys.stderr)
-        print(f"{len(exc.problems)} problem(s); nothing compared.", file=sys.stderr)
-        return EXIT_SCHEMA
-    render = as_json if args.format == "json" else as_text
-    sys.stdout.write(render(changes, str(args.old), str(args.new)))
-    return EXIT_DIFFERS if any(c.breaking for c in changes) else EXIT_OK
 
 
 def _shown(path: Path, root: Path) -> str:
@@ -96,7 +59,7 @@ def _shown(path: Path, root: Path) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "diff":
-        return _diff(args)
+        return diff_command.run(args)
     try:
         if args.command == "validate":
             load_protocol(args.path)

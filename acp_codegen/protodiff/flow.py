@@ -8,8 +8,9 @@ BOTH = SIDES
 NOBODY: tuple[str, ...] = ()
 
 
-def sides(sides: frozenset[str] | set[str]) -> tuple[str, ...]:
-    return tuple(s for s in SIDES if s in sides)
+def sides(found: frozenset[str] | set[str]) -> tuple[str, ...]:
+    """`found` in a fixed order (agent, client), so output does not depend on set order."""
+    return tuple(s for s in SIDES if s in found)
 
 
 class Flow:

@@ -1,0 +1,51 @@
+"""The `acp-codegen diff` subcommand: its arguments, help text and exit status."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from pathlib import Path
+
+from ..errors import SchemaError
+from . import diff_files
+from .render import as_json, as_text
+from .rules import LEGEND, rules_table
+
+EXIT_OK, EXIT_BREAKING, EXIT_SCHEMA = 0, 1, 2
+
+
+def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    text = "report what changed between two schemas and whether it breaks peers built on OLD"
+    cmd = sub.add_parser(
+        "diff",
+        help=text,
+        description=f"{text}. Exit 0: no breaking change; 1: some change is breaking; "
+        "2: a schema cannot be read.",
+        epilog="A change is breaking when a peer built on OLD fails against one built on NEW:\n\n"
+        + rules_table()
+        + "\n\n"
+        + textwrap.fill(LEGEND, width=96),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cmd.add_argument("old", type=Path, metavar="OLD", help="the schema peers were built on")
+    cmd.add_argument("new", type=Path, metavar="NEW", help="the schema to compare with")
+    cmd.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text for people (default), json for machines (shape in docs/diff.md)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        changes = diff_files(args.old, args.new)
+    except SchemaError as exc:
+        for problem in exc.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        print(f"{len(exc.problems)} problem(s); nothing compared.", file=sys.stderr)
+        return EXIT_SCHEMA
+    render = as_json if args.format == "json" else as_text
+    sys.stdout.write(render(changes, str(args.old), str(args.new)))
+    return EXIT_BREAKING if any(c.breaking for c in changes) else EXIT_OK
