@@ -233,6 +233,7 @@ def test_field_type_changes(tmp_path: Path) -> None:
         props["sessionId"] = {"$ref": "#/$defs/Path"}  # an alias of string: a rename
         props["hint"] = {"type": ["string", "null"]}
         props["content"] = {"type": "string"}
+        props["mode"] = {"anyOf": [{"$ref": "#/$defs/Mode"}, {"type": "integer"}]}
 
     changes = {c.subject: c for c in _diff(tmp_path, edit)}
     session_id = changes["PromptRequest.sessionId"]
@@ -242,6 +243,13 @@ def test_field_type_changes(tmp_path: Path) -> None:
         "became-nullable",
         "string",
         "null|string",
+        ("agent",),
+    )
+    widened = changes["PromptRequest.mode"]
+    assert (widened.change, widened.old, widened.new, widened.breaks) == (
+        "type-widened",
+        "Mode",
+        "Mode|integer",
         ("agent",),
     )
     content = changes["PromptRequest.content"]

@@ -126,55 +126,19 @@ def _field_changed(
     if a == b:
         return
     x, y = wire
+    kind, breaks, why = "type-changed", sides(flow.writers | flow.readers), "another type"
     if x == y:
-        yield Change("fields", subject, "type-renamed", a, b, NOBODY, "same values on the wire")
-    elif y == x | {"null"}:
-        yield Change(
-            "fields",
-            subject,
-            "became-nullable",
-            a,
-            b,
-            flow.reader(),
-            "the OLD reader does not accept null",
+        kind, breaks, why = "type-renamed", NOBODY, "same values on the wire"
+    elif x == {"any"} or y < x:  # NEW accepts less
+        kind, breaks, why = (
+            ("no-longer-nullable", flow.writer(), "the OLD writer may send null")
+            if x - y == {"null"}
+            else ("type-narrowed", flow.writer(), "the OLD writer may send what NEW rejects")
         )
-    elif x == y | {"null"}:
-        yield Change(
-            "fields",
-            subject,
-            "no-longer-nullable",
-            a,
-            b,
-            flow.writer(),
-            "the OLD writer may send null",
+    elif y == {"any"} or x < y:  # NEW accepts more
+        kind, breaks, why = (
+            ("became-nullable", flow.reader(), "the OLD reader does not accept null")
+            if y - x == {"null"}
+            else ("type-widened", flow.reader(), "the OLD reader may get what it rejects")
         )
-    elif x == {"any"}:
-        yield Change(
-            "fields",
-            subject,
-            "type-changed",
-            a,
-            b,
-            flow.writer(),
-            "OLD accepted any value: the OLD writer may send what NEW rejects",
-        )
-    elif y == {"any"}:
-        yield Change(
-            "fields",
-            subject,
-            "type-changed",
-            a,
-            b,
-            flow.reader(),
-            "NEW accepts any value: the OLD reader may get what it rejects",
-        )
-    else:
-        yield Change(
-            "fields",
-            subject,
-            "type-changed",
-            a,
-            b,
-            sides(flow.writers | flow.readers),
-            "the value has another type",
-        )
+    yield Change("fields", subject, kind, a, b, breaks, why)
