@@ -79,6 +79,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_SCHEMA
+    except OSError as exc:  # disk full, permissions: the writer has put the old folder back
+        print(f"error: {exc}; nothing was changed.", file=sys.stderr)
+        return EXIT_SCHEMA
     except SchemaError as exc:
         for problem in exc.problems:
             print(f"error: {problem}", file=sys.stderr)
