@@ -12,7 +12,7 @@ from .errors import SchemaError
 from .manifest import MANIFEST, Legacy
 from .pipeline import load_protocol
 from .render import Target
-from .sync import EXIT_OK, Job, apply, check
+from .sync import EXIT_OK, Job, apply, check, report_current
 from .targets import UsageError, checked_folder, checked_package, expanded
 from .vendor import add_vendor_parser, run_vendor
 from .where import Where, command_line
@@ -99,14 +99,19 @@ def _generate_or_check(args: argparse.Namespace) -> int:
         where.schema_option(),
         ["--out", where.shown(out), "--package", package],
     )
-    files = where.render(Target(package=package, command=command))
+    target = Target(package=package, command=command)
+    shown = f"{where.shown(out)}/{package}"
+    legacy = Legacy(out / MANIFEST, package)
+    count = None if legacy.path.exists() else where.current_file_count(folder, target)
+    if count is not None:
+        return report_current(shown, count, checking=args.command == "check")
     job = Job(
         folder=folder,
-        files=files,
-        shown=f"{where.shown(out)}/{package}",
+        files=where.render(target),
+        shown=shown,
         label=package,
         command=command,
-        legacy=Legacy(out / MANIFEST, package),
+        legacy=legacy,
     )
     if args.command == "check":
         return check(job)

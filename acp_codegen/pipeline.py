@@ -7,6 +7,7 @@ from pathlib import Path
 from . import __version__
 from .dcg import PYDANTIC_MINIMUM
 from .errors import Problem, SchemaError
+from .fingerprint import input_fingerprint
 from .ir import Protocol
 from .manifest import MANIFEST, build_manifest
 from .naming import is_identifier
@@ -36,6 +37,7 @@ def render_files(protocol: Protocol, target: Target) -> dict[str, bytes]:
         "schema": protocol.source_name,
         "schema-sha256": protocol.sha256,
         "regenerate": target.command,
+        "fingerprint": input_fingerprint(protocol.sha256, protocol.source_name, target),
     }
     return {**files, MANIFEST: build_manifest(about, files)}
 

@@ -23,6 +23,15 @@ class Job:
     legacy: Legacy | None = None
 
 
+def report_current(shown: str, count: int, *, checking: bool) -> int:
+    """What `check` or a write prints when the folder is already current (nothing rendered)."""
+    if checking:
+        print(f"{shown}: up to date")
+    else:
+        print(f"{shown}: 0 file(s) changed, {count} unchanged (0 written, 0 removed)")
+    return EXIT_OK
+
+
 def check(job: Job) -> int:
     """Exit 0 when the folder holds exactly `job.files`; else print a diff, the fix, exit 1."""
     todo = plan(job.folder, job.files, read_owned(job.folder, job.legacy))

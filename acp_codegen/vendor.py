@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .render import Target
-from .sync import Job, apply, check
+from .sync import Job, apply, check, report_current
 from .targets import checked_folder, checked_package
 from .where import Where, command_line
 
@@ -56,9 +56,12 @@ def run_vendor(args: argparse.Namespace) -> int:
         ["acp-codegen", "vendor", "--into", where.shown(into), "--package", package],
         where.schema_option(),
     )
-    files = where.render(Target(package=package, command=command))
+    target = Target(package=package, command=command)
     shown = where.shown(into)
-    job = Job(folder=into, files=files, shown=shown, label=shown, command=command)
+    count = where.current_file_count(into, target)
+    if count is not None:
+        return report_current(shown, count, checking=args.check)
+    job = Job(folder=into, files=where.render(target), shown=shown, label=shown, command=command)
     if args.check:
         return check(job)
     return apply(job, force=args.force)

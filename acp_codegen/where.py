@@ -8,10 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import Settings, find_pyproject, load_settings
+from .fingerprint import current_file_count, input_fingerprint
 from .ir import Protocol
+from .manifest import sha256
 from .pipeline import load_protocol, render_files
 from .render import Target
 from .targets import expanded
+from .writer import files_on_disk
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +48,18 @@ class Where:
     def render(self, target: Target) -> dict[str, bytes]:
         """The package folder's files for `target`, from this schema."""
         return render_files(self.load(), target)
+
+    def current_file_count(self, folder: Path, target: Target) -> int | None:
+        """The file count when `folder` is already exactly what `target` renders to (input
+        fingerprint and every file's hash match its manifest), so rendering can be skipped;
+        None otherwise (including any doubt: the caller renders in full)."""
+        try:
+            digest = sha256(self.schema.read_bytes())
+        except OSError:
+            return None  # the full path reports it properly
+        source_name = Path(self.shown(self.schema)).name  # as the parser names the source
+        fingerprint = input_fingerprint(digest, source_name, target)
+        return current_file_count(folder, fingerprint, set(files_on_disk(folder)))
 
     def load(self) -> Protocol:
         protocol = load_protocol(self.schema, self.shown(self.schema))

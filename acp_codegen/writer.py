@@ -20,7 +20,15 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .manifest import MANIFEST, Legacy, Owned, read_owned, release_legacy, sha256
+from .manifest import (
+    MANIFEST,
+    Legacy,
+    Owned,
+    read_owned,
+    release_legacy,
+    same_apart_from_fingerprint,
+    sha256,
+)
 
 
 @dataclass
@@ -33,6 +41,7 @@ class Plan:
     edited: list[str] = field(default_factory=list)  # ours, but changed since we wrote it
     unknown: list[str] = field(default_factory=list)  # on disk, never written by us
     managed: bool = False  # a manifest mentions this folder
+    stale_fingerprint: bool = False  # only the manifest's input fingerprint differs
 
     @property
     def clean(self) -> bool:
@@ -55,7 +64,7 @@ class Refused(Exception):
         super().__init__(f"{folder}: {len(self.files)} file(s) not written by acp-codegen")
 
 
-def _on_disk(folder: Path) -> dict[str, Path]:
+def files_on_disk(folder: Path) -> dict[str, Path]:
     """Every non-cache file (or symlink) below `folder`, by POSIX path inside it."""
     found: dict[str, Path] = {}
     if not folder.is_dir() or folder.is_symlink():
@@ -80,16 +89,19 @@ def _bytes(path: Path) -> bytes | None:
 
 def plan(folder: Path, files: dict[str, bytes], owned: Owned) -> Plan:
     result = Plan(managed=owned.managed)
-    disk = _on_disk(folder)
+    disk = files_on_disk(folder)
     for rel, data in sorted(files.items()):
         if rel not in disk:
             result.missing.append(rel)
-        elif _bytes(disk[rel]) != data:
-            result.changed.append(rel)
+        elif (current := _bytes(disk[rel])) != data:
+            if rel == MANIFEST and current and same_apart_from_fingerprint(current, data):
+                result.stale_fingerprint = True
+            else:
+                result.changed.append(rel)
     for rel, path in sorted(disk.items()):
         current = _bytes(path)
-        if rel in files and current == files[rel]:
-            continue  # already what we would write: nothing of the user's is at stake
+        if rel in files and (current == files[rel] or rel == MANIFEST):
+            continue  # already what we would write (or our manifest): nothing of the user's
         if rel not in files:
             result.extra.append(rel)
         if rel == MANIFEST:
@@ -111,7 +123,11 @@ def write(
         raise Refused(folder, todo)
     if not todo.clean:
         keep = {rel for rel in files if rel not in todo.changed and rel not in todo.missing}
+        if todo.stale_fingerprint:
+            keep.discard(MANIFEST)
         _swap_in(folder, files, keep)
+    elif todo.stale_fingerprint:  # the output is current: refresh the cache key in place
+        _replace_file(folder / MANIFEST, files[MANIFEST])
     release_legacy(legacy)
     return todo
 
@@ -164,6 +180,19 @@ def _link_or_copy(source: Path, target: Path) -> None:
         os.link(source, target)
     except OSError:
         shutil.copy2(source, target)
+
+
+def _replace_file(path: Path, data: bytes) -> None:
+    """One file replaced atomically: written beside it, then renamed over it."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.new-")
+    os.close(fd)
+    try:
+        os.unlink(tmp)
+        _write_file(Path(tmp), data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _write_file(path: Path, data: bytes) -> None:
