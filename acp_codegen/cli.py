@@ -36,7 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     for name, text in (
         (
             "generate",
-            "write the generated package <out>/<package> (only files whose bytes change); "
+            "write the generated package <out>/<package> and its manifest "
+            "<out>/<package>/.acp-codegen-manifest.json (only files whose bytes change); "
             "refuses to touch files it did not write",
         ),
         ("check", "exit 1 with a diff when the generated tree on disk is out of date"),

@@ -15,8 +15,8 @@ from .targets import checked_folder, checked_package
 from .where import Where, command_line
 
 TEXT = (
-    "write the bindings into DIR, importable as the dotted name PACKAGE; files you edited are "
-    "never overwritten without --force"
+    "write the bindings into DIR, importable as DOTTED.NAME, with a manifest "
+    "(DIR/.acp-codegen-manifest.json); files you edited are never overwritten without --force"
 )
 
 
