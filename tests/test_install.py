@@ -8,24 +8,30 @@ not importable), and pip builds the wheel without build isolation or an index.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 import sysconfig
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 from conftest import REPO
 
 
-def _can_build_wheels() -> bool:
-    """setuptools from 70.1 builds wheels by itself (no `wheel` package needed)."""
-    if importlib.util.find_spec("setuptools") is None:
-        return False
-    import setuptools
+def _release(distribution: str) -> tuple[int, int]:
+    """The installed (major, minor) of a distribution; (0, 0) when absent."""
+    try:
+        major, minor = metadata.version(distribution).split(".")[:2]
+    except (metadata.PackageNotFoundError, ValueError):
+        return (0, 0)
+    return int(major), int("".join(c for c in minor if c.isdigit()) or 0)
 
-    major, minor = (int(part) for part in setuptools.__version__.split(".")[:2])
-    return (major, minor) >= (70, 1) or importlib.util.find_spec("wheel") is not None
+
+def _can_build_wheels() -> bool:
+    """setuptools from 70.1 builds wheels by itself (no `wheel` package needed); pip from 22.3
+    installs into another interpreter (`--python`)."""
+    wheels = _release("setuptools") >= (70, 1) or _release("wheel") > (0, 0)
+    return wheels and _release("pip") >= (22, 3)
 
 
 def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -36,7 +42,7 @@ def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A venv holding a non-editable install of this checkout; returns its bin folder."""
     if not _can_build_wheels():
-        pytest.skip("this environment cannot build a wheel without isolation (setuptools<70.1)")
+        pytest.skip("cannot build a wheel offline here (needs setuptools>=70.1 and pip>=22.3)")
     root = tmp_path_factory.mktemp("install")
     venv = root / "venv"
     made = run([sys.executable, "-m", "venv", "--without-pip", str(venv)], root)
