@@ -1,22 +1,30 @@
-"""The `acp-codegen` command: generate, check, validate, diff."""
+"""The `acp-codegen` command: generate, check, validate, vendor, diff."""
 
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .config import find_pyproject, load_settings
 from .errors import SchemaError
-from .pipeline import load_protocol, render_tree
+from .manifest import MANIFEST, Legacy
+from .pipeline import load_protocol
 from .protodiff import command as diff_command
 from .render import Target
-from .writer import diff, plan, write
+from .sync import EXIT_OK, Job, apply, check, report_current
+from .targets import UsageError, checked_folder, checked_package, expanded
+from .vendor import add_vendor_parser, run_vendor
+from .where import Where, command_line
 
-EXIT_OK, EXIT_DIFFERS, EXIT_SCHEMA = 0, 1, 2
+EXIT_SCHEMA = 2  # also: a command-line value that cannot work
+
+FORCE_HELP = (
+    "write even over files acp-codegen did not write or that were edited since it wrote them: "
+    "edited files get the generated text back, files the manifest does not list are deleted "
+    "(caches aside). A folder without an acp-codegen manifest is never taken over, even so."
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,12 +35,20 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"acp-codegen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, text in (
-        ("generate", "write the generated package (only files whose bytes change)"),
+        (
+            "generate",
+            "write the generated package <out>/<package> and its manifest "
+            "<out>/<package>/.acp-codegen-manifest.json (only files whose bytes change); "
+            "refuses to touch files it did not write",
+        ),
         ("check", "exit 1 with a diff when the generated tree on disk is out of date"),
     ):
         cmd = sub.add_parser(name, help=text, description=text)
         cmd.add_argument(
-            "--schema", type=Path, help="schema file (default from [tool.acp-codegen])"
+            "--schema",
+            type=Path,
+            help="schema file (default from [tool.acp-codegen], else the schema shipped with "
+            "acp-codegen)",
         )
         cmd.add_argument(
             "--out", type=Path, help="output directory (default from [tool.acp-codegen])"
@@ -40,20 +56,17 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument(
             "--package", help="generated package name (default from [tool.acp-codegen])"
         )
+        if name == "generate":
+            cmd.add_argument("--force", action="store_true", help=FORCE_HELP)
     val = sub.add_parser(
         "validate",
         help="report every problem in a schema",
         description="report every problem in a schema",
     )
     val.add_argument("path", type=Path)
+    add_vendor_parser(sub, FORCE_HELP)
     diff_command.add_command(sub)
     return parser
-
-
-def _shown(path: Path, root: Path) -> str:
-    """A path as the regenerate command should show it: relative to the project when inside it."""
-    absolute = path.resolve()
-    return absolute.relative_to(root).as_posix() if absolute.is_relative_to(root) else str(path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -62,10 +75,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return diff_command.run(args)
     try:
         if args.command == "validate":
-            load_protocol(args.path)
+            load_protocol(expanded(args.path))
             print(f"{args.path}: ok")
             return EXIT_OK
+        if args.command == "vendor":
+            return run_vendor(args)
         return _generate_or_check(args)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_SCHEMA
+    except OSError as exc:  # disk full, permissions: the writer has put the old folder back
+        print(f"error: {exc}; nothing was changed.", file=sys.stderr)
+        return EXIT_SCHEMA
     except SchemaError as exc:
         for problem in exc.problems:
             print(f"error: {problem}", file=sys.stderr)
@@ -74,50 +95,32 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _generate_or_check(args: argparse.Namespace) -> int:
-    cwd = Path.cwd()
-    settings = load_settings(cwd)
-    schema = args.schema or settings.schema
-    out = args.out or settings.out
-    package = args.package or settings.package
-    pyproject = find_pyproject(cwd)
-    root = (pyproject.parent if pyproject else cwd).resolve()
-    command = shlex.join(
-        [
-            "acp-codegen",
-            "generate",
-            "--schema",
-            _shown(schema, root),
-            "--out",
-            _shown(out, root),
-            "--package",
-            package,
-        ]
+    where = Where.from_cwd(args.schema)
+    out = checked_folder(where.settings.out if args.out is None else args.out, "--out")
+    package = checked_package(where.settings.package if args.package is None else args.package)
+    folder = checked_folder(out / package, "--out/--package", replaced=True)
+    command = command_line(
+        ["acp-codegen", "generate"],
+        where.schema_option(),
+        ["--out", where.shown(out), "--package", package],
     )
-    protocol = load_protocol(schema, _shown(schema, root))
-    for note in protocol.notes:
-        print(f"note: {note}", file=sys.stderr)
-    files = render_tree(protocol, Target(package=package, command=command))
+    target = Target(package=package, command=command)
+    shown = f"{where.shown(out)}/{package}"
+    legacy = Legacy(out / MANIFEST, package)
+    count = None if legacy.path.exists() else where.current_file_count(folder, target)
+    if count is not None:
+        return report_current(shown, count, checking=args.command == "check")
+    job = Job(
+        folder=folder,
+        files=where.render(target),
+        shown=shown,
+        label=package,
+        command=command,
+        legacy=legacy,
+    )
     if args.command == "check":
-        todo = plan(out, files, package)
-        if todo.clean:
-            print(f"{_shown(out, root)}: up to date")
-            return EXIT_OK
-        sys.stdout.write(diff(out, files, todo))
-        print(
-            f"\n{_shown(out, root)} is out of date: {len(todo.changed)} changed, "
-            f"{len(todo.missing)} missing, {len(todo.extra)} extra file(s).",
-            f"\nFix it with: {command}",
-            file=sys.stderr,
-        )
-        return EXIT_DIFFERS
-    done = write(out, files, package)
-    written = len(done.changed) + len(done.missing)
-    unchanged = len(files) - written
-    print(
-        f"{_shown(out, root)}/{package}: {written + len(done.extra)} file(s) changed, "
-        f"{unchanged} unchanged ({written} written, {len(done.extra)} removed)"
-    )
-    return EXIT_OK
+        return check(job)
+    return apply(job, force=args.force)
 
 
 if __name__ == "__main__":

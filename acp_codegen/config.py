@@ -17,6 +17,7 @@ class Settings:
     schema: Path
     out: Path
     package: str
+    bundled_schema: bool = False  # no table names a schema: the one shipped with the tool
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -40,7 +41,8 @@ def load_settings(cwd: Path) -> Settings:
             base = pyproject.parent
     schema = table.get("schema")
     return Settings(
-        schema=base / str(schema) if schema is not None else BUNDLED_SCHEMA,
-        out=base / str(table.get("out", DEFAULT_OUT)),
+        schema=base / Path(str(schema)).expanduser() if schema is not None else BUNDLED_SCHEMA,
+        out=base / Path(str(table.get("out", DEFAULT_OUT))).expanduser(),
         package=str(table.get("package", DEFAULT_PACKAGE)),
+        bundled_schema=schema is None,
     )

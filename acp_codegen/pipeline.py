@@ -5,13 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import __version__
+from .dcg import PYDANTIC_MINIMUM
 from .errors import Problem, SchemaError
+from .fingerprint import input_fingerprint
 from .ir import Protocol
+from .manifest import MANIFEST, build_manifest
 from .naming import is_identifier
 from .parse import build_protocol, load_document
 from .render import Target, render_package
 from .validate import check
-from .writer import with_manifest
 
 
 def load_protocol(schema: Path, display_name: str | None = None) -> Protocol:
@@ -24,17 +26,27 @@ def load_protocol(schema: Path, display_name: str | None = None) -> Protocol:
     return build_protocol(doc, raw, name)
 
 
-def render_tree(protocol: Protocol, target: Target) -> dict[str, bytes]:
-    """The whole output tree (paths relative to the output directory), manifest included."""
-    if not all(is_identifier(part) for part in target.package.split(".")) or "." in target.package:
-        raise SchemaError(
-            [Problem("--package", "", f"{target.package!r} is not a Python package name")]
-        )
+def render_files(protocol: Protocol, target: Target) -> dict[str, bytes]:
+    """The package folder's files (paths inside it), its manifest included. `target.package` may
+    be dotted (a vendored copy): the generated code never names itself."""
     files = render_package(protocol, target)
     about = {
         "generated-by": f"acp-codegen {__version__}",
+        "package": target.package,
+        "requires": f"pydantic>={PYDANTIC_MINIMUM}",
         "schema": protocol.source_name,
         "schema-sha256": protocol.sha256,
         "regenerate": target.command,
+        "fingerprint": input_fingerprint(protocol.sha256, protocol.source_name, target),
     }
-    return with_manifest({f"{target.package}/{rel}": data for rel, data in files.items()}, about)
+    return {**files, MANIFEST: build_manifest(about, files)}
+
+
+def render_tree(protocol: Protocol, target: Target) -> dict[str, bytes]:
+    """The output directory's files for a plain package: `<package>/<file>`, manifest included."""
+    if not is_identifier(target.package):
+        raise SchemaError(
+            [Problem("--package", "", f"{target.package!r} is not a Python package name")]
+        )
+    files = render_files(protocol, target)
+    return {f"{target.package}/{rel}": data for rel, data in sorted(files.items())}

@@ -1,98 +1,204 @@
-"""Write a rendered tree: only files whose bytes changed; delete only files we generated before."""
+"""Write a rendered package folder without ever destroying the user's work.
+
+Rules, for `generate` and `vendor` alike:
+- a file counts as ours when the folder's manifest lists it; ours and unedited (its bytes still
+  hash to what the manifest recorded) may be rewritten or removed;
+- anything else in the folder (a file the manifest does not list, a listed file the user edited)
+  blocks the run unless `force`; caches (`__pycache__`, `*.pyc`) are not user files;
+- a folder no manifest mentions is never taken over, even with `force`, unless it holds nothing
+  that differs from what we would write;
+- the new folder is staged next to the old one and swapped in with renames: a failure part-way
+  leaves the previous folder exactly as it was.
+"""
 
 from __future__ import annotations
 
 import difflib
-import json
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MANIFEST = ".acp-codegen-manifest.json"
+from .manifest import (
+    MANIFEST,
+    Legacy,
+    Owned,
+    read_owned,
+    release_legacy,
+    same_apart_from_fingerprint,
+    sha256,
+)
 
 
 @dataclass
 class Plan:
-    """What writing a tree would change, relative to the output directory."""
+    """What writing `files` into a folder would do, by path inside the folder."""
 
-    changed: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-    extra: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # ours, new bytes differ
+    missing: list[str] = field(default_factory=list)  # not on disk yet
+    extra: list[str] = field(default_factory=list)  # on disk, not in the new package
+    edited: list[str] = field(default_factory=list)  # ours, but changed since we wrote it
+    unknown: list[str] = field(default_factory=list)  # on disk, never written by us
+    managed: bool = False  # a manifest mentions this folder
+    stale_fingerprint: bool = False  # only the manifest's input fingerprint differs
 
     @property
     def clean(self) -> bool:
         return not (self.changed or self.missing or self.extra)
 
-
-def with_manifest(files: dict[str, bytes], about: dict[str, str]) -> dict[str, bytes]:
-    """`files` plus the manifest that lists them (`about`: generator, schema hash, command)."""
-    listing = json.dumps({**about, "files": sorted(files)}, indent=2)
-    return {**files, MANIFEST: (listing + "\n").encode("utf-8")}
-
-
-def previous_files(out: Path) -> set[str]:
-    """Files the last run wrote, from its manifest (none when there is no readable manifest)."""
-    try:
-        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-        return {f for f in data.get("files", []) if isinstance(f, str) and _inside(out, f)}
-    except (OSError, ValueError, AttributeError):
-        return set()
+    @property
+    def blockers(self) -> list[str]:
+        """Files only `force` may overwrite or delete."""
+        return sorted(set(self.edited) | set(self.unknown))
 
 
-def _inside(out: Path, rel: str) -> bool:
-    target = (out / rel).resolve()
-    return target.is_relative_to(out.resolve()) and target != out.resolve()
+class Refused(Exception):
+    """Writing would overwrite or delete files acp-codegen did not write (`files`)."""
+
+    def __init__(self, folder: Path, todo: Plan) -> None:
+        self.folder = folder
+        self.files = todo.blockers
+        self.edited = set(todo.edited)
+        self.forceable = todo.managed  # only a folder we created may be forced
+        super().__init__(f"{folder}: {len(self.files)} file(s) not written by acp-codegen")
 
 
-def plan(out: Path, files: dict[str, bytes], package: str) -> Plan:
-    result = Plan()
+def files_on_disk(folder: Path) -> dict[str, Path]:
+    """Every non-cache file (or symlink) below `folder`, by POSIX path inside it."""
+    found: dict[str, Path] = {}
+    if not folder.is_dir() or folder.is_symlink():
+        return found
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if d != "__pycache__" or Path(root, d).is_symlink()]
+        for name in names:
+            if not name.endswith(".pyc"):
+                path = Path(root, name)
+                found[path.relative_to(folder).as_posix()] = path
+        for name in dirs:
+            if Path(root, name).is_symlink():  # os.walk does not descend: the link is the entry
+                found[Path(root, name).relative_to(folder).as_posix()] = Path(root, name)
+    return found
+
+
+def _bytes(path: Path) -> bytes | None:
+    if path.is_symlink() or not path.is_file():
+        return None
+    return path.read_bytes()
+
+
+def plan(folder: Path, files: dict[str, bytes], owned: Owned) -> Plan:
+    result = Plan(managed=owned.managed)
+    disk = files_on_disk(folder)
     for rel, data in sorted(files.items()):
-        path = out / rel
-        if not path.is_file():
+        if rel not in disk:
             result.missing.append(rel)
-        elif path.read_bytes() != data:
-            result.changed.append(rel)
-    stale = previous_files(out) | _untracked(out / package, out)
-    result.extra = sorted(rel for rel in stale - set(files) if (out / rel).is_file())
+        elif (current := _bytes(disk[rel])) != data:
+            if rel == MANIFEST and current and same_apart_from_fingerprint(current, data):
+                result.stale_fingerprint = True
+            else:
+                result.changed.append(rel)
+    for rel, path in sorted(disk.items()):
+        current = _bytes(path)
+        if rel in files and (current == files[rel] or rel == MANIFEST):
+            continue  # already what we would write (or our manifest): nothing of the user's
+        if rel not in files:
+            result.extra.append(rel)
+        if rel == MANIFEST:
+            continue
+        if rel not in owned.files or current is None:
+            result.unknown.append(rel)
+        elif owned.files[rel] is not None and owned.files[rel] != sha256(current):
+            result.edited.append(rel)
     return result
 
 
-def _untracked(package_dir: Path, out: Path) -> set[str]:
-    """Files inside the generated package we did not write (caches aside)."""
-    if not package_dir.is_dir():
-        return set()
-    return {
-        p.relative_to(out).as_posix()
-        for p in package_dir.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith(".pyc")
-    }
-
-
-def write(out: Path, files: dict[str, bytes], package: str) -> Plan:
-    """Bring `out` to exactly `files`; returns what was changed."""
-    todo = plan(out, files, package)
-    ours = previous_files(out)  # read before the new manifest replaces it
-    for rel in todo.missing + todo.changed:
-        _atomic_write(out / rel, files[rel])
-    for rel in todo.extra:
-        if rel in ours or rel.startswith(package + "/"):
-            (out / rel).unlink()
-            _prune_empty(out / rel, out)
+def write(
+    folder: Path, files: dict[str, bytes], *, force: bool = False, legacy: Legacy | None = None
+) -> Plan:
+    """Make `folder` hold exactly `files`; raises Refused (nothing written) when that would
+    destroy a file we did not write, unless `force` and the folder is ours."""
+    todo = plan(folder, files, read_owned(folder, legacy))
+    if todo.blockers and not (force and todo.managed):
+        raise Refused(folder, todo)
+    if not todo.clean:
+        keep = {rel for rel in files if rel not in todo.changed and rel not in todo.missing}
+        if todo.stale_fingerprint:
+            keep.discard(MANIFEST)
+        _swap_in(folder, files, keep)
+    elif todo.stale_fingerprint:  # the output is current: refresh the cache key in place
+        _replace_file(folder / MANIFEST, files[MANIFEST])
+    release_legacy(legacy)
     return todo
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+def _swap_in(folder: Path, files: dict[str, bytes], keep: set[str]) -> None:
+    """Stage the whole folder beside the old one, then swap: old -> backup, staged -> folder."""
+    created = _missing_parents(folder.parent)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.new-"))
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(stage, (folder.stat().st_mode & 0o7777) if folder.is_dir() else 0o777 & ~_umask())
+        for rel, data in files.items():
+            target = stage / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if rel in keep:
+                _link_or_copy(folder / rel, target)
+            else:
+                _write_file(target, data)
+        if folder.is_dir():
+            backup = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.old-"))
+            backup.rmdir()  # a free name on the same filesystem
+            os.rename(folder, backup)
+            try:
+                os.rename(stage, folder)
+            except BaseException:
+                os.rename(backup, folder)
+                raise
+            shutil.rmtree(backup, ignore_errors=True)
+        else:
+            os.rename(stage, folder)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        for parent in created:  # deepest first: only folders this run created, and only if empty
+            if parent.is_dir() and not any(parent.iterdir()):
+                parent.rmdir()
+        raise
+
+
+def _missing_parents(path: Path) -> list[Path]:
+    missing: list[Path] = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """An unchanged file keeps its inode and mtime (a hard link); a copy where links fail."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _replace_file(path: Path, data: bytes) -> None:
+    """One file replaced atomically: written beside it, then renamed over it."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.new-")
+    os.close(fd)
+    try:
+        os.unlink(tmp)
+        _write_file(Path(tmp), data)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    with open(path, "xb") as handle:
+        handle.write(data)
+    os.chmod(path, 0o666 & ~_umask())
 
 
 def _umask() -> int:
@@ -101,26 +207,22 @@ def _umask() -> int:
     return current
 
 
-def _prune_empty(start: Path, stop: Path) -> None:
-    parent = start.parent
-    while parent != stop and parent.is_dir() and not any(parent.iterdir()):
-        parent.rmdir()
-        parent = parent.parent
-
-
-def diff(out: Path, files: dict[str, bytes], todo: Plan) -> str:
-    """A unified diff from the tree on disk to the tree `generate` would write."""
+def diff(folder: Path, files: dict[str, bytes], todo: Plan, label: str) -> str:
+    """A unified diff from the folder on disk to what writing would make it (`label` prefixes
+    the paths shown)."""
     chunks: list[str] = []
-    for rel in todo.changed + todo.missing + todo.extra:
-        path = out / rel
-        old = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    for rel in sorted(todo.changed + todo.missing + todo.extra):
+        path = folder / rel
+        old_bytes = _bytes(path) if rel not in todo.missing else None
+        old = old_bytes.decode("utf-8", errors="replace") if old_bytes is not None else ""
         new = files[rel].decode("utf-8", errors="replace") if rel in files else ""
+        shown = f"{label}/{rel}" if label else rel
         chunks.extend(
             difflib.unified_diff(
                 old.splitlines(keepends=True),
                 new.splitlines(keepends=True),
-                fromfile=f"a/{rel}" if path.is_file() else "/dev/null",
-                tofile=f"b/{rel}" if rel in files else "/dev/null",
+                fromfile=f"a/{shown}" if rel not in todo.missing else "/dev/null",
+                tofile=f"b/{shown}" if rel in files else "/dev/null",
             )
         )
     return "".join(chunks)

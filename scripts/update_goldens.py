@@ -10,9 +10,10 @@ script writes is exactly what the test expects.
 
 The golden view leaves out two things that are checked elsewhere and would otherwise make every
 golden change whenever an unrelated part of the project changes:
-- `pkg/_runtime/**`: a verbatim copy of `acp_codegen/runtime/` (checked in tests/test_functional.py);
-- `.acp-codegen-manifest.json`: the list of written files (checked in tests/test_golden.py and
-  tests/test_cli.py against the rendered tree).
+- `pkg/_runtime/**`: a verbatim copy of `acp_codegen/runtime/` (checked in
+  tests/test_functional.py);
+- `pkg/.acp-codegen-manifest.json`: the written files and their hashes (checked in
+  tests/test_golden.py and tests/test_writer_safety.py against the rendered tree).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ GOLDEN = REPO / "tests" / "golden"
 PACKAGE = "pkg"
 UPDATE_COMMAND = "python scripts/update_goldens.py"
 LEFT_OUT_PREFIXES = (f"{PACKAGE}/_runtime/",)
-LEFT_OUT_FILES = (MANIFEST,)
+MANIFEST_PATH = f"{PACKAGE}/{MANIFEST}"
+LEFT_OUT_FILES = (MANIFEST_PATH,)
 
 
 def fixture_names() -> list[str]:

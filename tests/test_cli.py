@@ -6,6 +6,7 @@ CLI are relative to the tmp dir and the expected fix command is exact).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shlex
@@ -17,11 +18,11 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURE_SCHEMAS
 
-from acp_codegen import __version__, cli
+from acp_codegen import __version__, where
 from acp_codegen.cli import main
 from acp_codegen.ir import Protocol
+from acp_codegen.manifest import MANIFEST
 from acp_codegen.render import Target
-from acp_codegen.writer import MANIFEST
 
 SOURCE = FIXTURE_SCHEMAS / "merge_annotation.json"
 FIX = "acp-codegen generate --schema schema.json --out out --package pkg"
@@ -33,7 +34,7 @@ _RENDERED: dict[tuple[str, str, Target], dict[str, bytes]] = {}
 def _render_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rendering is a pure function of (schema bytes, target), checked in test_determinism.py; these
     tests are about what the CLI does with the result, so each distinct render runs once."""
-    real = cli.render_tree
+    real = where.render_files
 
     def cached(protocol: Protocol, target: Target) -> dict[str, bytes]:
         key = (protocol.sha256, protocol.source_name, target)
@@ -41,7 +42,7 @@ def _render_once(monkeypatch: pytest.MonkeyPatch) -> None:
             _RENDERED[key] = real(protocol, target)
         return dict(_RENDERED[key])
 
-    monkeypatch.setattr(cli, "render_tree", cached)
+    monkeypatch.setattr(where, "render_files", cached)
 
 
 @pytest.fixture
@@ -80,8 +81,10 @@ def test_generate_then_check_is_clean(generated: Path, capsys: pytest.CaptureFix
 
 
 def test_manifest_lists_exactly_the_written_files(generated: Path) -> None:
-    manifest = json.loads((generated / MANIFEST).read_text(encoding="utf-8"))
-    assert manifest["files"] == sorted(files_under(generated) - {MANIFEST})
+    manifest = json.loads((generated / "pkg" / MANIFEST).read_text(encoding="utf-8"))
+    assert sorted(manifest["files"]) == sorted(files_under(generated / "pkg") - {MANIFEST})
+    for rel, digest in manifest["files"].items():
+        assert hashlib.sha256((generated / "pkg" / rel).read_bytes()).hexdigest() == digest
     assert not [p for p in generated.rglob(".tmp-*")]
 
 
@@ -161,14 +164,30 @@ def test_second_generate_rewrites_nothing(
     assert f", {len(before)} unchanged" in out
 
 
-def test_generate_restores_the_tree(generated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_generate_restores_a_deleted_file(
+    generated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = state(generated)
+    (generated / "pkg" / "state.py").unlink()
+    assert main(["generate", *ARGS]) == 0
+    assert "1 file(s) changed" in capsys.readouterr().out
+    assert {rel: data for rel, (data, _, _) in state(generated).items()} == {
+        rel: data for rel, (data, _, _) in before.items()
+    }
+
+
+def test_generate_force_restores_the_tree(
+    generated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = {rel: data for rel, (data, _, _) in state(generated).items()}
     (generated / "pkg" / "methods.py").write_text("broken\n", encoding="utf-8")
     (generated / "pkg" / "state.py").unlink()
     (generated / "pkg" / "stray.py").write_text("x = 1\n", encoding="utf-8")
     assert main(["check", *ARGS]) == 1
     capsys.readouterr()
-    assert main(["generate", *ARGS]) == 0
+    assert main(["generate", *ARGS]) == 1  # an edited and a stray file: refused
+    assert (generated / "pkg" / "stray.py").is_file()
+    assert main(["generate", *ARGS, "--force"]) == 0
     assert "3 file(s) changed" in capsys.readouterr().out
     assert {rel: data for rel, (data, _, _) in state(generated).items()} == before
     assert main(["check", *ARGS]) == 0
@@ -177,27 +196,10 @@ def test_generate_restores_the_tree(generated: Path, capsys: pytest.CaptureFixtu
 def test_only_changed_files_are_rewritten(generated: Path) -> None:
     before = state(generated)
     (generated / "pkg" / "methods.py").write_text("broken\n", encoding="utf-8")
-    assert main(["generate", *ARGS]) == 0
+    assert main(["generate", *ARGS, "--force"]) == 0
     after = state(generated)
     rewritten = sorted(rel for rel in before if after[rel][1:] != before[rel][1:])
     assert rewritten == ["pkg/methods.py"]
-
-
-def test_switching_package_removes_the_previous_package(
-    generated: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    old_files = set(json.loads((generated / MANIFEST).read_text(encoding="utf-8"))["files"])
-    (generated / "pkg" / "notes.txt").write_text("user file\n", encoding="utf-8")  # not ours
-    (generated / "keep.txt").write_text("user file\n", encoding="utf-8")
-    args = ["--schema", "schema.json", "--out", "out", "--package", "other"]
-    assert main(["generate", *args]) == 0
-    capsys.readouterr()
-    left = files_under(generated)
-    assert not left & old_files, sorted(left & old_files)
-    assert (generated / "pkg" / "notes.txt").read_text(encoding="utf-8") == "user file\n"
-    assert (generated / "keep.txt").read_text(encoding="utf-8") == "user file\n"
-    assert (generated / "other" / "models.py").is_file()
-    assert main(["check", *args]) == 0
 
 
 def test_switching_package_reports_sensible_counts(
@@ -210,14 +212,16 @@ def test_switching_package_reports_sensible_counts(
     assert int(match.group(2)) >= 0, out
 
 
-def test_check_after_switching_package_sees_the_stale_package(
+def test_another_package_leaves_the_first_one_alone(
     generated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """If the old package's files survive a switch, `check` must not call the tree up to date."""
+    """Each package has its own manifest: a second `--package` adds, it does not replace."""
+    before = state(generated / "pkg")
     args = ["--schema", "schema.json", "--out", "out", "--package", "other"]
     assert main(["generate", *args]) == 0
-    stale = (generated / "pkg" / "models.py").exists()
-    assert main(["check", *args]) == (1 if stale else 0)
+    assert main(["check", *args]) == 0
+    assert main(["check", *ARGS]) == 0
+    assert state(generated / "pkg") == before
 
 
 @pytest.mark.parametrize("command", ["generate", "check", "validate"])
@@ -348,9 +352,10 @@ def test_a_tampered_manifest_cannot_reach_outside_the_output(
 ) -> None:
     victim = generated.parent / "victim.txt"
     victim.write_text("keep me\n", encoding="utf-8")
-    manifest = generated / MANIFEST
+    manifest = generated / "pkg" / MANIFEST
     data = json.loads(manifest.read_text(encoding="utf-8"))
-    data["files"] += ["../victim.txt", str(victim), "pkg/../../victim.txt"]
+    for rel in ("../../victim.txt", str(victim), "sub/../../../victim.txt"):
+        data["files"][rel] = "0" * 64
     manifest.write_text(json.dumps(data), encoding="utf-8")
     assert main(["generate", *ARGS]) == 0
     assert victim.read_text(encoding="utf-8") == "keep me\n"
@@ -360,7 +365,7 @@ def test_a_tampered_manifest_cannot_reach_outside_the_output(
 def test_an_unreadable_manifest_is_not_fatal(
     generated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (generated / MANIFEST).write_text("{not json", encoding="utf-8")
+    (generated / "pkg" / MANIFEST).write_text("{not json", encoding="utf-8")
     assert main(["check", *ARGS]) == 1  # the manifest itself differs
     assert main(["generate", *ARGS]) == 0
     assert main(["check", *ARGS]) == 0

@@ -9,6 +9,7 @@ and checked here against the rendered tree instead.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import subprocess
 import sys
@@ -17,8 +18,6 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURE_SCHEMAS, REPO, load_script
-
-from acp_codegen.writer import MANIFEST
 
 goldens = load_script("update_goldens")
 
@@ -103,9 +102,15 @@ def test_golden_tree(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(EXPECTED_FIXTURES))
 def test_manifest_lists_exactly_the_rendered_files(name: str) -> None:
     files = rendered(name)
-    manifest = json.loads(files[MANIFEST])
-    assert manifest["files"] == sorted(set(files) - {MANIFEST})
-    assert all(rel.startswith(f"{goldens.PACKAGE}/") for rel in manifest["files"])
+    manifest = json.loads(files[goldens.MANIFEST_PATH])
+    prefix = f"{goldens.PACKAGE}/"
+    assert all(rel.startswith(prefix) for rel in files)
+    listed = {prefix + rel: digest for rel, digest in manifest["files"].items()}
+    assert listed == {
+        rel: hashlib.sha256(data).hexdigest()
+        for rel, data in files.items()
+        if rel != goldens.MANIFEST_PATH
+    }
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_FIXTURES))

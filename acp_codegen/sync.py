@@ -1,0 +1,95 @@
+"""Bring one package folder up to date (or report how it differs): shared by generate, check
+and vendor, so all three follow the writer's safety rules and print the same way."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .manifest import Legacy, read_owned
+from .writer import Plan, Refused, diff, plan, write
+
+EXIT_OK, EXIT_DIFFERS = 0, 1
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    folder: Path  # the package folder
+    files: dict[str, bytes]  # its new contents, paths inside it
+    shown: str  # the folder as messages show it
+    label: str  # prefix of the paths in a diff
+    command: str  # the command that regenerates the folder
+    legacy: Legacy | None = None
+
+
+def report_current(shown: str, count: int, *, checking: bool) -> int:
+    """What `check` or a write prints when the folder is already current (nothing rendered)."""
+    if checking:
+        print(f"{shown}: up to date")
+    else:
+        print(f"{shown}: 0 file(s) changed, {count} unchanged (0 written, 0 removed)")
+    return EXIT_OK
+
+
+def check(job: Job) -> int:
+    """Exit 0 when the folder holds exactly `job.files`; else print a diff, the fix, exit 1."""
+    todo = plan(job.folder, job.files, read_owned(job.folder, job.legacy))
+    if todo.clean:
+        print(f"{job.shown}: up to date")
+        return EXIT_OK
+    sys.stdout.write(diff(job.folder, job.files, todo, job.label))
+    fix = job.command + (" --force" if todo.blockers else "")
+    lines = [
+        f"\n{job.shown} is out of date: {len(todo.changed)} changed, "
+        f"{len(todo.missing)} missing, {len(todo.extra)} extra file(s).",
+        *_blocker_lines(job, todo),
+        f"Fix it with: {fix}",
+    ]
+    print("\n".join(lines), file=sys.stderr)
+    return EXIT_DIFFERS
+
+
+def _blocker_lines(job: Job, todo: Plan) -> list[str]:
+    if not todo.blockers:
+        return []
+    return [
+        f"{len(todo.blockers)} of them were not written by acp-codegen or were edited since; "
+        "the fix overwrites or deletes them:",
+        *(f"  {job.shown}/{rel}" for rel in todo.blockers),
+    ]
+
+
+def apply(job: Job, *, force: bool) -> int:
+    """Write the folder; exit 1 (nothing written) when that would destroy the user's files."""
+    try:
+        done = write(job.folder, job.files, force=force, legacy=job.legacy)
+    except Refused as refused:
+        _report_refusal(job, refused)
+        return EXIT_DIFFERS
+    written = len(done.changed) + len(done.missing)
+    unchanged = len(job.files) - written
+    print(
+        f"{job.shown}: {written + len(done.extra)} file(s) changed, {unchanged} unchanged "
+        f"({written} written, {len(done.extra)} removed)"
+    )
+    return EXIT_OK
+
+
+def _report_refusal(job: Job, refused: Refused) -> None:
+    print(
+        f"error: {job.shown} holds {len(refused.files)} file(s) that acp-codegen did not write "
+        "or that were edited since it wrote them:",
+        file=sys.stderr,
+    )
+    for rel in refused.files:
+        why = "edited since generated" if rel in refused.edited else "not written by acp-codegen"
+        print(f"  {job.shown}/{rel} ({why})", file=sys.stderr)
+    if refused.forceable:
+        hint = "move them out of the folder, or run again with --force to overwrite/delete them"
+    else:
+        hint = (
+            "the folder has no acp-codegen manifest, so it is not taken over even with --force: "
+            "move it away or write somewhere else"
+        )
+    print(f"Nothing was written; {hint}.", file=sys.stderr)

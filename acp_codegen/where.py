@@ -1,0 +1,72 @@
+"""Where a command runs: the project root, its settings, the schema, and how paths are shown."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import Settings, find_pyproject, load_settings
+from .fingerprint import current_file_count, input_fingerprint
+from .ir import Protocol
+from .manifest import sha256
+from .pipeline import load_protocol, render_files
+from .render import Target
+from .targets import expanded
+from .writer import files_on_disk
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    root: Path  # the project root (the pyproject.toml's folder), else the cwd
+    settings: Settings
+    schema: Path
+    bundled: bool  # the schema shipped with the tool, by default
+
+    @classmethod
+    def from_cwd(cls, schema: Path | None) -> Where:
+        cwd = Path.cwd()
+        settings = load_settings(cwd)
+        pyproject = find_pyproject(cwd)
+        root = (pyproject.parent if pyproject else cwd).resolve()
+        bundled = schema is None and settings.bundled_schema
+        return cls(root, settings, expanded(schema or settings.schema), bundled)
+
+    def shown(self, path: Path) -> str:
+        """A path as the regenerate command shows it: relative to the project when inside it."""
+        absolute = path.resolve()
+        if absolute.is_relative_to(self.root):
+            return absolute.relative_to(self.root).as_posix() or "."
+        return str(path)
+
+    def schema_option(self) -> list[str]:
+        """`--schema PATH` for the regenerate command; nothing for the schema shipped with the
+        tool (its install path differs between machines and is the default anyway)."""
+        return [] if self.bundled else ["--schema", self.shown(self.schema)]
+
+    def render(self, target: Target) -> dict[str, bytes]:
+        """The package folder's files for `target`, from this schema."""
+        return render_files(self.load(), target)
+
+    def current_file_count(self, folder: Path, target: Target) -> int | None:
+        """The file count when `folder` is already exactly what `target` renders to (input
+        fingerprint and every file's hash match its manifest), so rendering can be skipped;
+        None otherwise (including any doubt: the caller renders in full)."""
+        try:
+            digest = sha256(self.schema.read_bytes())
+        except OSError:
+            return None  # the full path reports it properly
+        source_name = Path(self.shown(self.schema)).name  # as the parser names the source
+        fingerprint = input_fingerprint(digest, source_name, target)
+        return current_file_count(folder, fingerprint, set(files_on_disk(folder)))
+
+    def load(self) -> Protocol:
+        protocol = load_protocol(self.schema, self.shown(self.schema))
+        for note in protocol.notes:
+            print(f"note: {note}", file=sys.stderr)
+        return protocol
+
+
+def command_line(*parts: list[str]) -> str:
+    return shlex.join(word for part in parts for word in part)

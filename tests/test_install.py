@@ -1,0 +1,100 @@
+"""The tool as users get it: a real wheel installed (not editable) in a fresh venv generates from
+its shipped schema in an empty directory, and the result imports.
+
+Offline and quick: the venv borrows this environment's packages through a `.pth` line (nested
+`.pth` files such as the editable install's finder are not processed there, so the checkout is
+not importable), and pip builds the wheel without build isolation or an index.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+
+def _release(distribution: str) -> tuple[int, int]:
+    """The installed (major, minor) of a distribution; (0, 0) when absent."""
+    try:
+        major, minor = metadata.version(distribution).split(".")[:2]
+    except (metadata.PackageNotFoundError, ValueError):
+        return (0, 0)
+    return int(major), int("".join(c for c in minor if c.isdigit()) or 0)
+
+
+def _can_build_wheels() -> bool:
+    """setuptools from 70.1 builds wheels by itself (no `wheel` package needed); pip from 22.3
+    installs into another interpreter (`--python`)."""
+    wheels = _release("setuptools") >= (70, 1) or _release("wheel") > (0, 0)
+    return wheels and _release("pip") >= (22, 3)
+
+
+def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv holding a non-editable install of this checkout; returns its bin folder."""
+    if not _can_build_wheels():
+        pytest.skip("cannot build a wheel offline here (needs setuptools>=70.1 and pip>=22.3)")
+    root = tmp_path_factory.mktemp("install")
+    venv = root / "venv"
+    made = run([sys.executable, "-m", "venv", "--without-pip", str(venv)], root)
+    if made.returncode != 0:
+        pytest.skip(f"cannot create a venv: {made.stderr.strip()}")
+    python = venv / "bin" / "python"
+    site = run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], root
+    )
+    Path(site.stdout.strip(), "borrowed.pth").write_text(
+        sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8"
+    )
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps"]
+    proc = run([*pip, "--no-build-isolation", "--no-index", "-q", str(REPO)], root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return venv / "bin"
+
+
+def test_the_installed_tool_is_not_the_checkout(installed: Path, tmp_path: Path) -> None:
+    code = (
+        "import acp_codegen, acp_codegen.paths as p; print(acp_codegen.__file__, p.BUNDLED_SCHEMA)"
+    )
+    proc = run([str(installed / "python"), "-c", code], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    module, schema = proc.stdout.split()
+    assert not Path(module).is_relative_to(REPO)
+    assert Path(schema).name == "acp.schema.json" and Path(schema).parent.name == "bundled"
+    assert Path(schema).read_bytes() == (REPO / "schema" / "acp.schema.json").read_bytes()
+
+
+def test_generate_from_the_shipped_schema_in_an_empty_directory(
+    installed: Path, tmp_path: Path
+) -> None:
+    proc = run(
+        [str(installed / "acp-codegen"), "generate", "--out", "src", "--package", "myproj_acp"],
+        tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    pkg = tmp_path / "src" / "myproj_acp"
+    header = (pkg / "models.py").read_text(encoding="utf-8").splitlines()[:3]
+    assert header[2] == "#   acp-codegen generate --out src --package myproj_acp", header
+    code = "import myproj_acp as m; print(m.PROTOCOL_VERSION, m.Client.__name__, m.SCHEMA_SHA256)"
+    imported = run([str(installed / "python"), "-c", code], tmp_path / "src")
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.split()[:2] == ["2", "Client"]
+    again = run(
+        [str(installed / "acp-codegen"), "check", "--out", "src", "--package", "myproj_acp"],
+        tmp_path,
+    )
+    assert again.returncode == 0, again.stdout + again.stderr
+
+
+def test_python_dash_m_runs_the_installed_tool(installed: Path, tmp_path: Path) -> None:
+    proc = run([str(installed / "python"), "-m", "acp_codegen", "--version"], tmp_path)
+    assert proc.returncode == 0 and proc.stdout.startswith("acp-codegen "), proc.stderr
