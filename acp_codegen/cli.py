@@ -39,6 +39,12 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument(
             "--package", help="generated package name (default from [tool.acp-codegen])"
         )
+        cmd.add_argument(
+            "--overlay",
+            type=Path,
+            help="overlay file with merge rules and patch fields for an input that lacks them "
+            "(default: the built-in ACP v2 overlay for a v2 input without x-merge)",
+        )
     val = sub.add_parser(
         "validate",
         help="report every problem in a schema",
@@ -87,9 +93,10 @@ def _generate_or_check(args: argparse.Namespace) -> int:
             _shown(out, root),
             "--package",
             package,
+            *(["--overlay", _shown(args.overlay, root)] if args.overlay else []),
         ]
     )
-    protocol = load_protocol(schema, _shown(schema, root))
+    protocol = load_protocol(schema, _shown(schema, root), args.overlay)
     for note in protocol.notes:
         print(f"note: {note}", file=sys.stderr)
     files = render_tree(protocol, Target(package=package, command=command))
