@@ -15,21 +15,18 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from conftest import REPO, UPSTREAM
+from pipes_turn import guarded_run, prompt_turn
 
 from acp_codegen.overlay import V2_OVERLAY
 
 HISTORY = REPO / "tests" / "fixtures" / "upstream"
-AGENT_SCRIPT = REPO / "tests" / "upstream_agent.py"
-HANG_GUARD = 60.0  # only turns a hang into a failure; never a statement about speed
-T = TypeVar("T")
 
 # package name -> (schema file, protocol version)
 INPUTS: dict[str, tuple[Path, int]] = {
@@ -253,50 +250,19 @@ def test_session_state_merges_chunks_into_messages(
     assert "title" not in call and call["kind"] == "read"  # null cleared a patch field
 
 
-def run(main: Callable[[], Awaitable[T]]) -> T:
-    async def guarded() -> T:
-        return await asyncio.wait_for(main(), HANG_GUARD)
-
-    return asyncio.run(guarded())
-
-
 @pytest.mark.parametrize("package", V2)
 def test_an_agent_answers_a_prompt_over_pipes_as_its_schema_requires(
     upstream: dict[str, Upstream], package: str
 ) -> None:
     result = upstream[package]
-    module = result.module
-    assert module is not None
-    models = result.sub("models")
-    wire = result.sub("_runtime.wire")
-
-    async def main() -> tuple[Any, str | None, dict[str, Any], int]:
-        client = module.Client()
-        argv = [sys.executable, str(AGENT_SCRIPT), str(result.out), package]
-        process = await client.spawn(argv, stderr=asyncio.subprocess.DEVNULL)
-        answers: list[Any] = []
-        request = process.connection.request
-
-        async def recording(method: str, params: Any) -> Any:
-            answer = await request(method, params)
-            if method == "session/prompt":
-                answers.append(answer)
-            return answer
-
-        process.connection.request = recording
-        initialized = await client.lifecycle.initialize()
-        assert initialized["protocolVersion"] == 2
-        session = await client.lifecycle.new_session(cwd=str(REPO))
-        stop = await session.run_turn([{"type": "text", "text": "ping"}])
-        (answer,) = answers
-        return answer, stop, session.snapshot(), await process.close()
-
-    answer, stop, snap, exit_code = run(main)
+    assert result.module is not None
+    answer, stop, snap, exit_code = prompt_turn(result.module, result.out, package)
     assert exit_code == 0 and stop == "end_turn"
     user, agent = snap["messages"]
     assert user["role"] == "user" and user["content"] == [{"type": "text", "text": "ping"}]
     assert agent["role"] == "agent" and agent["content"][0]["text"] == "echo: ping"
-    wire.from_wire(models.PromptResponse, answer)  # the input's own model accepts the answer
+    # The input's own model accepts the answer.
+    result.sub("_runtime.wire").from_wire(result.sub("models").PromptResponse, answer)
     required = result.schema["$defs"]["PromptResponse"].get("required") or []
     if "messageId" in required:
         assert answer == {"messageId": user["messageId"]}
@@ -323,7 +289,7 @@ def test_a_v1_agent_is_served_over_pipes_by_its_typed_handlers(
             await process.connection.request("initialize", {"protocolVersion": 1})
         return raised.value.code, await process.close()
 
-    code, exit_code = run(main)
+    code, exit_code = guarded_run(main)
     assert code == -32601 and exit_code == 0
 
 
