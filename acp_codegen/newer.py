@@ -82,7 +82,12 @@ def automation_notes(protocol: Protocol, file: str) -> list[str]:
             f"{file}: the session/prompt result requires {', '.join(unfilled)}, which the "
             "lifecycle does not fill; pass prompt_result= to AgentSide to answer it"
         ]
-    which = f"protocol version {version}" if version is not None else "no known protocol version"
+    if version is None:
+        which = "no known protocol version"
+    elif version >= 2:
+        which = f"protocol version {version} but not every v2 lifecycle method"
+    else:
+        which = f"protocol version {version}"
     return [
         f"{file}: {which}, so the v2 prompt lifecycle is not generated. Automated: JSON-RPC "
         "over stdio (Agent.run/serve_stdio/dispatcher, Client.spawn/dispatcher), params "
