@@ -30,7 +30,7 @@ from jsonschema import Draft202012Validator
 
 from .errors import Problem, SchemaError, pointer
 from .paths import META_SCHEMA, PACKAGE_DIR
-from .unions import find_union
+from .unions import find_union, ref_name
 from .validate import accepts_null
 
 FORMAT_VERSION = 1
@@ -142,15 +142,25 @@ def apply_overlay(
             f"{file}: no {union_name} union; overlay {overlay.name} has nothing to annotate"
         )
         return out, notes
-    unruled = []
+    unruled, misfit = [], []
     for b in shape.branches:
         if b.fallback or b.tag is None:
             continue
         branch = union[shape.key][b.index]
-        if b.tag in overlay.merge:
-            branch["x-merge"] = copy.deepcopy(overlay.merge[b.tag])
+        rule = overlay.merge.get(b.tag)
+        missing = [ptr for ptr in _rule_pointers(rule) if not _resolves(ptr, branch, defs)]
+        if rule is not None and not missing:
+            branch["x-merge"] = copy.deepcopy(rule)
+        elif rule is not None:
+            misfit.append(f"{b.tag} ({', '.join(missing)})")
         elif "x-merge" not in branch:
             unruled.append(b.tag)
+    if misfit:
+        notes.append(
+            f"{file}: overlay {overlay.name} rules left out, their pointers name no property of "
+            f"the variant here: {'; '.join(misfit)}; SessionState keeps those updates under "
+            "`unknown`"
+        )
     if unruled:
         notes.append(
             f"{file}: overlay {overlay.name} has no merge rule for {', '.join(unruled)}; "
@@ -172,3 +182,41 @@ def apply_overlay(
             f"nullable here): {', '.join(skipped)}"
         )
     return out, notes
+
+
+def _rule_pointers(rule: dict[str, Any] | None) -> list[str]:
+    """The pointers into the update object a merge rule reads."""
+    if rule is None:
+        return []
+    pointers = [rule[k] for k in ("key", "from") if k in rule]
+    if rule.get("op") == "append" and "from" not in rule:
+        pointers.append("/" + rule["field"])
+    return pointers
+
+
+def _resolves(ptr: str, schema: Any, defs: dict[str, Any]) -> bool:
+    """Whether each step of `ptr` names a property the schema (or what it merges) declares."""
+    node = schema
+    for part in ptr.split("/")[1:]:
+        props = _properties(node, defs, 0)
+        name = part.replace("~1", "/").replace("~0", "~")
+        if name not in props:
+            return False
+        node = props[name]
+    return True
+
+
+def _properties(schema: Any, defs: dict[str, Any], depth: int) -> dict[str, Any]:
+    """Properties of `schema` including those merged by `$ref`/`allOf` and its alternatives."""
+    if not isinstance(schema, dict) or depth > 8:  # deep enough for any real schema, no cycles
+        return {}
+    found: dict[str, Any] = {}
+    if (name := ref_name(schema)) is not None:
+        found.update(_properties(defs.get(name), defs, depth + 1))
+    for part in schema.get("allOf") or []:
+        found.update(_properties(part, defs, depth + 1))
+    for alt in schema.get("anyOf") or schema.get("oneOf") or []:
+        for key, value in _properties(alt, defs, depth + 1).items():
+            found.setdefault(key, value)
+    found.update(schema.get("properties") or {})
+    return found

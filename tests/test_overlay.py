@@ -154,3 +154,23 @@ def test_the_regenerate_command_names_the_overlay(
         or '"agent_message_chunk": MergeRule(' in header
     )
     assert schema.is_file()
+
+
+def test_a_rule_whose_pointers_miss_the_variant_is_left_out(
+    tmp_path: Path, canonical_doc: dict[str, Any]
+) -> None:
+    rules = {
+        "usage_update": {"entity": "usage", "op": "replace"},
+        "plan_update": {"entity": "plan", "op": "replace", "key": "/plan/nope", "from": "/plan"},
+        "tool_call_content_chunk": {
+            "entity": "toolCall",
+            "op": "append",
+            "key": "/toolCallId",
+            "field": "output",
+        },
+    }
+    overlay = write(tmp_path / "o.json", {"acpCodegenOverlay": 1, "merge": rules})
+    protocol = load_protocol(write(tmp_path / "plain.json", strip(canonical_doc)), None, overlay)
+    assert [v.tag for v in protocol.update_variants if v.merge] == ["usage_update"]
+    note = next(n for n in protocol.notes if "rules left out" in n)
+    assert "plan_update (/plan/nope)" in note and "tool_call_content_chunk (/output)" in note
