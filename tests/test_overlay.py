@@ -154,6 +154,10 @@ def test_the_regenerate_command_names_the_overlay(
         or '"agent_message_chunk": MergeRule(' in header
     )
     assert schema.is_file()
+    check = ["check", "--schema", "plain.json", "--out", "out", "--package", "p"]
+    assert main([*check, "--overlay", "acp-v2.json"]) == 0  # the same overlay: up to date
+    overlay.write_text('{"acpCodegenOverlay": 1}', encoding="utf-8")
+    assert main([*check, "--overlay", "acp-v2.json"]) == 1  # no rules now: out of date
 
 
 def test_a_rule_whose_pointers_miss_the_variant_is_left_out(
