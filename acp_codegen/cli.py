@@ -56,6 +56,12 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument(
             "--package", help="generated package name (default from [tool.acp-codegen])"
         )
+        cmd.add_argument(
+            "--overlay",
+            type=Path,
+            help="overlay file with merge rules and patch fields for an input that lacks them "
+            "(default: the built-in ACP v2 overlay for a v2 input without x-merge)",
+        )
         if name == "generate":
             cmd.add_argument("--force", action="store_true", help=FORCE_HELP)
     val = sub.add_parser(
@@ -95,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _generate_or_check(args: argparse.Namespace) -> int:
-    where = Where.from_cwd(args.schema)
+    where = Where.from_cwd(args.schema, args.overlay)
     out = checked_folder(where.settings.out if args.out is None else args.out, "--out")
     package = checked_package(where.settings.package if args.package is None else args.package)
     folder = checked_folder(out / package, "--out/--package", replaced=True)

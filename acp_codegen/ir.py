@@ -5,13 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# Handling sides this generator knows; any other `x-side` value is a side newer than it.
+KNOWN_SIDES = frozenset({"agent", "client", "protocol", "both"})
+
 
 @dataclass(frozen=True, slots=True)
 class Method:
     """A protocol method: wire name, handling side, request or notification, and its types."""
 
     name: str
-    side: str  # "agent" | "client" | "protocol": the side that handles it
+    side: str  # "agent" | "client" | "protocol" | "both" | a newer side: who handles it
     kind: str  # "request" | "notification"
     params: str  # Python name of the params type
     result: str | None  # Python name of the result type; None for notifications
@@ -79,14 +82,25 @@ class Protocol:
     update_variants: tuple[UpdateVariant, ...]
     tristate_fields: tuple[tuple[str, str], ...]  # (class name, wire field name)
     notes: tuple[str, ...] = ()
+    # Required fields of the `session/prompt` result: the lifecycle answers with them.
+    prompt_result_required: tuple[str, ...] = ()
     # The schema rewritten for datamodel-code-generator (see codegen/lower.py).
     model_schema: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     # Per-class extra data for our datamodel-code-generator templates.
     model_template_data: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def methods_for(self, side: str) -> tuple[Method, ...]:
-        """Methods `side` handles itself (protocol-level ones are the connection's job)."""
-        return tuple(m for m in self.methods if m.side in (side, "both"))
+        """Methods `side` handles itself (protocol-level ones are the connection's job). A side
+        newer than this generator (e.g. upstream's `proxy`) is treated like `both`: either base
+        class may play that role, so both get a typed handler that answers -32601 by default."""
+        return tuple(
+            m for m in self.methods if m.side in (side, "both") or m.side not in KNOWN_SIDES
+        )
+
+    @property
+    def prompt_receipt(self) -> bool:
+        """The `session/prompt` result is an insertion receipt (`{"messageId": ...}`)."""
+        return "messageId" in self.prompt_result_required
 
     @property
     def has_lifecycle(self) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 from .errors import Problem, SchemaError, pointer
 from .ir import TaggedUnion, Variant
 from .naming import is_class_name
+from .nested import clone_shared_nested_unions
 from .unions import (
     REF_PREFIX,
     Branch,
@@ -49,6 +50,7 @@ class Lowered:
     template_data: dict[str, Any] = field(default_factory=dict)
     # (union name, tag value) -> class name or nested union alias
     variant_names: dict[tuple[str, str], str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
 
 def is_envelope(schema: Any) -> bool:
@@ -62,6 +64,9 @@ def lower(defs: dict[str, Any], file: str) -> Lowered:
     count_refs(source, counts)
     shapes = {n: s for n in sorted(source) if (s := find_union(n, source[n], file))}
     out = Lowered(defs={})
+    clone_shared_nested_unions(source, shapes, counts, file, out.notes, flatten_alternatives)
+    counts = {}
+    count_refs(source, counts)
     consumed: set[str] = set()  # payload definitions merged into a branch class
     # inner union -> the outer tag its classes carry too (property schema, required names)
     nested: dict[str, tuple[dict[str, Any], list[str]]] = {}

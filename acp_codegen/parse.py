@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from .errors import Problem, SchemaError, pointer
 from .ir import MergeRule, Method, Protocol, UpdateVariant
 from .lower import is_envelope, lower
 from .naming import snake
+from .newer import automation_notes, newer_construct_notes, protocol_version
 from .unions import find_union
 
 DEFAULT_UPDATE_UNION = "SessionUpdate"
@@ -39,7 +41,7 @@ def build_protocol(doc: dict[str, Any], raw: bytes, file: str) -> Protocol:
     defs: dict[str, Any] = doc["$defs"]
     lowered = lower(defs, file)
     methods = _methods(doc, file)
-    notes: list[str] = []
+    notes: list[str] = list(lowered.notes)
     update_union = doc.get(
         "x-update-union", DEFAULT_UPDATE_UNION if DEFAULT_UPDATE_UNION in defs else None
     )
@@ -67,10 +69,13 @@ def build_protocol(doc: dict[str, Any], raw: bytes, file: str) -> Protocol:
             )
     meta: dict[str, Any] = doc["x-acp"] if isinstance(doc.get("x-acp"), dict) else {}
     title = meta.get("title") or doc.get("title") or Path(file).stem
-    version = meta.get("protocolVersion")
-    return Protocol(
+    version, inferred_from = protocol_version(doc)
+    if inferred_from:
+        notes.append(f"{file}: protocol version {version} inferred from {inferred_from}")
+    notes += newer_construct_notes(doc, methods, file)
+    protocol = Protocol(
         title=str(title),
-        protocol_version=version if isinstance(version, int) else None,
+        protocol_version=version,
         source_name=Path(file).name,
         sha256=hashlib.sha256(raw).hexdigest(),
         methods=tuple(methods),
@@ -82,7 +87,19 @@ def build_protocol(doc: dict[str, Any], raw: bytes, file: str) -> Protocol:
         notes=tuple(notes),
         model_schema={"$schema": doc.get("$schema"), "$defs": lowered.defs},
         model_template_data=lowered.template_data,
+        prompt_result_required=_required_of_result(doc, methods, "session/prompt"),
     )
+    extra = automation_notes(protocol, file)
+    return replace(protocol, notes=protocol.notes + tuple(extra)) if extra else protocol
+
+
+def _required_of_result(doc: dict[str, Any], methods: list[Method], wire: str) -> tuple[str, ...]:
+    """Required wire fields of a request's result type (what the lifecycle must answer)."""
+    row = next((m for m in methods if m.name == wire and m.kind == "request"), None)
+    schema = doc["$defs"].get(row.result) if row is not None and row.result else None
+    if not isinstance(schema, dict):
+        return ()
+    return tuple(r for r in schema.get("required") or [] if isinstance(r, str))
 
 
 def _methods(doc: dict[str, Any], file: str) -> list[Method]:

@@ -232,11 +232,11 @@ def _tristate(doc: dict[str, Any], file: str) -> Iterator[Problem]:
             at = pointer("$defs", name, "properties", prop)
             if prop in required:
                 yield Problem(file, at, "an x-tristate property must be optional")
-            if not _accepts_null(sub, doc["$defs"]):
+            if not accepts_null(sub, doc["$defs"]):
                 yield Problem(file, at, "an x-tristate property must accept null")
 
 
-def _accepts_null(schema: dict[str, Any], defs: dict[str, Any]) -> bool:
+def accepts_null(schema: dict[str, Any], defs: dict[str, Any]) -> bool:
     types = schema.get("type")
     if types == "null" or (isinstance(types, list) and "null" in types):
         return True
@@ -245,6 +245,6 @@ def _accepts_null(schema: dict[str, Any], defs: dict[str, Any]) -> bool:
     ):
         return True  # unconstrained (any JSON value)
     return any(
-        isinstance(b, dict) and _accepts_null(b, defs)
+        isinstance(b, dict) and accepts_null(b, defs)
         for b in schema.get("anyOf") or schema.get("oneOf") or []
     )

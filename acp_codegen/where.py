@@ -23,15 +23,17 @@ class Where:
     settings: Settings
     schema: Path
     bundled: bool  # the schema shipped with the tool, by default
+    overlay: Path | None = None  # merge rules for an input that lacks them (see overlay.py)
 
     @classmethod
-    def from_cwd(cls, schema: Path | None) -> Where:
+    def from_cwd(cls, schema: Path | None, overlay: Path | None = None) -> Where:
         cwd = Path.cwd()
         settings = load_settings(cwd)
         pyproject = find_pyproject(cwd)
         root = (pyproject.parent if pyproject else cwd).resolve()
         bundled = schema is None and settings.bundled_schema
-        return cls(root, settings, expanded(schema or settings.schema), bundled)
+        chosen = None if overlay is None else expanded(overlay)
+        return cls(root, settings, expanded(schema or settings.schema), bundled, chosen)
 
     def shown(self, path: Path) -> str:
         """A path as the regenerate command shows it: relative to the project when inside it."""
@@ -43,7 +45,8 @@ class Where:
     def schema_option(self) -> list[str]:
         """`--schema PATH` for the regenerate command; nothing for the schema shipped with the
         tool (its install path differs between machines and is the default anyway)."""
-        return [] if self.bundled else ["--schema", self.shown(self.schema)]
+        schema = [] if self.bundled else ["--schema", self.shown(self.schema)]
+        return schema + ([] if self.overlay is None else ["--overlay", self.shown(self.overlay)])
 
     def render(self, target: Target) -> dict[str, bytes]:
         """The package folder's files for `target`, from this schema."""
@@ -53,6 +56,8 @@ class Where:
         """The file count when `folder` is already exactly what `target` renders to (input
         fingerprint and every file's hash match its manifest), so rendering can be skipped;
         None otherwise (including any doubt: the caller renders in full)."""
+        if self.overlay is not None:
+            return None  # the fingerprint does not cover a user's overlay file
         try:
             digest = sha256(self.schema.read_bytes())
         except OSError:
@@ -62,7 +67,7 @@ class Where:
         return current_file_count(folder, fingerprint, set(files_on_disk(folder)))
 
     def load(self) -> Protocol:
-        protocol = load_protocol(self.schema, self.shown(self.schema))
+        protocol = load_protocol(self.schema, self.shown(self.schema), self.overlay)
         for note in protocol.notes:
             print(f"note: {note}", file=sys.stderr)
         return protocol

@@ -78,6 +78,7 @@ class AgentSide:
         protocol_versions: Sequence[int] = SUPPORTED_PROTOCOL_VERSIONS,
         on_new_session: SessionHook | None = None,
         fallback: Dispatcher | None = None,
+        prompt_result: Callable[[Prompt], dict[str, Any]] = lambda prompt: {},
     ) -> None:
         if not protocol_versions:
             raise ValueError("an agent must support at least one protocol version")
@@ -89,6 +90,9 @@ class AgentSide:
         self._on_prompt = on_prompt
         self._on_new_session = on_new_session
         self._fallback = fallback
+        # The `session/prompt` answer for an accepted prompt: `{}`, or what the schema requires
+        # (e.g. `{"messageId": prompt.message_id}`, the id of the reported user_message).
+        self._prompt_result = prompt_result
         self.initialized = False
         self.protocol_version: int | None = None
         self.client_capabilities: Any = None
@@ -204,7 +208,7 @@ class AgentSide:
         else:
             session.turn.queued.append(prompt)
             self._spawn(self._report_quietly(session, prompt))
-        return {}
+        return self._prompt_result(prompt)
 
     async def _report_quietly(self, session: AgentSession, prompt: Prompt) -> None:
         with contextlib.suppress(ConnectionClosed):

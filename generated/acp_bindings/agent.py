@@ -21,6 +21,11 @@ from .dispatch import AgentDispatcher
 from .methods import AGENT_SPECS
 
 
+def prompt_result(prompt: Prompt) -> dict[str, Any]:
+    """The `session/prompt` result this schema requires for an accepted prompt."""
+    return {}
+
+
 class ClientProxy:
     """Typed calls from the agent to the client over a connection."""
 
@@ -79,9 +84,9 @@ class Agent:
     handlers below are called with validated params.
     """
 
+    client: ClientProxy  # set when a connection is served
     info: ClassVar[models.Implementation] = models.Implementation(name="acp-agent", version="0.0.0")
     capabilities: ClassVar[models.AgentCapabilities] = models.AgentCapabilities()
-    client: ClientProxy  # set when a connection is served
     lifecycle: AgentSide
 
     async def on_prompt(self, session: AgentSession, prompt: Prompt) -> str | None:
@@ -104,6 +109,7 @@ class Agent:
             on_prompt=self.on_prompt,
             on_new_session=self.on_new_session,
             fallback=AgentDispatcher(self),
+            prompt_result=prompt_result,
         )
         return ValidatingDispatcher(AGENT_SPECS, self.lifecycle)
 

@@ -128,11 +128,11 @@ class Client:
     `pending_permissions` when that is not overridden).
     """
 
+    agent: AgentProxy  # set when connected
     info: ClassVar[models.Implementation] = models.Implementation(
         name="acp-client", version="0.0.0"
     )
     capabilities: ClassVar[models.ClientCapabilities] = models.ClientCapabilities()
-    agent: AgentProxy  # set when connected
     lifecycle: ClientSide
 
     async def on_permission(

@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Side = Literal["agent", "client", "protocol", "both"]  # "both": either side handles it
+# "agent", "client", "protocol", "both" (either side handles it), or a side newer than the
+# generator (upstream's "proxy"): generated tables treat such a side like "both".
+Side = str
 Kind = Literal["request", "notification"]
 Entity = Literal[
     "message",

@@ -4,12 +4,18 @@
 """The client side: `Client`, with one typed handler per method a client handles, and
 `AgentProxy`, typed calls to the agent."""
 
+from collections.abc import Sequence
 from typing import Any
 
 from . import models
+from ._runtime.connection import Connection
+from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.stdio import AgentProcess, spawn_agent
 from ._runtime.wire import from_wire, to_wire
+from .dispatch import ClientDispatcher
+from .methods import CLIENT_SPECS
 
 
 class AgentProxy:
@@ -28,7 +34,23 @@ class AgentProxy:
 
 
 class Client:
-    """Base class for clients. Override the handlers you support; the rest answer -32601."""
+    """Base class for clients. Override the handlers you support; the rest answer -32601.
+
+    Connected (`spawn(argv)` or `dispatcher(connection)`), incoming messages are validated
+    against the method table and passed to the handlers below; call the agent through `agent`
+    (this schema has no v2 prompt lifecycle to automate).
+    """
+
+    agent: AgentProxy  # set when connected
+
+    def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
+        """Use `connection` to talk to an agent: validated params, then the typed handlers."""
+        self.agent = AgentProxy(connection)
+        return ValidatingDispatcher(CLIENT_SPECS, ClientDispatcher(self))
+
+    async def spawn(self, argv: Sequence[str], **options: Any) -> AgentProcess:
+        """Start an agent subprocess and connect to it (options go to `spawn_agent`)."""
+        return await spawn_agent(argv, self.dispatcher, **options)
 
     async def session_update(self, *, params: models.UpdateSessionNotification) -> None:
         """Handle `session/update` (notification)."""

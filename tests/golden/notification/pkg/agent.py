@@ -4,12 +4,18 @@
 """The agent side: `Agent`, with one typed handler per method an agent handles, and
 `ClientProxy`, typed calls to the client."""
 
+import asyncio
 from typing import Any
 
 from . import models
+from ._runtime.connection import Connection
+from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.stdio import serve_stdio
 from ._runtime.wire import from_wire, to_wire
+from .dispatch import AgentDispatcher
+from .methods import AGENT_SPECS
 
 
 class ClientProxy:
@@ -28,7 +34,27 @@ class ClientProxy:
 
 
 class Agent:
-    """Base class for agents. Override the handlers you support; the rest answer -32601."""
+    """Base class for agents. Override the handlers you support; the rest answer -32601.
+
+    Serving it (`run()`, `serve_stdio()` or `dispatcher(connection)`) validates each incoming
+    message against the method table and calls the handler below; this schema has no v2 prompt
+    lifecycle, so every method, `initialize` and the prompt included, is answered by them.
+    """
+
+    client: ClientProxy  # set when a connection is served
+
+    def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
+        """Serve this agent on `connection`: validated params, then the typed handlers."""
+        self.client = ClientProxy(connection)
+        return ValidatingDispatcher(AGENT_SPECS, AgentDispatcher(self))
+
+    async def serve_stdio(self) -> None:
+        """Serve on this process's stdin/stdout until stdin closes."""
+        await serve_stdio(self.dispatcher)
+
+    def run(self) -> None:
+        """Entry point for an agent executable: serve on stdio, return when the client leaves."""
+        asyncio.run(self.serve_stdio())
 
     async def session_cancel(self, *, params: models.CancelSessionNotification) -> None:
         """Handle `session/cancel` (notification)."""

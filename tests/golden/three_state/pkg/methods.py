@@ -3,7 +3,7 @@
 #   acp-codegen generate --schema tests/fixtures/schemas/three_state.json --out tests/golden/three_state --package pkg
 """The method table: every protocol method with its handling side, kind and types."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Final
 
@@ -14,22 +14,23 @@ from ._runtime.tables import MethodSpec
 METHOD_SPECS: Final[tuple[MethodSpec, ...]] = ()
 
 
-def _by_name(side: tuple[str, ...]) -> Mapping[str, MethodSpec]:
+def _by_name(handles: Callable[[str], bool]) -> Mapping[str, MethodSpec]:
     """Rows by wire name (the request row where a name has two)."""
     table: dict[str, MethodSpec] = {}
     for spec in METHOD_SPECS:
-        if spec.side in side and (spec.method not in table or spec.kind == "request"):
+        if handles(spec.side) and (spec.method not in table or spec.kind == "request"):
             table[spec.method] = spec
     return MappingProxyType(table)
 
 
-METHODS: Final[Mapping[str, MethodSpec]] = _by_name(("agent", "client", "protocol", "both"))
-# What each side handles; protocol-level methods belong to both.
-AGENT_METHODS: Final[Mapping[str, MethodSpec]] = _by_name(("agent", "protocol", "both"))
-CLIENT_METHODS: Final[Mapping[str, MethodSpec]] = _by_name(("client", "protocol", "both"))
+METHODS: Final[Mapping[str, MethodSpec]] = _by_name(lambda side: True)
+# What each side handles: its own methods and everything not the other side's (protocol-level
+# methods, `both`, and sides newer than acp-codegen, such as upstream's `proxy`).
+AGENT_METHODS: Final[Mapping[str, MethodSpec]] = _by_name(lambda side: side != "client")
+CLIENT_METHODS: Final[Mapping[str, MethodSpec]] = _by_name(lambda side: side != "agent")
 AGENT_SPECS: Final[tuple[MethodSpec, ...]] = tuple(
-    spec for spec in METHOD_SPECS if spec.side in ("agent", "protocol", "both")
+    spec for spec in METHOD_SPECS if spec.side != "client"
 )
 CLIENT_SPECS: Final[tuple[MethodSpec, ...]] = tuple(
-    spec for spec in METHOD_SPECS if spec.side in ("client", "protocol", "both")
+    spec for spec in METHOD_SPECS if spec.side != "agent"
 )

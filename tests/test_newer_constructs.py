@@ -1,0 +1,154 @@
+"""Constructs newer than the generator (seen in later upstream schemas) generate, with a note."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from conftest import write_tree
+from pydantic import TypeAdapter, ValidationError
+
+from acp_codegen.errors import SchemaError
+from acp_codegen.pipeline import load_protocol, render_tree
+from acp_codegen.render import Target
+
+
+def tagged(tag: str, value: str, payload: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {tag: {"type": "string", "const": value}},
+        "required": [tag],
+        "allOf": [{"$ref": f"#/$defs/{payload}"}],
+    }
+
+
+def obj(**props: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": sorted(props)}
+
+
+# Upstream style: no x-methods table, methods from x-method/x-side annotations.
+UPSTREAM_STYLE: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "newer constructs",
+    "$defs": {
+        "Status": {
+            "anyOf": [
+                tagged("state", "running", "Running"),
+                tagged("state", "idle", "Idle"),
+            ]
+        },
+        "Running": obj(),
+        "Idle": obj(reason={"type": "string"}),
+        "Event": {
+            "anyOf": [
+                tagged("event", "status", "Status"),
+                tagged("event", "note", "Note"),
+            ]
+        },
+        "Note": obj(text={"type": "string"}),
+        "Child": {"type": "object", "properties": {"status": {"$ref": "#/$defs/Status"}}},
+        "EventNotification": {
+            "x-method": "thing/event",
+            "x-side": "client",
+            "x-future-flag": True,
+            **obj(event={"$ref": "#/$defs/Event"}, child={"$ref": "#/$defs/Child"}),
+        },
+        "RelayRequest": {
+            "x-method": "relay/send",
+            "x-side": "proxy",
+            **obj(data={"type": "string"}),
+        },
+        "RelayResponse": {"x-method": "relay/send", "x-side": "proxy", **obj()},
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def newer(tmp_path_factory: pytest.TempPathFactory) -> tuple[ModuleType, tuple[str, ...]]:
+    root = tmp_path_factory.mktemp("newer")
+    schema = root / "newer.json"
+    schema.write_text(json.dumps(UPSTREAM_STYLE), encoding="utf-8")
+    protocol = load_protocol(schema)
+    write_tree(root, render_tree(protocol, Target("acp_newer_pkg", "acp-codegen generate")))
+    sys.path.insert(0, str(root))
+    try:
+        return importlib.import_module("acp_newer_pkg"), protocol.notes
+    finally:
+        sys.path.remove(str(root))
+
+
+def test_a_union_nested_in_a_branch_and_used_elsewhere_gets_a_copy(
+    newer: tuple[ModuleType, tuple[str, ...]],
+) -> None:
+    module, notes = newer
+    models = importlib.import_module("acp_newer_pkg.models")
+    event = TypeAdapter(models.Event).validate_python(
+        {"event": "status", "state": "idle", "reason": "done"}
+    )
+    assert type(event).__name__ == "IdleInEvent" and event.reason == "done"
+    child = models.Child.model_validate({"status": {"state": "running"}})  # no outer tag here
+    assert type(child.status).__name__ == "Running"
+    with pytest.raises(ValidationError):  # the copy's classes need the outer tag
+        TypeAdapter(models.Event).validate_python({"event": "status", "state": "bogus"})
+    assert any("StatusInEvent" in n and "#/$defs/Event/anyOf/0" in n for n in notes), notes
+    assert module.METHODS
+
+
+def test_an_unknown_side_gets_rows_and_a_handler_on_both_classes(
+    newer: tuple[ModuleType, tuple[str, ...]],
+) -> None:
+    module, notes = newer
+    methods = importlib.import_module("acp_newer_pkg.methods")
+    spec = module.METHODS["relay/send"]
+    assert spec.side == "proxy"
+    assert spec in methods.AGENT_SPECS and spec in methods.CLIENT_SPECS
+    assert hasattr(module.Agent, "relay_send") and hasattr(module.Client, "relay_send")
+    assert hasattr(module.ClientProxy, "relay_send") and hasattr(module.AgentProxy, "relay_send")
+    assert any("x-side 'proxy'" in n and "relay/send" in n for n in notes), notes
+
+
+def test_an_unknown_keyword_is_named_in_a_note(newer: tuple[ModuleType, tuple[str, ...]]) -> None:
+    _, notes = newer
+    assert any(
+        "x-future-flag" in n and "#/$defs/EventNotification/x-future-flag" in n for n in notes
+    ), notes
+
+
+def test_no_protocol_version_means_no_lifecycle_and_says_so(
+    newer: tuple[ModuleType, tuple[str, ...]],
+) -> None:
+    module, notes = newer
+    assert not hasattr(module, "PROTOCOL_VERSION") and not hasattr(module, "AgentSession")
+    assert callable(module.Agent.run) and callable(module.Client.spawn)
+    assert any("no known protocol version" in n and "Not automated" in n for n in notes)
+
+
+def test_our_own_method_table_stays_strict_about_sides(tmp_path: Path) -> None:
+    """Only upstream-style annotations may name a newer side; our x-methods table may not."""
+    doc = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "x-acp": {"protocolVersion": 2},
+        "x-methods": [
+            {
+                "method": "relay/send",
+                "side": "proxy",
+                "kind": "request",
+                "params": "RelayRequest",
+                "result": "RelayResponse",
+            }
+        ],
+        "$defs": {
+            "RelayRequest": {"x-method": "relay/send", "x-side": "proxy", **obj()},
+            "RelayResponse": {"x-method": "relay/send", "x-side": "proxy", **obj()},
+        },
+    }
+    path = tmp_path / "strict.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(SchemaError) as raised:
+        load_protocol(path)
+    assert any(p.pointer == "/x-methods/0/side" for p in raised.value.problems)
