@@ -64,6 +64,21 @@ class UpdateVariant:
     merge: MergeRule | None
 
 
+# Agent methods the runtime's lifecycle serves itself (`runtime/agent_side.py`).
+LIFECYCLE_SERVED = frozenset(
+    {
+        "initialize",
+        "session/new",
+        "session/list",
+        "session/resume",
+        "session/close",
+        "session/delete",
+        "session/prompt",
+        "session/cancel",
+    }
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Protocol:
     """Everything the templates need about one schema."""
@@ -87,6 +102,13 @@ class Protocol:
     def methods_for(self, side: str) -> tuple[Method, ...]:
         """Methods `side` handles itself (protocol-level ones are the connection's job)."""
         return tuple(m for m in self.methods if m.side in (side, "both"))
+
+    def author_handlers(self, side: str) -> tuple[Method, ...]:
+        """Methods of `side` whose typed handler the author writes: with the lifecycle on, the
+        agent's session surface is served by the runtime and gets no do-nothing handler."""
+        if not (self.has_lifecycle and side == "agent"):
+            return self.methods_for(side)
+        return tuple(m for m in self.methods_for(side) if m.name not in LIFECYCLE_SERVED)
 
     @property
     def has_lifecycle(self) -> bool:
