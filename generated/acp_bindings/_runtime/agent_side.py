@@ -130,7 +130,12 @@ class AgentSide:
             return await self._fallback.handle_request(method, params)
         else:
             raise RpcError.method_not_found(method)
-        self.checks.result(method, result)  # our own answers fit the schema too
+        try:
+            self.checks.result(method, result)  # our own answers fit the schema too
+        except Exception:
+            if method == SESSION_NEW:  # a session nobody was told about is not kept
+                self.sessions.pop(result["sessionId"], None)
+            raise
         return result
 
     async def handle_notification(self, method: str, params: Any) -> None:
