@@ -85,7 +85,8 @@ def test_a_background_permission_request_after_idle_reports_no_state() -> None:
         assert ask["method"] == "session/request_permission"
         answer = {"outcome": {"outcome": "selected", "optionId": "yes"}}
         await peer.send({"jsonrpc": "2.0", "id": ask["id"], "result": answer})
-        reply = await client.call("session/new", {"cwd": "/tmp"})  # no running update came before it
+        # No running update came before the answer to this:
+        reply = await client.call("session/new", {"cwd": "/tmp"})
         assert "result" in reply
         assert outcomes == [answer["outcome"]]
         await connection.close()
@@ -239,7 +240,8 @@ def test_the_late_cancelled_answer_to_a_withdrawn_permission_request_is_accepted
         assert await client.updates(1) == [idle("cancelled")]
         cancelled = {"outcome": {"outcome": "cancelled"}}
         await peer.send({"jsonrpc": "2.0", "id": ask["id"], "result": cancelled})
-        assert "result" in await client.call("session/new", {"cwd": "/tmp"})  # handled after the answer
+        # Handled after the late answer:
+        assert "result" in await client.call("session/new", {"cwd": "/tmp"})
         await connection.close()
 
     with caplog.at_level(logging.DEBUG):

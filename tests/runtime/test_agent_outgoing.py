@@ -18,7 +18,7 @@ from .test_agent_side import TEXT, Client, agent
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
 
-from acp_bindings import methods, models  # noqa: E402
+from acp_bindings import methods, models
 
 CHECKS = OutgoingChecks(
     sent=methods.CLIENT_SPECS, answered=methods.AGENT_SPECS, stop_reasons=models.StopReason
@@ -113,7 +113,9 @@ def test_an_invalid_session_new_result_from_a_hook_is_an_internal_error() -> Non
             lambda s, p: None, checks=CHECKS, on_new_session=bad_extra
         )
         client = Client(peer)
-        await client.call("initialize", {"protocolVersion": 2, "info": {"name": "c", "version": "1"}})
+        await client.call(
+            "initialize", {"protocolVersion": 2, "info": {"name": "c", "version": "1"}}
+        )
         reply = await client.call("session/new", {"cwd": "/tmp"})
         assert reply["error"]["code"] == -32603
         assert "configOptions" in str(reply["error"])

@@ -78,7 +78,7 @@ def test_session_close_cancels_the_work_first_then_refuses_prompts() -> None:
         await asyncio.Event().wait()
 
     async def scenario() -> None:
-        connection, peer, side = await agent(forever)
+        connection, peer, _ = await agent(forever)
         client = Client(peer)
         session_id = await client.setup()
         await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})

@@ -51,9 +51,7 @@ class ReferenceModel:
         """A messageId reused by another role is a message of its own."""
         first = self.messages.get(message_id)
         key = message_id if first is None or first["role"] == role else f"{role}/{message_id}"
-        return self.messages.setdefault(
-            key, {"messageId": message_id, "role": role, "content": []}
-        )
+        return self.messages.setdefault(key, {"messageId": message_id, "role": role, "content": []})
 
     @staticmethod
     def patch(target: dict[str, Any], fields: dict[str, Any]) -> None:
