@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from acp_codegen.runtime.agent_session import AgentSession, Prompt
+from acp_codegen.runtime.errors import ProtocolUsageError
 from acp_codegen.runtime.sessions import SessionHooks
 
 from .streams import run
@@ -78,7 +81,7 @@ def test_session_close_cancels_the_work_first_then_refuses_prompts() -> None:
         await asyncio.Event().wait()
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(forever)
+        connection, peer, side = await agent(forever)
         client = Client(peer)
         session_id = await client.setup()
         await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
@@ -99,6 +102,8 @@ def test_session_close_cancels_the_work_first_then_refuses_prompts() -> None:
         assert "closed" in reply["error"]["message"]
         listed = (await client.call("session/list", {}))["result"]["sessions"]
         assert [info["sessionId"] for info in listed] == [session_id]  # still known
+        with pytest.raises(ProtocolUsageError, match="closed"):
+            await side.sessions[session_id].say("too late")  # e.g. from a background task
         await connection.close()
 
     run(scenario())

@@ -12,9 +12,10 @@ nobody is setting up are logged and dropped.
 
 `ClientSession.prompt` refuses, with `ProtocolUsageError` and nothing sent, a prompt before
 initialization and session setup, or content the agent's prompt capabilities do not allow.
-`ClientSession.cancel` sends `session/cancel`, marks unfinished tool calls cancelled and answers
-every pending `session/request_permission` with the cancelled outcome; updates arriving later
-are still applied.
+`ClientSession.cancel` sends `session/cancel`, marks the unfinished tool calls of the current
+active work cancelled (`SessionState.mark_cancelled`) and answers every pending
+`session/request_permission` with the cancelled outcome; updates arriving later are still
+applied.
 
 `session/request_permission` requests become `PermissionRequest`s on their session; the optional
 `on_permission` hook answers them (it returns an outcome object), or the application answers
@@ -137,8 +138,8 @@ class ClientSession:
             raise ConnectionClosed("connection closed while waiting for the session to go idle")
 
     async def cancel(self) -> None:
-        """Cancel the session's work: send `session/cancel`, mark unfinished tool calls
-        cancelled, answer pending permission requests with the cancelled outcome."""
+        """Cancel the session's work: send `session/cancel`, mark the current work's unfinished
+        tool calls cancelled, answer pending permission requests with the cancelled outcome."""
         await self.client.connection.notify(SESSION_CANCEL, {"sessionId": self.session_id})
         self.state.mark_cancelled()
         for request in list(self.pending_permissions):
