@@ -187,3 +187,36 @@ def test_session_delete_is_served_only_when_enabled() -> None:
         await connection.close()
 
     run(scenario())
+
+
+def test_a_batch_with_a_prompt_and_the_close_of_its_session_answers_both_then_ends_idle() -> None:
+    async def scenario() -> None:
+        connection, peer, _ = await agent(end_turn)
+        client = Client(peer)
+        session_id = await client.setup()
+        await peer.send(
+            [
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "session/prompt",
+                    "params": {"sessionId": session_id, "prompt": TEXT},
+                },
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "session/close",
+                    "params": {"sessionId": session_id},
+                },
+            ]
+        )
+        assert await peer.recv() == [
+            {"jsonrpc": "2.0", "id": 1, "result": {}},
+            {"jsonrpc": "2.0", "id": 2, "result": {}},
+        ]
+        updates = await client.updates(2)
+        assert updates[0]["sessionUpdate"] == "user_message"
+        assert updates[1] == idle("cancelled")
+        await connection.close()
+
+    run(scenario())

@@ -166,10 +166,15 @@ class AgentSession:
 
     async def send_update(self, update: Mapping[str, Any] | BaseModel) -> None:
         """Send one update object (a dict with its tag, or a generated model); raises
-        pydantic's `ValidationError`, sending nothing, when it does not fit the schema."""
+        pydantic's `ValidationError`, sending nothing, when it does not fit the schema, and
+        `ProtocolUsageError` once the session is closed."""
         if self.closed:
             raise ProtocolUsageError(f"session {self.session_id} is closed: nothing can be sent")
-        data = to_json(update)
+        await self._emit(to_json(update))
+
+    async def _emit(self, data: Any) -> None:
+        """Check and write one update. The runtime's own lifecycle reports (echo, state) come
+        here directly: a cancelled turn still ends idle after its session was closed."""
         params = {"sessionId": self.session_id, "update": data}
         self._checks.notification(SESSION_UPDATE, params)
         await self._peer.notify(SESSION_UPDATE, params)
@@ -181,13 +186,19 @@ class AgentSession:
         await self.send_update({UPDATE_TAG_FIELD: tag, **fields})
 
     async def report_state(self, state: str, stop_reason: str | None = None) -> None:
-        if stop_reason is None:
-            await self._send(STATE_UPDATE, state=state)
-        else:
-            await self._send(STATE_UPDATE, state=state, stopReason=stop_reason)
+        update = {UPDATE_TAG_FIELD: STATE_UPDATE, "state": state}
+        if stop_reason is not None:
+            update["stopReason"] = stop_reason
+        await self._emit(update)
 
     async def report_user_message(self, prompt: Prompt) -> None:
-        await self._send(USER_MESSAGE, messageId=prompt.message_id, content=prompt.content)
+        await self._emit(
+            {
+                UPDATE_TAG_FIELD: USER_MESSAGE,
+                "messageId": prompt.message_id,
+                "content": prompt.content,
+            }
+        )
 
     # -- messages, thoughts ---------------------------------------------------------------------
 

@@ -117,10 +117,10 @@ class AgentSide:
     # -- Dispatcher -----------------------------------------------------------------------------
 
     async def handle_request(self, method: str, params: Any) -> Any:
+        if method == SESSION_PROMPT:
+            return self._prompt(params)  # checked before the prompt is accepted
         if method == INITIALIZE:
             result = self._initialize(params)
-        elif method == SESSION_PROMPT:
-            result = self._prompt(params)
         elif method in _REGISTRY_METHODS:
             self._require_initialized()
             if not isinstance(params, dict):
@@ -202,8 +202,10 @@ class AgentSide:
         if problems:
             raise RpcError.invalid_params(problems)
         prompt = Prompt(message_id=new_id("msg_user"), content=copy_json(content))
+        result = self._prompt_result(prompt)
+        self.checks.result(SESSION_PROMPT, result)  # an invalid answer accepts nothing
         self.turns.accept(session, Accepted(prompt, answer_written()))
-        return self._prompt_result(prompt)
+        return result
 
     def _prompt_result(self, prompt: Prompt) -> dict[str, Any]:
         """The one place the `session/prompt` answer is built."""

@@ -77,13 +77,17 @@ class TurnRunner:
         # Work that has not started yet sees cancel_requested and ends right away.
 
     async def stop(self, session: AgentSession) -> None:
-        """Cancel the session's work (as session/cancel does) and wait until it reported idle."""
+        """Cancel the session's work (as session/cancel does) and wait until it reported idle
+        (unless that must wait for the answer to the current batch)."""
         turn = session.turn
         if turn is None:
             return
         turn.after_cancel.clear()  # nothing starts after a close
         self.cancel(session)
-        if turn.task is not None:
+        # A prompt whose answer is not written yet (it shares a batch with this request) is
+        # echoed, and the work ends idle, only after that answer: waiting would deadlock.
+        unanswered = any(a.answered is not None and not a.answered.done() for a in turn.unechoed)
+        if turn.task is not None and not unanswered:
             await asyncio.gather(turn.task, return_exceptions=True)
 
     # -- the work -------------------------------------------------------------------------------
