@@ -14,7 +14,8 @@ Every agent served by the lifecycle implements the v2 session baseline, so it ad
 - `session/resume`: reopens a known session with the new setup params; a session this process
   does not know is offered to `load_session`, else -32002. With `replayFrom: {"type": "start"}`
   the session's recorded history (every update sent except state reports) is replayed as
-  `session/update`s before the answer; another replay type is -32602.
+  `session/update`s, followed by the last state report (where the session stands now), before
+  the answer; another replay type is -32602.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 
 from .agent_session import AgentSession, new_id
 from .errors import ErrorCode, RpcError
+from .jsonvalue import to_json
 from .outgoing import OutgoingChecks
 from .peer import Peer
 from .protocol import SESSION_UPDATE
@@ -45,7 +47,7 @@ class SessionHooks:
     # Restore a session this process does not know (fill title, history, ...); False: unknown.
     load_session: Callable[[AgentSession], Awaitable[bool]] | None = None
     # SessionInfo objects of stored sessions not opened in this process (for session/list).
-    stored_sessions: Callable[[str | None], Awaitable[Sequence[Mapping[str, Any]]]] | None = None
+    stored_sessions: Callable[[str | None], Awaitable[Sequence[Any]]] | None = None
     on_delete_session: Callable[[str], Awaitable[None]] | None = None  # enables session/delete
 
 
@@ -139,10 +141,9 @@ class SessionRegistry:
         if self.hooks.stored_sessions is not None:
             seen = {info["sessionId"] for info in infos}
             for stored in await self.hooks.stored_sessions(cwd):
-                if stored.get("sessionId") not in seen and (
-                    cwd is None or stored.get("cwd") == cwd
-                ):
-                    infos.append(dict(stored))
+                info = dict(to_json(stored))  # a SessionInfo model or its JSON
+                if info.get("sessionId") not in seen and (cwd is None or info.get("cwd") == cwd):
+                    infos.append(info)
         start = self._offset(params.get("cursor"), len(infos))
         end = start + self.page_size
         result: dict[str, Any] = {"sessions": infos[start:end]}
@@ -189,7 +190,9 @@ class SessionRegistry:
         else:
             session.attach(self._peer, params, self.client_capabilities)
         if replay is not None:
-            for update in list(session.history):
+            # The history, then the session's current state (state reports are not replayed
+            # one by one: only where the session stands now).
+            for update in [*session.history, *filter(None, [session.last_state])]:
                 await self._peer.notify(SESSION_UPDATE, {"sessionId": session_id, "update": update})
         hook = self.hooks.on_resume_session
         extra = await hook(session) if hook else None

@@ -114,7 +114,9 @@ class Agent:
         `history`, your own state) and return True, or return False (the client gets -32002)."""
         return False
 
-    async def stored_sessions(self, cwd: str | None) -> Sequence[Mapping[str, Any]]:
+    async def stored_sessions(
+        self, cwd: str | None
+    ) -> Sequence[models.SessionInfo | Mapping[str, Any]]:
         """`SessionInfo` objects of stored sessions not opened in this process, for
         `session/list` (filter by `cwd` when given)."""
         return ()

@@ -126,7 +126,8 @@ def test_session_resume_replays_history_before_answering_and_reopens_a_closed_se
         await peer.send(
             {"jsonrpc": "2.0", "id": client.next_id, "method": "session/resume", "params": params}
         )
-        assert await client.updates(2) == history
+        # the history, then where the session stands (its last state report)
+        assert await client.updates(3) == [*history, idle("end_turn")]
         assert await peer.recv() == {"jsonrpc": "2.0", "id": client.next_id, "result": {}}
         reply = await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
         assert reply["result"] == {}
@@ -217,6 +218,24 @@ def test_a_batch_with_a_prompt_and_the_close_of_its_session_answers_both_then_en
         updates = await client.updates(2)
         assert updates[0]["sessionUpdate"] == "user_message"
         assert updates[1] == idle("cancelled")
+        await connection.close()
+
+    run(scenario())
+
+
+def test_session_list_includes_stored_sessions_once_and_filters_them_by_cwd() -> None:
+    async def stored(cwd: str | None) -> list[dict[str, Any]]:
+        return [{"sessionId": "old", "cwd": "/w", "title": "Old"}, {"sessionId": "x", "cwd": "/y"}]
+
+    async def scenario() -> None:
+        hooks = SessionHooks(stored_sessions=stored)
+        connection, peer, _ = await agent(end_turn, session_hooks=hooks)
+        client = Client(peer)
+        await client.setup()
+        live = await open_session(client, "/w")
+        listed = (await client.call("session/list", {"cwd": "/w"}))["result"]["sessions"]
+        assert [info["sessionId"] for info in listed] == [live, "old"]
+        assert listed[1] == {"sessionId": "old", "cwd": "/w", "title": "Old"}
         await connection.close()
 
     run(scenario())

@@ -110,7 +110,9 @@ class AgentSession:
     """One session on the agent side. Turn handlers get it as their first argument.
 
     `title` (set it to name the session) and `updated_at` appear in `session/list`; `history`
-    holds every update sent except state reports, which `session/resume` replays."""
+    holds every update sent except state reports and `last_state` the latest of those:
+    `session/resume` replays both. (An author who persists sessions restores them in
+    `load_session`.)"""
 
     def __init__(
         self,
@@ -129,7 +131,8 @@ class AgentSession:
         self.title: str | None = None
         self.updated_at = now_iso()
         self.closed = False
-        self.history: list[dict[str, Any]] = []
+        self.history: list[Any] = []
+        self.last_state: dict[str, Any] | None = None  # the latest state report
 
     @property
     def cwd(self) -> str | None:
@@ -179,7 +182,9 @@ class AgentSession:
         self._checks.notification(SESSION_UPDATE, params)
         await self._peer.notify(SESSION_UPDATE, params)
         self.updated_at = now_iso()
-        if isinstance(data, dict) and data.get(UPDATE_TAG_FIELD) != STATE_UPDATE:
+        if isinstance(data, dict) and data.get(UPDATE_TAG_FIELD) == STATE_UPDATE:
+            self.last_state = data
+        else:
             self.history.append(data)
 
     async def _send(self, tag: str, **fields: Any) -> None:
