@@ -8,7 +8,8 @@ Every agent served by the lifecycle implements the v2 session baseline, so it ad
 - `session/list`: known sessions (open or closed, in the order they were opened, then those
   `stored_sessions` reports), only those whose cwd equals `cwd` when given; pages of
   `page_size` with an opaque `nextCursor`.
-- `session/close`: cancels the session's work (it ends idle `cancelled`), then answers. A closed
+- `session/close`: cancels the session's work (it ends idle `cancelled`), then answers (again
+  `{}` for a session already closed). A closed
   session stays known (listed, resumable); prompts for it are refused (-32002) and its update
   helpers raise `SessionClosed`. Prompts still waiting for the cancelled work are dropped.
 - `session/resume`: reopens a known session with the new setup params; a session this process
@@ -171,6 +172,10 @@ class SessionRegistry:
         return info
 
     async def close(self, params: Any) -> dict[str, Any]:
+        session_id = session_id_of(params)
+        known = self.sessions.get(session_id)
+        if known is not None and known.closed:
+            return {}  # closing twice changes nothing
         session = self.open_session_of(params)
         await self._runner.stop(session)
         session.closed = True
