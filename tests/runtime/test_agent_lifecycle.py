@@ -263,3 +263,23 @@ def test_a_non_json_line_is_reported_as_such(caplog: pytest.LogCaptureFixture) -
     assert "not JSON" in caplog.text and "Starting agent v1..." in caplog.text
     assert "error without a request id" in caplog.text
     assert "unknown request id" not in caplog.text
+
+
+def test_a_cancelled_error_escaping_the_handler_is_no_cancellation_of_the_turn(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def handler(session: AgentSession, prompt: Prompt) -> None:
+        helper = asyncio.ensure_future(asyncio.Event().wait())
+        helper.cancel()
+        await helper  # its CancelledError escapes: the turn itself was never cancelled
+
+    async def scenario() -> None:
+        connection, peer, _ = await agent(handler)
+        client = Client(peer)
+        session_id = await client.setup()
+        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        assert (await client.updates(3))[2] == idle("_internal_error")
+        await connection.close()
+
+    run(scenario())
+    assert "raised CancelledError" in caplog.text

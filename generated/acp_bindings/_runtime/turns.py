@@ -124,10 +124,17 @@ class TurnRunner:
                 await session.report_state(STATE_RUNNING)
                 stop_reason = await self._drive(session, turn)
         except asyncio.CancelledError:
-            if not turn.cancel_requested:
+            current = asyncio.current_task()
+            if not turn.cancel_requested and current is not None and current.cancelling():
                 turn.finished = True
                 session.turn = None
-                raise  # not the client's cancel (e.g. shutdown): let it propagate
+                raise  # this task is cancelled, not by the client (e.g. shutdown): propagate
+            if not turn.cancel_requested:  # a subtask's CancelledError escaped the handler
+                logger.error(
+                    "turn handler in session %s raised CancelledError (not a cancel of the turn)",
+                    session.session_id,
+                )
+                stop_reason = STOP_INTERNAL_ERROR
         except ConnectionClosed:
             turn.finished = True
             session.turn = None
