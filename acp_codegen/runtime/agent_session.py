@@ -35,6 +35,7 @@ from .protocol import (
     AGENT_THOUGHT_CHUNK,
     PLAN_UPDATE,
     REQUEST_PERMISSION,
+    SESSION_INFO_UPDATE,
     SESSION_UPDATE,
     STATE_REQUIRES_ACTION,
     STATE_RUNNING,
@@ -178,10 +179,13 @@ class AgentSession:
         self._checks.notification(SESSION_UPDATE, params)
         await self._peer.notify(SESSION_UPDATE, params)
         self.updated_at = now_iso()
-        if isinstance(data, dict) and data.get(UPDATE_TAG_FIELD) == STATE_UPDATE:
+        tag = data.get(UPDATE_TAG_FIELD) if isinstance(data, dict) else None
+        if tag == STATE_UPDATE:
             self.last_state = data
-        else:
-            self.history.append(data)
+            return
+        if tag == SESSION_INFO_UPDATE and "title" in data:
+            self.title = data["title"]  # session/list shows what the client was told
+        self.history.append(data)
 
     async def _send(self, tag: str, **fields: Any) -> None:
         await self.send_update({UPDATE_TAG_FIELD: tag, **fields})
@@ -200,6 +204,11 @@ class AgentSession:
                 "content": prompt.content,
             }
         )
+
+    async def set_title(self, title: str | None) -> None:
+        """Name the session (None clears the name): tells the client (`session_info_update`)
+        and `session/list`."""
+        await self._send(SESSION_INFO_UPDATE, title=title)
 
     # -- messages, thoughts ---------------------------------------------------------------------
 

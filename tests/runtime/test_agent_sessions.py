@@ -239,3 +239,21 @@ def test_session_list_includes_stored_sessions_once_and_filters_them_by_cwd() ->
         await connection.close()
 
     run(scenario())
+
+
+def test_set_title_tells_the_client_and_session_list() -> None:
+    async def titled(session: AgentSession, prompt: Prompt) -> None:
+        await session.set_title("Fixing the build")
+
+    async def scenario() -> None:
+        connection, peer, _ = await agent(titled)
+        client = Client(peer)
+        session_id = await client.setup()
+        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        updates = await client.updates(4)
+        assert updates[2] == {"sessionUpdate": "session_info_update", "title": "Fixing the build"}
+        (info,) = (await client.call("session/list", {}))["result"]["sessions"]
+        assert info["title"] == "Fixing the build"
+        await connection.close()
+
+    run(scenario())

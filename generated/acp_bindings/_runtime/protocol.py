@@ -42,6 +42,7 @@ TERMINAL_UPDATE: Final = "terminal_update"
 TERMINAL_OUTPUT_CHUNK: Final = "terminal_output_chunk"
 PLAN_UPDATE: Final = "plan_update"
 USAGE_UPDATE: Final = "usage_update"
+SESSION_INFO_UPDATE: Final = "session_info_update"
 
 # Session states and stop reasons.
 STATE_RUNNING: Final = "running"
