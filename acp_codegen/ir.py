@@ -67,6 +67,21 @@ class UpdateVariant:
     merge: MergeRule | None
 
 
+# Agent methods the runtime's lifecycle serves itself (`runtime/agent_side.py`).
+LIFECYCLE_SERVED = frozenset(
+    {
+        "initialize",
+        "session/new",
+        "session/list",
+        "session/resume",
+        "session/close",
+        "session/delete",
+        "session/prompt",
+        "session/cancel",
+    }
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Protocol:
     """Everything the templates need about one schema."""
@@ -101,6 +116,13 @@ class Protocol:
     def prompt_receipt(self) -> bool:
         """The `session/prompt` result is an insertion receipt (`{"messageId": ...}`)."""
         return "messageId" in self.prompt_result_required
+
+    def author_handlers(self, side: str) -> tuple[Method, ...]:
+        """Methods of `side` whose typed handler the author writes: with the lifecycle on, the
+        agent's session surface is served by the runtime and gets no do-nothing handler."""
+        if not (self.has_lifecycle and side == "agent"):
+            return self.methods_for(side)
+        return tuple(m for m in self.methods_for(side) if m.name not in LIFECYCLE_SERVED)
 
     @property
     def has_lifecycle(self) -> bool:

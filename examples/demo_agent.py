@@ -39,6 +39,8 @@ class DemoAgent(Agent):
 
     async def on_prompt(self, session: AgentSession, prompt: Prompt) -> str | None:
         text = " ".join(b.get("text", "") for b in prompt.content if b.get("type") == "text")
+        if session.title is None:  # the client and session/list show it
+            await session.set_title(text[:40] or "(empty prompt)")
         thought = session.thought()
         await thought.append("Reading the prompt.")
         await self.step()

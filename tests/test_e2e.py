@@ -156,3 +156,34 @@ def test_the_slow_option_is_documented() -> None:
 
     out = subprocess.run([*AGENT, "--help"], capture_output=True, text=True, check=True).stdout
     assert "--slow SECONDS" in out
+
+
+def test_trace_records_both_sides_traffic_as_json_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import os
+
+    client_trace, agent_trace = tmp_path / "client.jsonl", tmp_path / "agent.jsonl"
+    monkeypatch.delenv("ACP_TRACE", raising=False)
+
+    async def main() -> int:
+        client = ScriptedClient(answer="allow")
+        env = {**os.environ, "ACP_TRACE": str(agent_trace)}  # the agent's own trace
+        process = await client.spawn(
+            AGENT, stderr=asyncio.subprocess.DEVNULL, env=env, trace=client_trace
+        )
+        await client.lifecycle.initialize()
+        exit_code: int = await process.close()
+        return exit_code
+
+    assert run(main) == 0
+    for path, first, second in (
+        (client_trace, "send", "recv"),
+        (agent_trace, "recv", "send"),
+    ):
+        records = [json.loads(line) for line in path.read_bytes().splitlines()]
+        assert [r["dir"] for r in records] == [first, second], path
+        assert records[0]["message"]["method"] == "initialize"
+        assert records[1]["message"]["result"]["protocolVersion"] == 2
+        assert all(r["time"] for r in records)

@@ -229,7 +229,11 @@ def test_handlers_are_unique_per_side(canonical: GeneratedPackage) -> None:
         assert len(handlers) == len(set(handlers))
 
 
-def test_side_base_classes_have_every_handler(canonical: GeneratedPackage) -> None:
+def test_side_base_classes_have_every_handler_the_runtime_does_not_serve(
+    canonical: GeneratedPackage,
+) -> None:
+    from acp_codegen.ir import LIFECYCLE_SERVED
+
     for side, class_name in (("agent", "Agent"), ("client", "Client")):
         base = getattr(canonical.module, class_name, None)
         if base is None:
@@ -237,7 +241,12 @@ def test_side_base_classes_have_every_handler(canonical: GeneratedPackage) -> No
         for row in _METHODS:
             if row["side"] == side:
                 spec = canonical.module.METHODS[row["method"]]
-                assert callable(getattr(base, spec.handler, None)), (class_name, spec.handler)
+                handler = getattr(base, spec.handler, None)
+                if side == "agent" and row["method"] in LIFECYCLE_SERVED:
+                    # Served by the lifecycle: no handler an override would silently bypass.
+                    assert handler is None, (class_name, spec.handler)
+                else:
+                    assert callable(handler), (class_name, spec.handler)
 
 
 # ------------------------------------------------------------------ session updates

@@ -53,9 +53,9 @@ def test_invalid_params_answer_32602_with_the_field_location() -> None:
 def test_python_field_names_are_not_wire_names() -> None:
     dispatcher = acp.AgentDispatcher(acp.Agent())
     with pytest.raises(acp.RpcError) as caught:
-        call(dispatcher.handle_request("session/close", {"session_id": "s"}))
+        call(dispatcher.handle_request("auth/login", {"method_id": "m"}))
     assert caught.value.code == -32602
-    assert [problem["loc"] for problem in caught.value.data] == [["sessionId"]]
+    assert [problem["loc"] for problem in caught.value.data] == [["methodId"]]
 
 
 def test_methods_without_a_handler_and_unknown_methods_answer_32601() -> None:

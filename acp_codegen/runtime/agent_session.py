@@ -4,20 +4,29 @@ Every helper sends one `session/update` and returns once it is written; updates 
 in call order. Ids (messageId, toolCallId, terminalId, planId) are generated when not given.
 Field names in `**fields` arguments are wire names (`rawInput`, `exitStatus`, ...); passing
 `None` for a patch field sends `null`, which clears it on the client.
+
+Everything a helper sends is validated against the schema's types first (when the session was
+given `OutgoingChecks`, as generated agents are): invalid data raises pydantic's
+`ValidationError` at the helper call and is never written.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import uuid
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel
 
+from .errors import ConnectionClosed, ProtocolUsageError
 from .jsonvalue import to_json
+from .outgoing import NoChecks, OutgoingChecks
 from .peer import Peer
 from .protocol import (
     AGENT_MESSAGE,
@@ -26,6 +35,7 @@ from .protocol import (
     AGENT_THOUGHT_CHUNK,
     PLAN_UPDATE,
     REQUEST_PERMISSION,
+    SESSION_INFO_UPDATE,
     SESSION_UPDATE,
     STATE_REQUIRES_ACTION,
     STATE_RUNNING,
@@ -62,28 +72,82 @@ class Prompt:
 
 
 @dataclass(slots=True)
+class Accepted:
+    """A prompt answered `{}`; `answered` resolves once that answer is on the wire."""
+
+    prompt: Prompt
+    answered: asyncio.Future[None] | None = None
+
+
+@dataclass(slots=True, eq=False)
 class Turn:
-    """Bookkeeping for one stretch of foreground work (used by `AgentSide`)."""
+    """Bookkeeping for one stretch of foreground work (used by `turns.TurnRunner`)."""
 
     task: asyncio.Task[None] | None = None
     started: bool = False
+    finished: bool = False
     cancel_requested: bool = False
     cancel_sent: bool = False
-    queued: list[Prompt] = field(default_factory=list)
+    queued: list[Prompt] = field(default_factory=list)  # echoed, not yet handled
+    unechoed: list[Accepted] = field(default_factory=list)  # accepted, echo not yet sent
+    after_cancel: list[Accepted] = field(default_factory=list)  # start the next turn
+    blocked: int = 0  # open permission requests of this work
+    echo_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+# The foreground work the current task belongs to (tasks a handler spawns inherit it).
+CURRENT_TURN: ContextVar[Turn | None] = ContextVar("current_turn", default=None)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class AgentSession:
-    """One session on the agent side. Turn handlers get it as their first argument."""
+    """One session on the agent side. Turn handlers get it as their first argument.
+
+    `title` (set it to name the session) and `updated_at` appear in `session/list`; `history`
+    holds every update sent except state reports and `last_state` the latest of those:
+    `session/resume` replays both. (An author who persists sessions restores them in
+    `load_session`.)"""
 
     def __init__(
-        self, session_id: str, peer: Peer, setup: Mapping[str, Any], client_capabilities: Any
+        self,
+        session_id: str,
+        peer: Peer,
+        setup: Mapping[str, Any],
+        client_capabilities: Any,
+        checks: OutgoingChecks | None = None,
     ) -> None:
         self.session_id = session_id
         self.setup = dict(setup)  # the session/new (or resume) params
         self.client_capabilities = client_capabilities
         self._peer = peer
-        self._blocked = 0  # outstanding permission requests
+        self._checks = checks or NoChecks()
         self.turn: Turn | None = None  # the running foreground work, if any
+        self.title: str | None = None
+        self.updated_at = now_iso()
+        self.closed = False
+        self.history: list[Any] = []
+        self.last_state: dict[str, Any] | None = None  # the latest state report
+
+    @property
+    def cwd(self) -> str | None:
+        cwd = self.setup.get("cwd")
+        return cwd if isinstance(cwd, str) else None
+
+    def attach(self, peer: Peer, setup: Mapping[str, Any], client_capabilities: Any) -> None:
+        """Reopen (session/resume): new setup params, open again."""
+        self._peer = peer
+        self.setup = dict(setup)
+        self.client_capabilities = client_capabilities
+        self.closed = False
+
+    def foreground_turn(self) -> Turn | None:
+        """The running foreground work the calling task belongs to, else None (a background
+        task, or work that has already ended)."""
+        turn = CURRENT_TURN.get()
+        return turn if turn is not None and turn is self.turn and not turn.finished else None
 
     @property
     def running(self) -> bool:
@@ -101,21 +165,50 @@ class AgentSession:
     # -- raw updates ----------------------------------------------------------------------------
 
     async def send_update(self, update: Mapping[str, Any] | BaseModel) -> None:
-        """Send one update object (a dict with its tag, or a generated model)."""
-        params = {"sessionId": self.session_id, "update": to_json(update)}
+        """Send one update object (a dict with its tag, or a generated model); raises
+        pydantic's `ValidationError`, sending nothing, when it does not fit the schema, and
+        `ProtocolUsageError` once the session is closed."""
+        if self.closed:
+            raise ProtocolUsageError(f"session {self.session_id} is closed: nothing can be sent")
+        await self._emit(to_json(update))
+
+    async def _emit(self, data: Any) -> None:
+        """Check and write one update. The runtime's own lifecycle reports (echo, state) come
+        here directly: a cancelled turn still ends idle after its session was closed."""
+        params = {"sessionId": self.session_id, "update": data}
+        self._checks.notification(SESSION_UPDATE, params)
         await self._peer.notify(SESSION_UPDATE, params)
+        self.updated_at = now_iso()
+        tag = data.get(UPDATE_TAG_FIELD) if isinstance(data, dict) else None
+        if tag == STATE_UPDATE:
+            self.last_state = data
+            return
+        if tag == SESSION_INFO_UPDATE and "title" in data:
+            self.title = data["title"]  # session/list shows what the client was told
+        self.history.append(data)
 
     async def _send(self, tag: str, **fields: Any) -> None:
         await self.send_update({UPDATE_TAG_FIELD: tag, **fields})
 
     async def report_state(self, state: str, stop_reason: str | None = None) -> None:
-        if stop_reason is None:
-            await self._send(STATE_UPDATE, state=state)
-        else:
-            await self._send(STATE_UPDATE, state=state, stopReason=stop_reason)
+        update = {UPDATE_TAG_FIELD: STATE_UPDATE, "state": state}
+        if stop_reason is not None:
+            update["stopReason"] = stop_reason
+        await self._emit(update)
 
     async def report_user_message(self, prompt: Prompt) -> None:
-        await self._send(USER_MESSAGE, messageId=prompt.message_id, content=prompt.content)
+        await self._emit(
+            {
+                UPDATE_TAG_FIELD: USER_MESSAGE,
+                "messageId": prompt.message_id,
+                "content": prompt.content,
+            }
+        )
+
+    async def set_title(self, title: str | None) -> None:
+        """Name the session (None clears the name): tells the client (`session_info_update`)
+        and `session/list`."""
+        await self._send(SESSION_INFO_UPDATE, title=title)
 
     # -- messages, thoughts ---------------------------------------------------------------------
 
@@ -177,28 +270,30 @@ class AgentSession:
     async def request_permission(
         self, title: str, options: Sequence[Mapping[str, Any]], **fields: Any
     ) -> Any:
-        """Ask the client; returns the `outcome` object. Reports requires_action while the
-        first of any concurrent requests is open and running once the last one is answered.
+        """Ask the client; returns the `outcome` object. Within foreground work it reports
+        requires_action while the first of any concurrent requests is open and running once the
+        last one is answered or given up (unless the work is being cancelled: then idle
+        follows). Outside foreground work (a background task) no state is reported.
         Read the outcome with `protocol.selected_option`: anything else is not approval."""
-        params = {"sessionId": self.session_id, "title": title, "options": list(options), **fields}
-        self._blocked += 1
-        if self._blocked == 1:
-            await self.report_state(STATE_REQUIRES_ACTION)
-        try:
+        params = to_json(
+            {"sessionId": self.session_id, "title": title, "options": list(options), **fields}
+        )
+        self._checks.request(REQUEST_PERMISSION, params)
+        turn = self.foreground_turn()
+        if turn is None:
             result = await self._peer.request(REQUEST_PERMISSION, params)
-        except asyncio.CancelledError:
-            self._blocked -= 1  # the turn is being cancelled: it reports idle, not running
-            raise
-        except BaseException:
-            await self._unblock()
-            raise
-        await self._unblock()
+            return result.get("outcome") if isinstance(result, dict) else None
+        turn.blocked += 1
+        try:
+            if turn.blocked == 1:
+                await self.report_state(STATE_REQUIRES_ACTION)
+            result = await self._peer.request(REQUEST_PERMISSION, params)
+        finally:
+            turn.blocked -= 1  # whatever happened: the count never leaks into later work
+            if turn.blocked == 0 and not turn.cancel_requested and self.foreground_turn():
+                with contextlib.suppress(ConnectionClosed):
+                    await self.report_state(STATE_RUNNING)
         return result.get("outcome") if isinstance(result, dict) else None
-
-    async def _unblock(self) -> None:
-        self._blocked -= 1
-        if self._blocked == 0:
-            await self.report_state(STATE_RUNNING)
 
 
 class MessageStream:

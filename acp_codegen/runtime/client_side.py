@@ -8,9 +8,10 @@ nobody is setting up are logged and dropped.
 
 `ClientSession.prompt` refuses, with `ProtocolUsageError` and nothing sent, a prompt before
 initialization and session setup, or content the agent's prompt capabilities do not allow.
-`ClientSession.cancel` sends `session/cancel`, marks unfinished tool calls cancelled and answers
-every pending `session/request_permission` with the cancelled outcome; updates arriving later
-are still applied.
+`ClientSession.cancel` sends `session/cancel`, marks the unfinished tool calls of the current
+active work cancelled (`SessionState.mark_cancelled`) and answers every pending
+`session/request_permission` with the cancelled outcome; updates arriving later are still
+applied.
 
 `session/request_permission` requests become `PermissionRequest`s on their session; the optional
 `on_permission` hook answers them (it returns an outcome object), or the application answers
@@ -40,6 +41,8 @@ from .protocol import (
     OUTCOME_SELECTED,
     REQUEST_PERMISSION,
     SESSION_CANCEL,
+    SESSION_CLOSE,
+    SESSION_LIST,
     SESSION_NEW,
     SESSION_PROMPT,
     SESSION_RESUME,
@@ -89,6 +92,7 @@ class ClientSession:
         self.session_id = session_id
         self.state = client.new_state()
         self.pending_permissions: list[PermissionRequest] = []
+        self.closed = False
         self._idle_reports = 0
         self._idle_changed = asyncio.Event()
 
@@ -132,9 +136,16 @@ class ClientSession:
         if not changed.done() or changed.cancelled():
             raise ConnectionClosed("connection closed while waiting for the session to go idle")
 
+    async def close(self) -> None:
+        """`session/close`: the agent cancels the work (its idle report still lands here) and
+        forgets the session until it is resumed; later prompts are refused, later updates
+        dropped (logged)."""
+        await self.client.connection.request(SESSION_CLOSE, {"sessionId": self.session_id})
+        self.closed = True
+
     async def cancel(self) -> None:
-        """Cancel the session's work: send `session/cancel`, mark unfinished tool calls
-        cancelled, answer pending permission requests with the cancelled outcome."""
+        """Cancel the session's work: send `session/cancel`, mark the current work's unfinished
+        tool calls cancelled, answer pending permission requests with the cancelled outcome."""
         await self.client.connection.notify(SESSION_CANCEL, {"sessionId": self.session_id})
         self.state.mark_cancelled()
         for request in list(self.pending_permissions):
@@ -221,6 +232,14 @@ class ClientSide:
     async def new_session(self, cwd: str, **params: Any) -> ClientSession:
         return await self._set_up(SESSION_NEW, {"cwd": cwd, **params}, None)
 
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None
+    ) -> dict[str, Any]:
+        """One page of `session/list` (`sessions`, and `nextCursor` when there is more)."""
+        params = {name: value for name, value in (("cwd", cwd), ("cursor", cursor)) if value}
+        result: dict[str, Any] = await self.connection.request(SESSION_LIST, params)
+        return result
+
     async def resume_session(self, session_id: str, cwd: str, **params: Any) -> ClientSession:
         """`session/resume`; replayed history (updates sent before the result) is kept."""
         params = {"sessionId": session_id, "cwd": cwd, **params}
@@ -242,6 +261,7 @@ class ClientSide:
                 raise RpcError(ErrorCode.INTERNAL_ERROR, f"{method} result has no sessionId")
         # No await from here on: buffered updates are applied before any newer one.
         session = self.sessions.get(session_id) or ClientSession(self, session_id)
+        session.closed = False  # a resumed session is open again
         self.sessions[session_id] = session
         for update in self._early_updates.pop(session_id, []):
             session.apply(update)
@@ -256,6 +276,8 @@ class ClientSide:
             raise ProtocolUsageError("session/prompt before initialize")
         if session_id not in self.sessions:
             raise ProtocolUsageError(f"session/prompt for {session_id!r}, which is not set up")
+        if self.sessions[session_id].closed:
+            raise ProtocolUsageError(f"session/prompt for {session_id!r}, which is closed")
         problems = prompt_content_problems(content, self.agent_capabilities)
         if problems:
             where = ", ".join(
@@ -285,7 +307,9 @@ class ClientSide:
             logger.warning("ignoring a session/update without sessionId or update")
             return
         session = self.sessions.get(session_id)
-        if session is not None:
+        if session is not None and session.closed:
+            logger.warning("dropping a session/update for closed session %r", session_id)
+        elif session is not None:
             session.apply(params["update"])
         elif self._setups_in_flight:
             self._early_updates.setdefault(session_id, []).append(params["update"])

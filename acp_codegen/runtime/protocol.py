@@ -16,6 +16,9 @@ SUPPORTED_PROTOCOL_VERSIONS: Final = (2,)
 INITIALIZE: Final = "initialize"
 SESSION_NEW: Final = "session/new"
 SESSION_RESUME: Final = "session/resume"
+SESSION_LIST: Final = "session/list"
+SESSION_CLOSE: Final = "session/close"
+SESSION_DELETE: Final = "session/delete"
 SESSION_PROMPT: Final = "session/prompt"
 SESSION_CANCEL: Final = "session/cancel"
 SESSION_UPDATE: Final = "session/update"
@@ -35,6 +38,7 @@ TERMINAL_UPDATE: Final = "terminal_update"
 TERMINAL_OUTPUT_CHUNK: Final = "terminal_output_chunk"
 PLAN_UPDATE: Final = "plan_update"
 USAGE_UPDATE: Final = "usage_update"
+SESSION_INFO_UPDATE: Final = "session_info_update"
 
 # Session states and stop reasons.
 STATE_RUNNING: Final = "running"

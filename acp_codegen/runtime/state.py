@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -29,6 +30,9 @@ from .records import FieldPatch, Record, patch_plain
 from .tables import MergeRule
 
 Commit = Callable[[], None]
+logger = logging.getLogger(__name__)
+MESSAGE_ENTITY = "message"
+TOOL_CALL_ENTITY = "toolCall"
 
 
 def _describe(error: Exception) -> str:
@@ -67,6 +71,7 @@ class SessionState:
         self._state: str | None = None
         self._stop_reason: str | None = None
         self._unknown: list[Any] = []
+        self._work_tool_calls: set[str] = set()  # tool calls of the current active work
 
     @property
     def state(self) -> str | None:
@@ -96,10 +101,16 @@ class SessionState:
         commit()
 
     def mark_cancelled(self) -> None:
-        """Mark every tool call that has not finished as cancelled (the client does this as
-        soon as it sends `session/cancel`)."""
-        for record in self._records["toolCall"].values():
-            if record.fields.get("status") not in FINISHED_TOOL_CALL_STATUSES:
+        """Mark every unfinished tool call of the current active work (those reported since the
+        last idle) as cancelled, as the client does when it sends `session/cancel`. Tool calls
+        of earlier, finished work keep their status; with no active work nothing changes."""
+        records = self._records[TOOL_CALL_ENTITY]
+        for key in self._work_tool_calls:
+            record = records.get(key)
+            if (
+                record is not None
+                and record.fields.get("status") not in FINISHED_TOOL_CALL_STATUSES
+            ):
                 record.fields["status"] = TOOL_CALL_CANCELLED
 
     def snapshot(self) -> dict[str, Any]:
@@ -158,6 +169,8 @@ class SessionState:
         def commit() -> None:
             self._state = state
             self._stop_reason = stop_reason
+            if state == STATE_IDLE:
+                self._work_tool_calls.clear()  # that work is over
 
         return commit
 
@@ -195,7 +208,7 @@ class SessionState:
         if rule.op == "append":
             assert rule.field is not None
             item = self._append_item(tag, compiled, members, rule.field)
-            return lambda: self._record(compiled, key).append(rule.field or "", item)
+            return lambda: self._record(compiled, key, data).append(rule.field or "", item)
         if rule.op == "upsert":
             if len(compiled.key) == 1:
                 members.pop(compiled.key_name, None)
@@ -209,7 +222,7 @@ class SessionState:
             reset = True
 
         def commit() -> None:
-            record = self._record(compiled, key)
+            record = self._record(compiled, key, data)
             if reset:
                 record.reset()
             for patch in patches:
@@ -265,14 +278,30 @@ class SessionState:
 
     # -- commit helpers -----------------------------------------------------------------------
 
-    def _record(self, compiled: CompiledRule, key: str) -> Record:
+    def _record(self, compiled: CompiledRule, key: str, data: Mapping[str, Any]) -> Record:
         entity = compiled.rule.entity
         records = self._records[entity]
-        record = records.get(key)
+        slot = key
+        if entity == MESSAGE_ENTITY:
+            # A messageId reused by another role is kept apart (as its own message), never
+            # merged into the first role's content.
+            first = records.get(key)
+            if first is not None and first.identity.get("role") != compiled.rule.role:
+                slot = f"{compiled.rule.role}\x00{key}"
+                if slot not in records:
+                    logger.warning(
+                        "messageId %r is used by %s and %s messages; keeping them apart",
+                        key,
+                        first.identity.get("role"),
+                        compiled.rule.role,
+                    )
+        elif entity == TOOL_CALL_ENTITY:
+            self._work_tool_calls.add(key)
+        record = records.get(slot)
         if record is None:
             identity: dict[str, Any] = {compiled.key_name: key}
-            if entity == "message":
+            if entity == MESSAGE_ENTITY:
                 identity["role"] = compiled.rule.role
             record = Record.create(identity, dict(self._plan.layouts[entity]))
-            records[key] = record
+            records[slot] = record
         return record

@@ -5,20 +5,22 @@
 `ClientProxy`, typed calls to the client."""
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from . import models
 from ._runtime.agent_session import AgentSession, Prompt
-from ._runtime.agent_side import AgentSide
+from ._runtime.agent_side import AgentSide, SessionHooks
 from ._runtime.connection import Connection
 from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
+from ._runtime.outgoing import OutgoingChecks
 from ._runtime.peer import Peer
 from ._runtime.stdio import serve_stdio
+from ._runtime.trace import TraceTarget
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import AgentDispatcher
-from .methods import AGENT_SPECS
+from .methods import AGENT_SPECS, CLIENT_SPECS
 
 
 def prompt_result(prompt: Prompt) -> dict[str, Any]:
@@ -78,10 +80,14 @@ class ClientProxy:
 class Agent:
     """Base class for agents. Override the handlers you support; the rest answer -32601.
 
-    Serving it (`run()`, `serve_stdio()` or `dispatcher(connection)`) runs the prompt lifecycle:
-    `initialize`, `session/new`, `session/prompt` and `session/cancel` are answered by the
-    runtime, and each accepted prompt runs `on_prompt`, the turn logic you write. The other
-    handlers below are called with validated params.
+
+    Serving it (`run()`, `serve_stdio()` or `dispatcher(connection)`) runs the lifecycle: the
+    runtime answers `initialize` and the session surface (`session/new`, `session/list`,
+    `session/resume`, `session/close`, `session/prompt`, `session/cancel`, and
+    `session/delete` once `on_delete_session` is overridden) and advertises exactly that in
+    `initialize`; each accepted prompt runs `on_prompt`, the turn logic you write. The `on_*`
+    and session hooks below are called at the points their docstrings name; the other handlers
+    are called with validated params. Everything sent is validated against the schema first.
     """
 
     client: ClientProxy  # set when a connection is served
@@ -99,31 +105,68 @@ class Agent:
         """Called for `session/new`; may return extra result fields (e.g. `configOptions`)."""
         return None
 
+    async def on_resume_session(self, session: AgentSession) -> Mapping[str, Any] | None:
+        """Called for `session/resume` after the session is reopened and any requested replay
+        was sent; may return extra result fields."""
+        return None
+
+    async def on_close_session(self, session: AgentSession) -> None:
+        """Called for `session/close` after the session's work was cancelled."""
+        return None
+
+    async def load_session(self, session: AgentSession) -> bool:
+        """`session/resume` of a session this process does not know: restore it (`title`,
+        `history`, your own state) and return True, or return False (the client gets -32002)."""
+        return False
+
+    async def stored_sessions(
+        self, cwd: str | None
+    ) -> Sequence[models.SessionInfo | Mapping[str, Any]]:
+        """`SessionInfo` objects of stored sessions not opened in this process, for
+        `session/list` (filter by `cwd` when given)."""
+        return ()
+
+    async def on_delete_session(self, session_id: str) -> None:
+        """Override to serve (and advertise) `session/delete`: drop the stored session."""
+        raise NotImplementedError
+
     def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
         """Serve this agent on `connection` (the lifecycle, then the typed handlers)."""
         self.client = ClientProxy(connection)
+        deletes = type(self).on_delete_session is not Agent.on_delete_session
+        hooks = SessionHooks(
+            on_new_session=self.on_new_session,
+            on_resume_session=self.on_resume_session,
+            on_close_session=self.on_close_session,
+            load_session=self.load_session,
+            stored_sessions=self.stored_sessions,
+            on_delete_session=self.on_delete_session if deletes else None,
+        )
+        checks = OutgoingChecks(
+            sent=CLIENT_SPECS,
+            answered=AGENT_SPECS,
+            stop_reasons=getattr(models, "StopReason", None),
+        )
         self.lifecycle = AgentSide(
             connection,
             info=to_wire(self.info),
             capabilities=to_wire(self.capabilities),
             on_prompt=self.on_prompt,
-            on_new_session=self.on_new_session,
+            session_hooks=hooks,
+            checks=checks,
             fallback=AgentDispatcher(self),
             prompt_result=prompt_result,
         )
         return ValidatingDispatcher(AGENT_SPECS, self.lifecycle)
 
-    async def serve_stdio(self) -> None:
-        """Serve on this process's stdin/stdout until stdin closes."""
-        await serve_stdio(self.dispatcher)
+    async def serve_stdio(self, trace: TraceTarget | None = None) -> None:
+        """Serve on this process's stdin/stdout until stdin closes; `trace` names a file that
+        records the traffic (default: `ACP_TRACE`)."""
+        await serve_stdio(self.dispatcher, trace=trace)
 
-    def run(self) -> None:
+    def run(self, trace: TraceTarget | None = None) -> None:
         """Entry point for an agent executable: serve on stdio, return when the client leaves."""
-        asyncio.run(self.serve_stdio())
-
-    async def initialize(self, *, params: models.InitializeRequest) -> models.InitializeResponse:
-        """Handle `initialize` (request)."""
-        raise RpcError.method_not_found("initialize")
+        asyncio.run(self.serve_stdio(trace))
 
     async def auth_login(self, *, params: models.LoginAuthRequest) -> models.LoginAuthResponse:
         """Handle `auth/login` (request)."""
@@ -133,47 +176,11 @@ class Agent:
         """Handle `auth/logout` (request)."""
         raise RpcError.method_not_found("auth/logout")
 
-    async def session_new(self, *, params: models.NewSessionRequest) -> models.NewSessionResponse:
-        """Handle `session/new` (request)."""
-        raise RpcError.method_not_found("session/new")
-
-    async def session_list(
-        self, *, params: models.ListSessionsRequest
-    ) -> models.ListSessionsResponse:
-        """Handle `session/list` (request)."""
-        raise RpcError.method_not_found("session/list")
-
-    async def session_delete(
-        self, *, params: models.DeleteSessionRequest
-    ) -> models.DeleteSessionResponse:
-        """Handle `session/delete` (request)."""
-        raise RpcError.method_not_found("session/delete")
-
-    async def session_resume(
-        self, *, params: models.ResumeSessionRequest
-    ) -> models.ResumeSessionResponse:
-        """Handle `session/resume` (request)."""
-        raise RpcError.method_not_found("session/resume")
-
-    async def session_close(
-        self, *, params: models.CloseSessionRequest
-    ) -> models.CloseSessionResponse:
-        """Handle `session/close` (request)."""
-        raise RpcError.method_not_found("session/close")
-
     async def session_set_config_option(
         self, *, params: models.SetSessionConfigOptionRequest
     ) -> models.SetSessionConfigOptionResponse:
         """Handle `session/set_config_option` (request)."""
         raise RpcError.method_not_found("session/set_config_option")
-
-    async def session_prompt(self, *, params: models.PromptRequest) -> models.PromptResponse:
-        """Handle `session/prompt` (request)."""
-        raise RpcError.method_not_found("session/prompt")
-
-    async def session_cancel(self, *, params: models.CancelSessionNotification) -> None:
-        """Handle `session/cancel` (notification)."""
-        return None
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Handle an extension request (a method name starting with `_`)."""

@@ -98,7 +98,7 @@ def test_initialize_negotiates_the_protocol_version(
         assert reply["result"] == {
             "protocolVersion": answered,
             "info": INFO,
-            "capabilities": {},
+            "capabilities": {"session": {}},  # the runtime serves the session baseline
             "authMethods": [{"type": "agent", "methodId": "m", "name": "M"}],
         }
         assert side.protocol_version == answered

@@ -429,3 +429,33 @@ def test_agent_side_and_client_side_end_to_end() -> None:
         await agent_connection.wait_closed()
 
     run(scenario())
+
+
+def test_the_client_lists_closes_and_resumes_sessions_of_an_agent_side() -> None:
+    async def scenario() -> None:
+        def make_agent(connection: Connection) -> AgentSide:
+            return AgentSide(connection, info={"name": "a", "version": "1"}, on_prompt=busy_turn)
+
+        sides: list[ClientSide] = []
+
+        def make_client(connection: Connection) -> ClientSide:
+            sides.append(ClientSide(connection, info=INFO, rules=RULES))
+            return sides[0]
+
+        client_connection, agent_connection = await connection_pair(make_client, make_agent)
+        side = sides[0]
+        await side.initialize()
+        assert side.agent_capabilities == {"session": {}}
+        here = await side.new_session("/here")
+        await side.new_session("/there")
+        listed = await side.list_sessions(cwd="/here")
+        assert [info["sessionId"] for info in listed["sessions"]] == [here.session_id]
+        await here.close()
+        with pytest.raises(ProtocolUsageError, match="closed"):
+            await here.prompt(TEXT)
+        again = await side.resume_session(here.session_id, "/here")
+        assert again is here and not here.closed
+        await client_connection.close()
+        await agent_connection.wait_closed()
+
+    run(scenario())

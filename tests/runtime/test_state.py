@@ -474,3 +474,62 @@ def test_custom_tag_field() -> None:
 def test_invalid_rule_tables_are_rejected_up_front(rule: MergeRule, fragment: str) -> None:
     with pytest.raises(ValueError, match=fragment):
         SessionState({"x": rule})
+
+
+# -- decisions on ambiguous input (issue 7, part 2) -------------------------------------------
+
+
+def idle(stop_reason: str = "end_turn") -> dict[str, Any]:
+    return {"sessionUpdate": "state_update", "state": "idle", "stopReason": stop_reason}
+
+
+def running() -> dict[str, Any]:
+    return {"sessionUpdate": "state_update", "state": "running"}
+
+
+def test_mark_cancelled_leaves_tool_calls_of_earlier_finished_work_alone() -> None:
+    state = SessionState(RULES)
+    state.apply(running())
+    state.apply(tool_update("old", status="in_progress"))  # left unfinished by its turn
+    state.apply(idle())
+    state.apply(running())
+    state.apply(tool_update("new", status="in_progress"))
+    state.mark_cancelled()
+    statuses = {key: call["status"] for key, call in state.snapshot()["toolCalls"].items()}
+    assert statuses == {"old": "in_progress", "new": "cancelled"}
+
+
+def test_mark_cancelled_without_active_work_changes_nothing() -> None:
+    state = SessionState(RULES)
+    state.apply(running())
+    state.apply(tool_update("t", status="pending"))
+    state.apply(idle())
+    before = state.snapshot()
+    state.mark_cancelled()
+    assert state.snapshot() == before
+
+
+def test_a_message_id_reused_by_another_role_is_kept_apart_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    snap = fold(
+        {"sessionUpdate": "user_message", "messageId": "m", "content": [text("question")]},
+        {"sessionUpdate": "agent_thought_chunk", "messageId": "m", "content": text("hmm")},
+        {"sessionUpdate": "user_message", "messageId": "m", "content": [text("edited")]},
+    )
+    assert snap["messages"] == [
+        {"messageId": "m", "role": "user", "content": [text("edited")]},
+        {"messageId": "m", "role": "thought", "content": [text("hmm")]},
+    ]
+    assert "messageId 'm' is used by user and thought messages" in caplog.text
+
+
+def test_unknown_terminal_output_is_none_and_empty_output_is_an_empty_string() -> None:
+    snap = fold(
+        terminal_update("unknown", command="ls"),
+        terminal_update("empty", output={"data": ""}),
+        terminal_update("cleared", output={"data": b64(b"x")}),
+        terminal_update("cleared", output=None),
+    )
+    outputs = {key: term["output"] for key, term in snap["terminals"].items()}
+    assert outputs == {"unknown": None, "empty": "", "cleared": ""}

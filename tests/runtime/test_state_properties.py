@@ -45,6 +45,13 @@ class ReferenceModel:
         self.state: str | None = None
         self.stop_reason: str | None = None
         self.unknown: list[Any] = []
+        self.work_tools: set[str] = set()  # tool calls reported since the last idle
+
+    def message(self, message_id: str, role: str) -> dict[str, Any]:
+        """A messageId reused by another role is a message of its own."""
+        first = self.messages.get(message_id)
+        key = message_id if first is None or first["role"] == role else f"{role}/{message_id}"
+        return self.messages.setdefault(key, {"messageId": message_id, "role": role, "content": []})
 
     @staticmethod
     def patch(target: dict[str, Any], fields: dict[str, Any]) -> None:
@@ -58,33 +65,30 @@ class ReferenceModel:
         update = copy.deepcopy(update)
         tag = update.pop("sessionUpdate")
         if tag in CHUNK_TAGS:
-            message = self.messages.setdefault(
-                update["messageId"],
-                {"messageId": update["messageId"], "role": CHUNK_TAGS[tag], "content": []},
-            )
+            message = self.message(update["messageId"], CHUNK_TAGS[tag])
             message["content"].append(update["content"])
         elif tag in MESSAGE_TAGS:
             message_id = update.pop("messageId")
-            message = self.messages.setdefault(
-                message_id, {"messageId": message_id, "role": MESSAGE_TAGS[tag], "content": []}
-            )
+            message = self.message(message_id, MESSAGE_TAGS[tag])
             if "content" in update:
                 message["content"] = update.pop("content") or []
             self.patch(message, update)
         elif tag == "tool_call_update":
             call_id = update.pop("toolCallId")
+            self.work_tools.add(call_id)
             call = self.tools.setdefault(call_id, {"toolCallId": call_id, "content": []})
             if "content" in update:
                 call["content"] = update.pop("content") or []
             self.patch(call, update)
         elif tag == "tool_call_content_chunk":
             call_id = update["toolCallId"]
+            self.work_tools.add(call_id)
             call = self.tools.setdefault(call_id, {"toolCallId": call_id, "content": []})
             call["content"].append(update["content"])
         elif tag == "terminal_update":
             terminal_id = update.pop("terminalId")
             term = self.terminals.setdefault(
-                terminal_id, {"terminalId": terminal_id, "output": b""}
+                terminal_id, {"terminalId": terminal_id, "output": None}
             )
             if "output" in update:
                 output = update.pop("output")
@@ -93,9 +97,9 @@ class ReferenceModel:
         elif tag == "terminal_output_chunk":
             terminal_id = update["terminalId"]
             term = self.terminals.setdefault(
-                terminal_id, {"terminalId": terminal_id, "output": b""}
+                terminal_id, {"terminalId": terminal_id, "output": None}
             )
-            term["output"] += base64.b64decode(update["data"])
+            term["output"] = (term["output"] or b"") + base64.b64decode(update["data"])
         elif tag == "plan_update":
             self.plans[update["plan"]["planId"]] = update["plan"]
         elif tag == "usage_update":
@@ -110,17 +114,24 @@ class ReferenceModel:
         elif tag == "state_update":
             self.state = update["state"]
             self.stop_reason = update.get("stopReason") if self.state == "idle" else None
+            if self.state == "idle":
+                self.work_tools.clear()
         else:
             self.unknown.append({"sessionUpdate": tag, **update})
 
     def mark_cancelled(self) -> None:
-        for call in self.tools.values():
+        for call in (self.tools[key] for key in self.work_tools):
             if call.get("status") not in ("completed", "failed", "cancelled"):
                 call["status"] = "cancelled"
 
     def snapshot(self) -> dict[str, Any]:
         terminals = {
-            key: {**term, "output": base64.b64encode(term["output"]).decode()}
+            key: {
+                **term,
+                "output": None
+                if term["output"] is None
+                else base64.b64encode(term["output"]).decode(),
+            }
             for key, term in self.terminals.items()
         }
         return copy.deepcopy(
@@ -281,7 +292,7 @@ def test_ten_thousand_chunks_cost_linear_copying_and_never_copy_the_accumulated_
     state = SessionState(RULES)
     state.apply({"sessionUpdate": "agent_message", "messageId": "m", "content": []})
     state.apply({"sessionUpdate": "tool_call_update", "toolCallId": "t"})
-    state.apply({"sessionUpdate": "terminal_update", "terminalId": "x"})
+    state.apply({"sessionUpdate": "terminal_update", "terminalId": "x", "output": {"data": ""}})
     message_list = state._records["message"]["m"].lists["content"]
     tool_list = state._records["toolCall"]["t"].lists["content"]
     terminal_bytes = state._records["terminal"]["x"].blobs["output"]

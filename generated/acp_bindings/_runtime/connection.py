@@ -33,7 +33,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+from collections import OrderedDict
 from collections.abc import Coroutine
+from contextvars import ContextVar
 from typing import Any
 
 from .dispatch import Dispatcher
@@ -60,10 +62,23 @@ from .messages import (
     request_message,
     success_message,
 )
+from .trace import RECV, SEND, Tracer
 
 logger = logging.getLogger(__name__)
 
 CANCEL_REQUEST_METHOD = "$/cancel_request"
+_WITHDRAWN_KEPT = 1024  # ids of requests we cancelled whose late answers are dropped quietly
+
+# Set in each request handler's task: resolved once its answer (or its batch's) is written.
+_ANSWER_WRITTEN: ContextVar[asyncio.Future[None] | None] = ContextVar(
+    "answer_written", default=None
+)
+
+
+def answer_written() -> asyncio.Future[None] | None:
+    """In a request handler: a future resolved once the answer to the request (for a batch
+    entry: the batch's answer) has been written; None outside a handler."""
+    return _ANSWER_WRITTEN.get()
 
 
 def _encode_answer(request_id: RequestId, answer: Any, error: RpcError | None) -> bytes:
@@ -92,8 +107,11 @@ class Connection:
         dispatcher: Dispatcher | None = None,
         *,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        trace: Tracer | None = None,
     ) -> None:
         self.dispatcher = dispatcher
+        self.trace = trace
+        self._withdrawn: OrderedDict[RequestId, None] = OrderedDict()
         self._lines = LineReader(reader, max_line_bytes=max_line_bytes)
         self._writer = writer
         self._ids = itertools.count(1)
@@ -135,6 +153,8 @@ class Connection:
                     continue
                 if line is None:
                     break
+                if self.trace is not None:
+                    self.trace.record(RECV, line)
                 await self._on_line(line)
         except (ConnectionClosed, ConnectionError, OSError) as problem:
             reason = f"transport failed: {problem}"
@@ -192,6 +212,8 @@ class Connection:
             self._writer.close()
         except Exception as problem:  # closing a dead transport must not mask the shutdown
             logger.debug("closing the writer failed: %s", problem)
+        if self.trace is not None:
+            self.trace.close()
         self._done.set()
 
     # -- outgoing -------------------------------------------------------------------------------
@@ -211,12 +233,20 @@ class Connection:
         except asyncio.CancelledError:
             answered = future.done() and not future.cancelled()  # awaiting cancels the future
             if not self._closed and not answered:
+                self._withdraw(request_id)
                 self._write_nowait(
                     notification_message(CANCEL_REQUEST_METHOD, {"requestId": request_id})
                 )
             raise
         finally:
             self._pending.pop(request_id, None)
+
+    def _withdraw(self, request_id: RequestId) -> None:
+        """Remember a request we gave up on: the peer may still answer it (e.g. a permission
+        request answered `cancelled` after session/cancel), which is no error."""
+        self._withdrawn[request_id] = None
+        if len(self._withdrawn) > _WITHDRAWN_KEPT:
+            self._withdrawn.popitem(last=False)
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification (written before this returns)."""
@@ -233,6 +263,8 @@ class Connection:
             raise ConnectionClosed(f"connection closed: {self._close_reason or 'writer closed'}")
         self._writer.write(frame)
         self._writer.write(b"\n")  # separate write: no copy of a large frame
+        if self.trace is not None:
+            self.trace.record(SEND, frame)
 
     def _write_nowait(self, message: dict[str, Any]) -> None:
         try:
@@ -268,6 +300,8 @@ class Connection:
         try:
             payload = decode_line(line)
         except ValueError as problem:
+            excerpt = line[:200].decode("utf-8", errors="replace")
+            logger.warning("the peer sent a line that is not JSON (%s): %r", problem, excerpt)
             await self._write_error(None, RpcError.parse_error(str(problem)))
             return
         if isinstance(payload, list):
@@ -289,10 +323,11 @@ class Connection:
             await self._write_error(None, RpcError.invalid_request("empty batch"))
             return
         parts: list[bytes | asyncio.Task[bytes]] = []
+        written: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         for item in items:
             message = classify(item)
             if isinstance(message, Request):
-                parts.append(self._start_request(message))
+                parts.append(self._start_request(message, written))
                 await asyncio.sleep(0)  # as for single requests: start in wire order
             elif isinstance(message, Notification):
                 await self._on_notification(message)
@@ -303,14 +338,21 @@ class Connection:
                 error = RpcError.invalid_request(invalid.reason)
                 parts.append(encode_json(error_message(invalid.id, error)))
         if parts:
-            self._spawn(self._write_batch(parts))
+            self._spawn(self._write_batch(parts, written))
+        else:
+            written.set_result(None)
 
-    async def _write_batch(self, parts: list[bytes | asyncio.Task[bytes]]) -> None:
-        frames = [part if isinstance(part, bytes) else await part for part in parts]
+    async def _write_batch(
+        self, parts: list[bytes | asyncio.Task[bytes]], written: asyncio.Future[None]
+    ) -> None:
         try:
+            frames = [part if isinstance(part, bytes) else await part for part in parts]
             await self._write_frame(b"[" + b",".join(frames) + b"]")
         except ConnectionClosed:
             logger.debug("batch answer dropped: connection closed")
+        finally:
+            if not written.done():
+                written.set_result(None)
 
     async def _on_notification(self, message: Notification) -> None:
         if message.method == CANCEL_REQUEST_METHOD:
@@ -325,7 +367,12 @@ class Connection:
 
     def _on_response(self, message: Response) -> None:
         future = self._pending.get(message.id)
-        if future is None or future.done():
+        if message.id is None and message.error is not None:
+            # No id: the peer could not tell which message it answers (e.g. one it could not parse).
+            logger.warning("the peer reported an error without a request id: %s", message.error)
+        elif message.id in self._withdrawn:
+            del self._withdrawn[message.id]  # a late answer to a request we withdrew
+        elif future is None or future.done():
             logger.warning("dropping a response to unknown request id %r", message.id)
         elif message.error is not None:
             future.set_exception(message.error)
@@ -352,22 +399,29 @@ class Connection:
 
         task.add_done_callback(forget)
 
-    def _start_request(self, message: Request) -> asyncio.Task[bytes]:
+    def _start_request(
+        self, message: Request, written: asyncio.Future[None]
+    ) -> asyncio.Task[bytes]:
         """A batch entry: the task returns the encoded answer for the batch's array."""
-        task: asyncio.Task[bytes] = self._spawn(self._answer(message))
+        task: asyncio.Task[bytes] = self._spawn(self._answer(message, written))
         self._track(message.id, task)
         return task
 
     async def _answer_and_write(self, message: Request) -> None:
         # One task runs the handler and writes: no scheduling gap between return and write.
-        frame = await self._answer(message)
+        written: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         try:
+            frame = await self._answer(message, written)
             await self._write_frame(frame)
         except ConnectionClosed:
             logger.debug("answer to %r dropped: connection closed", message.method)
+        finally:
+            if not written.done():
+                written.set_result(None)
 
-    async def _answer(self, message: Request) -> bytes:
+    async def _answer(self, message: Request, written: asyncio.Future[None]) -> bytes:
         """Run the handler; return the encoded response (result or error)."""
+        _ANSWER_WRITTEN.set(written)  # this task's own context: visible to the handler only
         try:
             if self.dispatcher is None:
                 raise RpcError.method_not_found(message.method)

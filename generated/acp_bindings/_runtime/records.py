@@ -37,7 +37,8 @@ class FieldPatch:
 class Record:
     identity: dict[str, Any]
     lists: dict[str, list[Any]] = field(default_factory=dict)
-    blobs: dict[str, bytearray] = field(default_factory=dict)
+    # None until first reported: "output unknown" is not "output empty".
+    blobs: dict[str, bytearray | None] = field(default_factory=dict)
     fields: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -45,15 +46,15 @@ class Record:
         return cls(
             identity=identity,
             lists={name: [] for name, kind in layout.items() if kind == "list"},
-            blobs={name: bytearray() for name, kind in layout.items() if kind == "bytes"},
+            blobs={name: None for name, kind in layout.items() if kind == "bytes"},
         )
 
     def reset(self) -> None:
         """Forget everything but the identity (used by `replace`)."""
         for items in self.lists.values():
             items.clear()
-        for data in self.blobs.values():
-            data.clear()
+        for name in self.blobs:
+            self.blobs[name] = None
         self.fields.clear()
 
     def apply(self, patch: FieldPatch) -> None:
@@ -69,17 +70,22 @@ class Record:
     def append(self, name: str, value: Any) -> None:
         """Append one item to an accumulated list, or bytes to accumulated bytes."""
         if isinstance(value, bytes):
-            self.blobs[name] += value
+            data = self.blobs.get(name)
+            if data is None:
+                self.blobs[name] = bytearray(value)
+            else:
+                data += value
         else:
             self.lists[name].append(value)
 
     def snapshot(self) -> dict[str, Any]:
-        """Fresh plain data: identity, accumulated fields (bytes as base64), then plain fields."""
+        """Fresh plain data: identity, accumulated fields (bytes as base64, None while never
+        reported), then plain fields."""
         out: dict[str, Any] = dict(self.identity)
         for name, items in self.lists.items():
             out[name] = copy_json(items)
         for name, data in self.blobs.items():
-            out[name] = base64.b64encode(data).decode("ascii")
+            out[name] = None if data is None else base64.b64encode(data).decode("ascii")
         for name, value in self.fields.items():
             if name not in self.identity:
                 out[name] = copy_json(value)

@@ -21,6 +21,7 @@ from typing import IO, Any
 from .connection import Connection
 from .dispatch import Dispatcher
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteSink
+from .trace import Tracer, TraceTarget, tracer_for
 
 DispatcherFactory = Callable[[Connection], Dispatcher]
 _READ_CHUNK = 1 << 20
@@ -91,12 +92,16 @@ async def open_stdio() -> tuple[asyncio.StreamReader, ByteSink]:
 
 
 async def serve_stdio(
-    dispatcher_factory: DispatcherFactory, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    dispatcher_factory: DispatcherFactory,
+    *,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    trace: TraceTarget | Tracer | None = None,
 ) -> None:
     """Serve one connection on stdin/stdout; return when stdin closes (so the process can
-    exit 0). `dispatcher_factory` gets the connection, for handlers that call the peer."""
+    exit 0). `dispatcher_factory` gets the connection, for handlers that call the peer.
+    `trace` (default: the file `ACP_TRACE` names) records the traffic, see `trace.Tracer`."""
     reader, writer = await open_stdio()
-    connection = Connection(reader, writer, max_line_bytes=max_line_bytes)
+    connection = Connection(reader, writer, max_line_bytes=max_line_bytes, trace=tracer_for(trace))
     connection.dispatcher = dispatcher_factory(connection)
     with contextlib.redirect_stdout(sys.stderr):
         await connection.run()
@@ -138,9 +143,11 @@ async def spawn_agent(
     cwd: str | os.PathLike[str] | None = None,
     stderr: int | IO[Any] | None = None,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    trace: TraceTarget | Tracer | None = None,
 ) -> AgentProcess:
     """Start `argv` with piped stdin/stdout and a started connection over them. `stderr` is
-    inherited unless given (e.g. `asyncio.subprocess.DEVNULL`)."""
+    inherited unless given (e.g. `asyncio.subprocess.DEVNULL`). `trace` (default: the file
+    `ACP_TRACE` names) records the traffic, see `trace.Tracer`."""
     process = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
@@ -150,7 +157,9 @@ async def spawn_agent(
         cwd=cwd,
     )
     assert process.stdin is not None and process.stdout is not None
-    connection = Connection(process.stdout, process.stdin, max_line_bytes=max_line_bytes)
+    connection = Connection(
+        process.stdout, process.stdin, max_line_bytes=max_line_bytes, trace=tracer_for(trace)
+    )
     if dispatcher_factory is not None:
         connection.dispatcher = dispatcher_factory(connection)
     connection.start()

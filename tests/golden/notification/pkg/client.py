@@ -53,7 +53,8 @@ class Client:
         return ValidatingDispatcher(CLIENT_SPECS, ClientDispatcher(self))
 
     async def spawn(self, argv: Sequence[str], **options: Any) -> AgentProcess:
-        """Start an agent subprocess and connect to it (options go to `spawn_agent`)."""
+        """Start an agent subprocess and connect to it (options go to `spawn_agent`, e.g.
+        `trace="FILE"` to record the traffic; default: the file `ACP_TRACE` names)."""
         return await spawn_agent(argv, self.dispatcher, **options)
 
     async def ext_method(self, method: str, params: Any) -> Any:

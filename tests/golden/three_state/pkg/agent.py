@@ -13,6 +13,7 @@ from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
 from ._runtime.stdio import serve_stdio
+from ._runtime.trace import TraceTarget
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import AgentDispatcher
 from .methods import AGENT_SPECS
@@ -48,13 +49,14 @@ class Agent:
         self.client = ClientProxy(connection)
         return ValidatingDispatcher(AGENT_SPECS, AgentDispatcher(self))
 
-    async def serve_stdio(self) -> None:
-        """Serve on this process's stdin/stdout until stdin closes."""
-        await serve_stdio(self.dispatcher)
+    async def serve_stdio(self, trace: TraceTarget | None = None) -> None:
+        """Serve on this process's stdin/stdout until stdin closes; `trace` names a file that
+        records the traffic (default: `ACP_TRACE`)."""
+        await serve_stdio(self.dispatcher, trace=trace)
 
-    def run(self) -> None:
+    def run(self, trace: TraceTarget | None = None) -> None:
         """Entry point for an agent executable: serve on stdio, return when the client leaves."""
-        asyncio.run(self.serve_stdio())
+        asyncio.run(self.serve_stdio(trace))
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Handle an extension request (a method name starting with `_`)."""

@@ -1,0 +1,92 @@
+"""Checks on what this side sends, built from the generated method tables.
+
+The runtime never imports generated modules: generated code hands its `MethodSpec` tables (and
+the stop-reason type) in, and `OutgoingChecks` validates each outgoing request's params,
+notification's params and response's result against the schema's types before it is written.
+A failure raises pydantic's `ValidationError` at the call that tried to send, so invalid data
+never reaches the wire. Each type gets one cached `TypeAdapter` (`wire.adapter`), and each
+message is validated once.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from .dispatch import MethodTable, index_methods
+from .wire import wire_validator
+
+Validator = Callable[[Any], Any]
+CUSTOM_PREFIX = "_"
+
+
+def literal_values(tp: Any) -> frozenset[str]:
+    """The string literals of a (possibly aliased, annotated) union type: the values the schema
+    names, as opposed to its open `str` fallback."""
+    found: set[str] = set()
+    pending = [tp]
+    while pending:
+        current = pending.pop()
+        current = getattr(current, "__value__", current)  # a `type` alias
+        if typing.get_origin(current) is typing.Literal:
+            found.update(value for value in typing.get_args(current) if isinstance(value, str))
+        else:
+            pending.extend(typing.get_args(current))
+    return frozenset(found)
+
+
+class InvalidStopReason(ValueError):
+    """A turn handler returned a stop reason the protocol does not allow."""
+
+
+class OutgoingChecks:
+    """Validators for the params this side sends (`sent`: the other side's table) and the results
+    it answers with (`answered`: this side's table). `stop_reasons`: the schema's stop-reason
+    type; other values must start with `_`."""
+
+    def __init__(
+        self, *, sent: MethodTable, answered: MethodTable, stop_reasons: Any = None
+    ) -> None:
+        self._params: dict[tuple[str, str], Validator] = {
+            key: wire_validator(spec.params_type) for key, spec in index_methods(sent).items()
+        }
+        self._results: dict[str, Validator] = {
+            method: wire_validator(spec.result_type)
+            for (method, kind), spec in index_methods(answered).items()
+            if kind == "request" and spec.result_type is not None
+        }
+        self.known_stop_reasons = literal_values(stop_reasons) if stop_reasons else frozenset()
+
+    def request(self, method: str, params: Any) -> None:
+        check = self._params.get((method, "request"))
+        if check is not None:
+            check(params)
+
+    def notification(self, method: str, params: Any) -> None:
+        check = self._params.get((method, "notification"))
+        if check is not None:
+            check(params)
+
+    def result(self, method: str, result: Any) -> None:
+        check = self._results.get(method)
+        if check is not None:
+            check(result)
+
+    def stop_reason(self, reason: str) -> None:
+        """Raise `InvalidStopReason` unless `reason` is one the schema names or custom (`_`)."""
+        if reason.startswith(CUSTOM_PREFIX) or not self.known_stop_reasons:
+            return
+        if reason not in self.known_stop_reasons:
+            allowed = ", ".join(sorted(self.known_stop_reasons))
+            raise InvalidStopReason(
+                f"stop reason {reason!r} is not one of {allowed}; "
+                f"custom stop reasons must start with {CUSTOM_PREFIX!r}"
+            )
+
+
+class NoChecks(OutgoingChecks):
+    """Sends everything unchecked (a runtime used without generated tables)."""
+
+    def __init__(self) -> None:
+        super().__init__(sent=(), answered=())

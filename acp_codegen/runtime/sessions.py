@@ -1,0 +1,226 @@
+"""The agent's session registry and the session methods the runtime serves from it.
+
+Every agent served by the lifecycle implements the v2 session baseline, so it advertises
+`capabilities.session`: `session/new`, `session/list`, `session/resume`, `session/close` (here),
+`session/prompt` and `session/cancel` (`turns`). `session/delete` is served, and advertised as
+`session.delete`, only when the author gives a delete hook.
+
+- `session/list`: known sessions (open or closed, in the order they were opened, then those
+  `stored_sessions` reports), only those whose cwd equals `cwd` when given; pages of
+  `page_size` with an opaque `nextCursor`.
+- `session/close`: cancels the session's work (it ends idle `cancelled`), then answers (again
+  `{}` for a session already closed). A closed
+  session stays known (listed, resumable); prompts for it are refused (-32002) and its update
+  helpers raise `SessionClosed`. Prompts still waiting for the cancelled work are dropped.
+- `session/resume`: reopens a known session with the new setup params; a session this process
+  does not know is offered to `load_session`, else -32002. With `replayFrom: {"type": "start"}`
+  the session's recorded history (every update sent except state reports) is replayed as
+  `session/update`s, followed by the last state report (where the session stands now), before
+  the answer; another replay type is -32602.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .agent_session import AgentSession, new_id
+from .errors import ErrorCode, RpcError
+from .jsonvalue import to_json
+from .outgoing import OutgoingChecks
+from .peer import Peer
+from .protocol import SESSION_UPDATE
+from .turns import TurnRunner
+
+SessionHook = Callable[[AgentSession], Awaitable[Mapping[str, Any] | None]]
+DEFAULT_PAGE_SIZE = 50
+REPLAY_FROM_START = "start"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionHooks:
+    """What an author who keeps sessions beyond this process plugs in (all optional)."""
+
+    on_new_session: SessionHook | None = None  # may return extra session/new result fields
+    on_resume_session: SessionHook | None = None  # after reattach/replay; extra result fields
+    on_close_session: Callable[[AgentSession], Awaitable[None]] | None = None
+    # Restore a session this process does not know (fill title, history, ...); False: unknown.
+    load_session: Callable[[AgentSession], Awaitable[bool]] | None = None
+    # SessionInfo objects of stored sessions not opened in this process (for session/list).
+    stored_sessions: Callable[[str | None], Awaitable[Sequence[Any]]] | None = None
+    on_delete_session: Callable[[str], Awaitable[None]] | None = None  # enables session/delete
+
+
+def invalid(loc: list[Any], message: str) -> RpcError:
+    return RpcError.invalid_params([{"loc": loc, "msg": message, "type": "value_error"}])
+
+
+def unknown_session(session_id: str, why: str = "Unknown session") -> RpcError:
+    return RpcError(ErrorCode.RESOURCE_NOT_FOUND, why, {"sessionId": session_id})
+
+
+def advertised_capabilities(declared: Mapping[str, Any], *, delete: bool) -> dict[str, Any]:
+    """The author's capabilities plus what the runtime serves: `session` always (the baseline),
+    `session.delete` exactly when session/delete is served."""
+    capabilities = dict(declared)
+    session = dict(capabilities.get("session") or {})
+    if delete:
+        session["delete"] = session.get("delete") or {}
+    else:
+        session.pop("delete", None)
+    capabilities["session"] = session
+    return capabilities
+
+
+def session_id_of(params: Any) -> str:
+    session_id = params.get("sessionId") if isinstance(params, dict) else None
+    if not isinstance(session_id, str):
+        raise invalid(["sessionId"], "sessionId must be a string")
+    return session_id
+
+
+class SessionRegistry:
+    def __init__(
+        self,
+        peer: Peer,
+        runner: TurnRunner,
+        checks: OutgoingChecks,
+        hooks: SessionHooks,
+        page_size: int = DEFAULT_PAGE_SIZE,
+    ) -> None:
+        self._peer = peer
+        self._runner = runner
+        self._checks = checks
+        self.hooks = hooks
+        self.page_size = page_size
+        self.sessions: dict[str, AgentSession] = {}
+        self.client_capabilities: Any = None
+
+    @property
+    def serves_delete(self) -> bool:
+        return self.hooks.on_delete_session is not None
+
+    def open(
+        self, session_id: str | None = None, setup: Mapping[str, Any] | None = None
+    ) -> AgentSession:
+        session_id = session_id or new_id("sess")
+        session = AgentSession(
+            session_id, self._peer, setup or {}, self.client_capabilities, self._checks
+        )
+        self.sessions[session_id] = session
+        return session
+
+    def open_session_of(self, params: Any) -> AgentSession:
+        """The open session `params` name; -32002 when unknown or closed."""
+        session_id = session_id_of(params)
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise unknown_session(session_id)
+        if session.closed:
+            raise unknown_session(session_id, "Session is closed (resume it first)")
+        return session
+
+    async def new(self, params: dict[str, Any]) -> dict[str, Any]:
+        session = self.open(setup=params)
+        hook = self.hooks.on_new_session
+        try:
+            extra = await hook(session) if hook else None
+        except BaseException:
+            del self.sessions[session.session_id]
+            raise
+        return {**(extra or {}), "sessionId": session.session_id}
+
+    async def list(self, params: Any) -> dict[str, Any]:
+        params = params if isinstance(params, dict) else {}
+        cwd = params.get("cwd")
+        infos = [
+            self.info(session)
+            for session in self.sessions.values()
+            if cwd is None or session.cwd == cwd
+        ]
+        if self.hooks.stored_sessions is not None:
+            seen = {info["sessionId"] for info in infos}
+            for stored in await self.hooks.stored_sessions(cwd):
+                info = dict(to_json(stored))  # a SessionInfo model or its JSON
+                if info.get("sessionId") not in seen and (cwd is None or info.get("cwd") == cwd):
+                    infos.append(info)
+        start = self._offset(params.get("cursor"), len(infos))
+        end = start + self.page_size
+        result: dict[str, Any] = {"sessions": infos[start:end]}
+        if end < len(infos):
+            result["nextCursor"] = str(end)
+        return result
+
+    @staticmethod
+    def _offset(cursor: Any, total: int) -> int:
+        if cursor is None:
+            return 0
+        if isinstance(cursor, str) and cursor.isdigit() and int(cursor) <= total:
+            return int(cursor)
+        raise invalid(["cursor"], "not a cursor this agent handed out")
+
+    @staticmethod
+    def info(session: AgentSession) -> dict[str, Any]:
+        info: dict[str, Any] = {"sessionId": session.session_id, "cwd": session.cwd or "/"}
+        directories = session.setup.get("additionalDirectories")
+        if isinstance(directories, list) and directories:
+            info["additionalDirectories"] = list(directories)
+        if session.title is not None:
+            info["title"] = session.title
+        info["updatedAt"] = session.updated_at
+        return info
+
+    async def close(self, params: Any) -> dict[str, Any]:
+        session_id = session_id_of(params)
+        known = self.sessions.get(session_id)
+        if known is not None and known.closed:
+            return {}  # closing twice changes nothing
+        session = self.open_session_of(params)
+        await self._runner.stop(session)
+        session.closed = True
+        if self.hooks.on_close_session is not None:
+            await self.hooks.on_close_session(session)
+        return {}
+
+    async def resume(self, params: dict[str, Any]) -> dict[str, Any]:
+        session_id = session_id_of(params)
+        replay = params.get("replayFrom")
+        replay_type = replay.get("type") if isinstance(replay, dict) else None
+        if replay is not None and replay_type != REPLAY_FROM_START:
+            raise invalid(["replayFrom", "type"], f"cannot replay from {replay_type!r}")
+        session = self.sessions.get(session_id)
+        if session is None:
+            session = await self._load(session_id, params)
+        else:
+            session.attach(self._peer, params, self.client_capabilities)
+        if replay is not None:
+            # The history, then the session's current state (state reports are not replayed
+            # one by one: only where the session stands now).
+            for update in [*session.history, *filter(None, [session.last_state])]:
+                await self._peer.notify(SESSION_UPDATE, {"sessionId": session_id, "update": update})
+        hook = self.hooks.on_resume_session
+        extra = await hook(session) if hook else None
+        return dict(extra or {})
+
+    async def _load(self, session_id: str, params: dict[str, Any]) -> AgentSession:
+        session = AgentSession(
+            session_id, self._peer, params, self.client_capabilities, self._checks
+        )
+        if self.hooks.load_session is None or not await self.hooks.load_session(session):
+            raise unknown_session(session_id)
+        self.sessions[session_id] = session
+        return session
+
+    async def delete(self, params: Any) -> dict[str, Any]:
+        hook = self.hooks.on_delete_session
+        if hook is None:
+            raise RpcError.method_not_found("session/delete")
+        session_id = session_id_of(params)
+        session = self.sessions.get(session_id)
+        if session is not None:
+            await self._runner.stop(session)
+            session.closed = True
+        await hook(session_id)
+        self.sessions.pop(session_id, None)
+        return {}
