@@ -67,7 +67,19 @@ def copy_json(value: Any) -> Any:
 
 
 def to_json(value: Any) -> Any:
-    """Wire form of a value: pydantic models are dumped by alias (absent fields stay absent)."""
+    """Wire form of a value: pydantic models (also inside dicts and lists) are dumped by alias.
+
+    Fields a model never set (pydantic's `MISSING`) are left out; `None` stays `null`. Plain
+    JSON comes back as it is (no copy) when it holds no model, so the common case costs one walk.
+    """
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, dict):
+        converted = {key: to_json(item) for key, item in value.items()}
+        return value if all(converted[k] is value[k] for k in value) else converted
+    if isinstance(value, list | tuple):
+        items = [to_json(item) for item in value]
+        if isinstance(value, list) and all(a is b for a, b in zip(items, value, strict=True)):
+            return value
+        return items
     return value
