@@ -13,6 +13,7 @@ from black.mode import Mode, TargetVersion
 
 from . import __version__
 from .dcg import generate_models
+from .facade import Facade
 from .ir import Protocol
 from .naming import docstring_text
 from .paths import RUNTIME_DIR, TEMPLATE_DIR
@@ -27,6 +28,8 @@ TEMPLATES = {
     "agent.py": "agent.py.j2",
     "client.py": "client.py.j2",
 }
+# Modules of the typed facade, rendered with the models' field facts (lifecycle schemas only).
+FACADE_TEMPLATES = {"session.py": "session.py.j2"}
 _BLACK_MODE = Mode(target_versions={TargetVersion.PY311}, line_length=100)
 
 
@@ -80,9 +83,15 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     files: dict[str, str] = {}
     files["models.py"] = generate_models(protocol.model_schema, protocol.model_template_data, top)
     env = _environment()
+    # The models' field facts, for the typed facade over the lifecycle helpers.
+    facade = Facade(protocol, files["models.py"]) if protocol.has_lifecycle else None
     for out_name, template in TEMPLATES.items():
-        page = env.get_template(template).render(p=protocol, package=target.package)
+        page = env.get_template(template).render(p=protocol, f=facade, package=target.package)
         files[out_name] = top + page
+    if facade is not None:
+        for out_name, template in FACADE_TEMPLATES.items():
+            page = env.get_template(template).render(p=protocol, f=facade)
+            files[out_name] = top + page
     for source in sorted(RUNTIME_DIR.glob("*.py")):
         files[f"_runtime/{source.name}"] = top + source.read_text(encoding="utf-8")
     rendered = {name: format_python(text).encode("utf-8") for name, text in files.items()}

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .jsonvalue import to_json
+from .jsonvalue import as_object, to_json
 from .peer import Peer
 from .protocol import (
     AGENT_MESSAGE,
@@ -52,12 +52,6 @@ def as_block(content: Content) -> dict[str, Any]:
     if isinstance(content, str):
         return {"type": "text", "text": content}
     return as_object(content)
-
-
-def as_object(value: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
-    """A JSON object from a dict or a generated model (fields it never set stay absent)."""
-    converted = to_json(value)
-    return dict(converted) if converted is value else converted
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +181,12 @@ class AgentSession:
         """Ask the client; returns the `outcome` object. Reports requires_action while the
         first of any concurrent requests is open and running once the last one is answered.
         Read the outcome with `protocol.selected_option`: anything else is not approval."""
-        params = {"sessionId": self.session_id, "title": title, "options": [as_object(o) for o in options], **fields}
+        params = {
+            "sessionId": self.session_id,
+            "title": title,
+            "options": [as_object(option) for option in options],
+            **fields,
+        }
         self._blocked += 1
         if self._blocked == 1:
             await self.report_state(STATE_REQUIRES_ACTION)

@@ -8,7 +8,7 @@ Models live in `.models`; everything here is generated and needs only pydantic a
 """
 
 from . import models
-from ._runtime.agent_session import AgentSession, Prompt
+from ._runtime.agent_session import AgentSession
 from ._runtime.client_side import ClientSession, PermissionRequest
 from ._runtime.errors import (
     ConnectionClosed,
@@ -23,6 +23,7 @@ from .client import AgentProxy, Client
 from .dispatch import AgentDispatcher, ClientDispatcher
 from .merge_rules import MERGE_RULES, TRISTATE_FIELDS, UPDATE_TAG
 from .methods import AGENT_METHODS, CLIENT_METHODS, METHOD_SPECS, METHODS
+from .session import Prompt, Session
 from .state import SessionState
 
 PROTOCOL_VERSION = 2
@@ -50,6 +51,7 @@ __all__ = [
     "Prompt",
     "ProtocolUsageError",
     "RpcError",
+    "Session",
     "SessionState",
     "UnsupportedProtocolVersion",
     "models",

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from . import models
-from ._runtime.agent_session import AgentSession, Prompt
+from ._runtime import agent_session as engine
 from ._runtime.agent_side import AgentSide
 from ._runtime.connection import Connection
 from ._runtime.dispatch import ValidatingDispatcher
@@ -20,6 +20,7 @@ from ._runtime.stdio import serve_stdio
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import AgentDispatcher
 from .methods import AGENT_SPECS
+from .session import Prompt, Session
 
 
 class ClientProxy:
@@ -85,15 +86,23 @@ class Agent:
     client: ClientProxy  # set when a connection is served
     lifecycle: AgentSide
 
-    async def on_prompt(self, session: AgentSession, prompt: Prompt) -> str | None:
+    async def on_prompt(self, session: Session, prompt: Prompt) -> str | None:
         """One turn of foreground work for `prompt`. Stream with `session`'s helpers and return a
         stop reason (None means `end_turn`). Prompts accepted while it runs are queued: collect
         them with `session.take_prompts()`; the rest are handed to this method in turn."""
         raise NotImplementedError("override Agent.on_prompt with the agent's turn logic")
 
-    async def on_new_session(self, session: AgentSession) -> Mapping[str, Any] | None:
+    async def on_new_session(self, session: Session) -> Mapping[str, Any] | None:
         """Called for `session/new`; may return extra result fields (e.g. `configOptions`)."""
         return None
+
+    async def _serve_prompt(
+        self, session: engine.AgentSession, prompt: engine.Prompt
+    ) -> str | None:
+        return await self.on_prompt(Session(session), Prompt.of(prompt))
+
+    async def _serve_new_session(self, session: engine.AgentSession) -> Mapping[str, Any] | None:
+        return await self.on_new_session(Session(session))
 
     def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
         """Serve this agent on `connection` (the lifecycle, then the typed handlers)."""
@@ -102,8 +111,8 @@ class Agent:
             connection,
             info=to_wire(self.info),
             capabilities=to_wire(self.capabilities),
-            on_prompt=self.on_prompt,
-            on_new_session=self.on_new_session,
+            on_prompt=self._serve_prompt,
+            on_new_session=self._serve_new_session,
             fallback=AgentDispatcher(self),
         )
         return ValidatingDispatcher(AGENT_SPECS, self.lifecycle)

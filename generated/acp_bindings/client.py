@@ -138,8 +138,9 @@ class Client:
 
     async def on_permission(
         self, session: ClientSession, request: PermissionRequest
-    ) -> Mapping[str, Any]:
-        """Answer a permission request with an outcome object (`{"outcome": "selected", ...}`)."""
+    ) -> Mapping[str, Any] | models.RequestPermissionOutcome:
+        """Answer a permission request with an outcome: a generated model (e.g.
+        `models.SelectedPermissionOutcome(option_id=...)`) or its JSON object."""
         raise NotImplementedError
 
     def dispatcher(self, connection: Connection) -> ValidatingDispatcher:

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .jsonvalue import to_json
+from .jsonvalue import as_object, to_json
 from .peer import Peer
 from .protocol import (
     AGENT_MESSAGE,
@@ -56,12 +56,6 @@ def as_block(content: Content) -> dict[str, Any]:
     if isinstance(content, str):
         return {"type": "text", "text": content}
     return as_object(content)
-
-
-def as_object(value: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
-    """A JSON object from a dict or a generated model (fields it never set stay absent)."""
-    converted = to_json(value)
-    return dict(converted) if converted is value else converted
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +188,7 @@ class AgentSession:
         params = {
             "sessionId": self.session_id,
             "title": title,
-            "options": [as_object(o) for o in options],
+            "options": [as_object(option) for option in options],
             **fields,
         }
         self._blocked += 1

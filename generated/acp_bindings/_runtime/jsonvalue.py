@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Final
 
@@ -83,3 +84,9 @@ def to_json(value: Any) -> Any:
             return value
         return items
     return value
+
+
+def as_object(value: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
+    """A fresh JSON object from a mapping or a generated model (unset fields stay absent)."""
+    converted = to_json(value)
+    return dict(converted) if converted is value or not isinstance(converted, dict) else converted
