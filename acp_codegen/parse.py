@@ -11,6 +11,7 @@ from .errors import Problem, SchemaError, pointer
 from .ir import MergeRule, Method, Protocol, UpdateVariant
 from .lower import is_envelope, lower
 from .naming import snake
+from .tolerance import read_marks
 from .unions import find_union
 
 DEFAULT_UPDATE_UNION = "SessionUpdate"
@@ -80,6 +81,7 @@ def build_protocol(doc: dict[str, Any], raw: bytes, file: str) -> Protocol:
         update_variants=tuple(variants),
         tristate_fields=tuple(_tristate(defs)),
         notes=tuple(notes),
+        deserialize_marks=read_marks(defs),
         model_schema={"$schema": doc.get("$schema"), "$defs": lowered.defs},
         model_template_data=lowered.template_data,
     )

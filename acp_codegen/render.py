@@ -15,8 +15,10 @@ from . import __version__
 from .dcg import generate_models
 from .facade import Facade
 from .ir import Protocol
+from .model_fields import read_models
 from .naming import docstring_text
 from .paths import RUNTIME_DIR, TEMPLATE_DIR
+from .tolerance import tolerance_table
 
 # Modules rendered from our templates: output name -> template name.
 TEMPLATES = {
@@ -92,6 +94,10 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
         for out_name, template in FACADE_TEMPLATES.items():
             page = env.get_template(template).render(p=protocol, f=facade)
             files[out_name] = top + page
+    table = tolerance_table(protocol, read_models(files["models.py"]))
+    if table is not None:
+        page = env.get_template("tolerance.py.j2").render(p=protocol, t=table)
+        files["tolerance.py"] = top + page
     for source in sorted(RUNTIME_DIR.glob("*.py")):
         files[f"_runtime/{source.name}"] = top + source.read_text(encoding="utf-8")
     rendered = {name: format_python(text).encode("utf-8") for name, text in files.items()}

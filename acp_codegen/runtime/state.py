@@ -59,6 +59,8 @@ class SessionState:
         tag_field: str = "sessionUpdate",
         validate: Callable[[dict[str, Any]], object] | None = None,
     ) -> None:
+        """`validate` checks a known-tag update and raises when it is malformed; it may return a
+        repaired copy (a dict) to fold instead (see `tolerant.py`)."""
         self._plan = compile_rules(rules)
         self._tag_field = tag_field
         self._validate = validate
@@ -89,9 +91,11 @@ class SessionState:
             return
         if self._validate is not None:
             try:
-                self._validate(data)
+                repaired = self._validate(data)
             except Exception as error:
                 raise MalformedUpdateError(tag, _describe(error)) from error
+            if isinstance(repaired, dict):  # a tolerant validator dropped a bad part
+                data = repaired
         commit = self._prepare(tag, compiled, data)
         commit()
 
