@@ -157,11 +157,16 @@ def read_models(source: str) -> ModelInfo:
 
 
 def type_source(
-    node: ast.expr, info: ModelInfo, *, module: str = "models", known_enums: str | None = None
+    node: ast.expr,
+    info: ModelInfo,
+    *,
+    module: str = "models",
+    known_enums: str | None = None,
+    local: frozenset[str] = frozenset(),
 ) -> str:
     """A type expression for use outside models.py: model names qualified with `module.`;
     with `known_enums` (a format such as "{}Value"), open enums become the alias of their
-    known values so a misspelt value is a type error."""
+    known values so a misspelt value is a type error. `local` names are left as they are."""
 
     class Qualify(ast.NodeTransformer):
         def visit_Name(self, name: ast.Name) -> ast.AST:
@@ -171,7 +176,7 @@ def type_source(
                 return ast.Attribute(
                     value=ast.Name(id=module, ctx=ast.Load()), attr=name.id, ctx=ast.Load()
                 )
-            if name.id not in _PASSTHROUGH:
+            if name.id not in _PASSTHROUGH and name.id not in local:
                 raise ValueError(f"unexpected name {name.id!r} in a model annotation")
             return name
 

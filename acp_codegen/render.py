@@ -18,6 +18,7 @@ from .ir import Protocol
 from .model_fields import read_models
 from .naming import docstring_text
 from .paths import RUNTIME_DIR, TEMPLATE_DIR
+from .snapshot_types import snapshot_types
 from .tolerance import tolerance_table
 
 # Modules rendered from our templates: output name -> template name.
@@ -87,14 +88,21 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     env = _environment()
     # The models' field facts, for the typed facade over the lifecycle helpers.
     facade = Facade(protocol, files["models.py"]) if protocol.has_lifecycle else None
+    model_info = read_models(files["models.py"])
+    shapes = snapshot_types(protocol, model_info)
     for out_name, template in TEMPLATES.items():
-        page = env.get_template(template).render(p=protocol, f=facade, package=target.package)
+        page = env.get_template(template).render(
+            p=protocol, f=facade, package=target.package, has_snapshot=shapes is not None
+        )
         files[out_name] = top + page
     if facade is not None:
         for out_name, template in FACADE_TEMPLATES.items():
             page = env.get_template(template).render(p=protocol, f=facade)
             files[out_name] = top + page
-    table = tolerance_table(protocol, read_models(files["models.py"]))
+    if shapes is not None:
+        page = env.get_template("snapshot.py.j2").render(p=protocol, s=shapes)
+        files["snapshot.py"] = top + page
+    table = tolerance_table(protocol, model_info)
     if table is not None:
         page = env.get_template("tolerance.py.j2").render(p=protocol, t=table)
         files["tolerance.py"] = top + page

@@ -55,8 +55,8 @@ def test_readme_examples_pass_mypy_strict(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-MISTAKES = '''
-from acp_bindings import Prompt, Session, models
+MISTAKES = """
+from acp_bindings import Prompt, Session, SessionState, message_text, models
 
 
 async def turn(session: Session, prompt: Prompt) -> None:
@@ -70,7 +70,12 @@ async def turn(session: Session, prompt: Prompt) -> None:
     await session.agent_message().append(3)  # MISTAKE not a block
     first = prompt.content[0]
     first.bogus  # MISTAKE no such attribute on any block
-'''
+    snapshot = SessionState().snapshot()
+    snapshot["toolcalls"]  # MISTAKE misspelt entity
+    message_text(snapshot["messages"][0])
+    status: int = snapshot["toolCalls"]["c"]["status"]  # MISTAKE a status is no int
+    snapshot["messages"][0]["content"][0]["txt"]  # MISTAKE no such key on any block
+"""
 
 
 def test_mistakes_with_the_typed_helpers_are_type_errors(tmp_path: Path) -> None:
@@ -102,5 +107,6 @@ def test_readme_agent_runs_driven_by_the_readme_client(tmp_path: Path) -> None:
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("end_turn "), proc.stdout
-    assert "'hello there'" in proc.stdout and "' (echoed)'" in proc.stdout, proc.stdout
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "end_turn user 'hello there'", proc.stdout
+    assert "end_turn agent 'hello there (echoed)'" in lines, proc.stdout

@@ -191,7 +191,7 @@ class ClientSide:
     def initialized(self) -> bool:
         return self.protocol_version is not None
 
-    def new_state(self) -> SessionState:
+    def new_state(self) -> SessionState[dict[str, Any]]:
         return SessionState(self._rules, self._tag_field, self._validate_update)
 
     def is_state_update(self, update: Any) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -29,6 +29,8 @@ from .records import FieldPatch, Record, patch_plain
 from .tables import MergeRule
 
 Commit = Callable[[], None]
+# The snapshot's static type: generated packages bind it to their `SessionSnapshot` TypedDict.
+SnapshotT = TypeVar("SnapshotT")
 
 
 def _describe(error: Exception) -> str:
@@ -50,7 +52,7 @@ def _decode_base64(tag: str, what: str, text: Any) -> bytes:
         raise MalformedUpdateError(tag, f"{what} is not valid base64 ({error})") from None
 
 
-class SessionState:
+class SessionState(Generic[SnapshotT]):
     """The state of one session as the client sees it (see `snapshot` for the shape)."""
 
     def __init__(
@@ -106,7 +108,7 @@ class SessionState:
             if record.fields.get("status") not in FINISHED_TOOL_CALL_STATUSES:
                 record.fields["status"] = TOOL_CALL_CANCELLED
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> SnapshotT:
         """Fresh, JSON-serialisable data; later updates never change a returned snapshot."""
         out: dict[str, Any] = {"state": self._state, "stopReason": self._stop_reason}
         for entity, name in KEYED_ENTITIES.items():
@@ -118,7 +120,7 @@ class SessionState:
         for entity in SLOT_ENTITIES:
             out[entity] = copy_json(self._slots[entity])
         out["unknown"] = copy_json(self._unknown)
-        return out
+        return cast(SnapshotT, out)
 
     # -- prepare: check and convert, never mutate ---------------------------------------------
 

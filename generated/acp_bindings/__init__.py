@@ -24,6 +24,7 @@ from .dispatch import AgentDispatcher, ClientDispatcher
 from .merge_rules import MERGE_RULES, TRISTATE_FIELDS, UPDATE_TAG
 from .methods import AGENT_METHODS, CLIENT_METHODS, METHOD_SPECS, METHODS
 from .session import Prompt, Session
+from .snapshot import SessionSnapshot, joined_content, message_text, session_snapshot
 from .state import SessionState
 
 PROTOCOL_VERSION = 2
@@ -52,8 +53,12 @@ __all__ = [
     "ProtocolUsageError",
     "RpcError",
     "Session",
+    "SessionSnapshot",
     "SessionState",
     "UnsupportedProtocolVersion",
+    "joined_content",
+    "message_text",
     "models",
     "selected_option",
+    "session_snapshot",
 ]

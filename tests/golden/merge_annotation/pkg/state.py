@@ -8,10 +8,11 @@ from . import models
 from ._runtime.state import SessionState as _SessionStateEngine
 from ._runtime.tolerant import tolerant_validator
 from .merge_rules import MERGE_RULES, UPDATE_TAG
+from .snapshot import SessionSnapshot
 from .tolerance import TOLERANCE
 
 
-class SessionState(_SessionStateEngine):
+class SessionState(_SessionStateEngine[SessionSnapshot]):
     """One session's state: `apply(update)`, `mark_cancelled()`, `snapshot()`.
 
     A known update with a bad part the schema lets a reader drop (a bad list item, a bad
