@@ -31,6 +31,25 @@ class Facade:
         self.info: ModelInfo = read_models(models_source)
         self.tag_field = protocol.update_tag or "sessionUpdate"
 
+    def check(self) -> None:
+        """Look up everything `session.py.j2` needs, so a schema that lacks a piece fails with
+        a KeyError here rather than in the middle of rendering."""
+        for tag in (
+            "tool_call_update",
+            "tool_call_content_chunk",
+            "terminal_update",
+            "usage_update",
+            "agent_message",
+            "agent_message_chunk",
+            "agent_thought",
+            "agent_thought_chunk",
+        ):
+            self.info.fields(self.update_class(tag))
+        self.variant_class(self.update_class("plan_update"), "plan", "items")
+        self.ftype(self.result_class("session/request_permission"), "outcome")
+        self.item_type(self.params_class("session/request_permission"), "options")
+        self.variant_class(self.params_class("session/prompt"), "prompt", "text")
+
     # -- classes by protocol vocabulary ---------------------------------------------------------
 
     def update_class(self, tag: str) -> str:

@@ -13,13 +13,10 @@ from black.mode import Mode, TargetVersion
 
 from . import __version__
 from .dcg import generate_models
-from .facade import Facade
 from .ir import Protocol
-from .model_fields import read_models
 from .naming import docstring_text
 from .paths import RUNTIME_DIR, TEMPLATE_DIR
-from .snapshot_types import snapshot_types
-from .tolerance import tolerance_table
+from .typed_surface import TypedSurface
 
 # Modules rendered from our templates: output name -> template name.
 TEMPLATES = {
@@ -31,8 +28,6 @@ TEMPLATES = {
     "agent.py": "agent.py.j2",
     "client.py": "client.py.j2",
 }
-# Modules of the typed facade, rendered with the models' field facts (lifecycle schemas only).
-FACADE_TEMPLATES = {"session.py": "session.py.j2"}
 _BLACK_MODE = Mode(target_versions={TargetVersion.PY311}, line_length=100)
 
 
@@ -86,26 +81,13 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     files: dict[str, str] = {}
     files["models.py"] = generate_models(protocol.model_schema, protocol.model_template_data, top)
     env = _environment()
-    # The models' field facts, for the typed facade over the lifecycle helpers.
-    facade = Facade(protocol, files["models.py"]) if protocol.has_lifecycle else None
-    model_info = read_models(files["models.py"])
-    shapes = snapshot_types(protocol, model_info)
+    typed = TypedSurface.build(protocol, files["models.py"])
     for out_name, template in TEMPLATES.items():
         page = env.get_template(template).render(
-            p=protocol, f=facade, package=target.package, has_snapshot=shapes is not None
+            p=protocol, package=target.package, **typed.context
         )
         files[out_name] = top + page
-    if facade is not None:
-        for out_name, template in FACADE_TEMPLATES.items():
-            page = env.get_template(template).render(p=protocol, f=facade)
-            files[out_name] = top + page
-    if shapes is not None:
-        page = env.get_template("snapshot.py.j2").render(p=protocol, s=shapes)
-        files["snapshot.py"] = top + page
-    table = tolerance_table(protocol, model_info)
-    if table is not None:
-        page = env.get_template("tolerance.py.j2").render(p=protocol, t=table)
-        files["tolerance.py"] = top + page
+    files.update({name: top + page for name, page in typed.render(env).items()})
     for source in sorted(RUNTIME_DIR.glob("*.py")):
         files[f"_runtime/{source.name}"] = top + source.read_text(encoding="utf-8")
     rendered = {name: format_python(text).encode("utf-8") for name, text in files.items()}

@@ -67,18 +67,28 @@ def to_json(value: Any) -> Any:
     """Wire form of a value: pydantic models (also inside dicts and lists) are dumped by alias.
 
     Fields a model never set (pydantic's `MISSING`) are left out; `None` stays `null`. Plain
-    JSON comes back as it is (no copy) when it holds no model, so the common case costs one walk.
+    JSON comes back as the same object (nothing is copied when no model is inside), in one pass.
     """
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True)
     if isinstance(value, dict):
-        converted = {key: to_json(item) for key, item in value.items()}
-        return value if all(converted[k] is value[k] for k in value) else converted
+        changed: dict[Any, Any] | None = None
+        for key, item in value.items():
+            converted = to_json(item)
+            if converted is not item:
+                if changed is None:
+                    changed = dict(value)
+                changed[key] = converted
+        return value if changed is None else changed
     if isinstance(value, list | tuple):
-        items = [to_json(item) for item in value]
-        if isinstance(value, list) and all(a is b for a, b in zip(items, value, strict=True)):
-            return value
-        return items
+        items: list[Any] | None = None if isinstance(value, list) else list(value)
+        for index, item in enumerate(value):
+            converted = to_json(item)
+            if converted is not item:
+                if items is None:
+                    items = list(value)
+                items[index] = converted
+        return value if items is None else items
     return value
 
 
