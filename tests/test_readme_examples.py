@@ -46,7 +46,7 @@ def test_readme_has_the_agent_client_and_state_examples() -> None:
 
 
 def test_readme_examples_pass_mypy_strict(tmp_path: Path) -> None:
-    files = []
+    files = [REPO / "examples" / "demo_agent.py"]
     for name, block in readme_blocks().items():
         path = tmp_path / f"readme_{name.lower()}.py"
         path.write_text(block, encoding="utf-8")

@@ -19,7 +19,7 @@ from ._runtime.errors import (
 )
 from ._runtime.protocol import selected_option
 from .agent import Agent, ClientProxy
-from .client import AgentProxy, Client
+from .client import AgentProxy, Client, permission_request
 from .dispatch import AgentDispatcher, ClientDispatcher
 from .merge_rules import MERGE_RULES, TRISTATE_FIELDS, UPDATE_TAG
 from .methods import AGENT_METHODS, CLIENT_METHODS, METHOD_SPECS, METHODS
@@ -59,6 +59,7 @@ __all__ = [
     "joined_content",
     "message_text",
     "models",
+    "permission_request",
     "selected_option",
     "session_snapshot",
 ]

@@ -122,6 +122,14 @@ class AgentProxy:
         await self.peer.notify(method, params)
 
 
+def permission_request(request: PermissionRequest) -> models.RequestPermissionRequest:
+    """The params of a pending permission request as their model (title, options, ...)."""
+    params: models.RequestPermissionRequest = from_wire(
+        models.RequestPermissionRequest, request.params
+    )
+    return params
+
+
 class Client:
     """Base class for clients. Override the handlers you support; the rest answer -32601.
 
