@@ -10,10 +10,11 @@ are the replaced value. The entity and snapshot key names are the runtime's own 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from .ir import Protocol
+from .ir import MergeRule, Protocol
 from .model_fields import ModelInfo, type_source
 from .runtime.jsonvalue import parse_pointer
 from .runtime.merge_plan import KEYED_ENTITIES, SLOT_ENTITIES, compile_rules
@@ -154,117 +155,126 @@ class _Builder:
         return done
 
 
-def _element(node: ast.expr) -> ast.expr:
-    """`list[X] | None` -> X; anything else unchanged."""
-    members = [node]
-    if isinstance(node, ast.BinOp):
-        members = [node.left, node.right]
-    for member in members:
-        if isinstance(member, ast.Subscript) and ast.unparse(member.value) == "list":
-            return member.slice
-    return node
+# One update variant with its rule: (class name, rule).
+Ruled = tuple[str, MergeRule]
+
+
+def _layouts(rules: dict[str, Ruled]) -> Mapping[str, Mapping[str, str]]:
+    """Accumulated fields of each keyed entity, exactly as the runtime derives them."""
+    rows = {
+        tag: RuntimeRule(
+            tag=r.tag,
+            entity=cast(Any, r.entity),
+            op=cast(Any, r.op),
+            key=r.key,
+            field=r.field,
+            source=r.source,
+            role=r.role,
+            encoding=cast(Any, r.encoding),
+            bytes_fields=r.bytes_fields,
+        )
+        for tag, (_, r) in rules.items()
+    }
+    return compile_rules(rows).layouts
+
+
+def _source_field(rule: MergeRule, default: str) -> str:
+    (field,) = parse_pointer(rule.source or default)
+    return field
+
+
+class _Entities:
+    """Entity shapes, built one entity at a time."""
+
+    def __init__(self, b: _Builder, tag_field: str, layouts: Mapping[str, Mapping[str, str]]):
+        self.b = b
+        self.tag_field = tag_field
+        self.layouts = layouts
+        self.shapes: list[Shape] = []
+        self.aliases: list[tuple[str, str]] = []
+        self.top: dict[str, str] = {}  # snapshot key -> type
+
+    def keyed(self, entity: str, ruled: list[Ruled]) -> None:
+        name = f"{_pascal(entity)}Snapshot"
+        replaced = [(cls, r) for cls, r in ruled if r.op == "replace"]
+        if replaced:  # the record is the replaced value itself
+            cls, rule = replaced[0]
+            self.aliases.append(
+                (name, self.b.json_type(self.b.field(cls, _source_field(rule, ""))))
+            )
+        else:
+            self.shapes.append(self._record(entity, name, ruled))
+        held = f"list[{name}]" if entity == "message" else f"dict[str, {name}]"
+        self.top[KEYED_ENTITIES[entity]] = held
+
+    def _record(self, entity: str, name: str, ruled: list[Ruled]) -> Shape:
+        key_name = parse_pointer(ruled[0][1].key or "")[-1]
+        items = {key_name: Item(key_name, "str", True)}
+        if any(r.role for _, r in ruled):
+            items["role"] = Item("role", "str", True)
+        layout = self.layouts.get(entity, {})
+        for field, kind in layout.items():
+            item_type = "Any"
+            for cls, r in ruled:
+                if r.op == "append" and r.field == field and kind == "list":
+                    item_type = self.b.json_type(self.b.field(cls, _source_field(r, f"/{field}")))
+            items[field] = Item(field, "str" if kind == "bytes" else f"list[{item_type}]", True)
+        for cls, r in ruled:
+            if r.op == "upsert":
+                for item in self.b.items_of(cls, key_name, self.tag_field, all_optional=True):
+                    if item.key not in layout:
+                        items.setdefault(item.key, item)
+        return Shape(name, tuple(items.values()), f"One {entity} in a snapshot.")
+
+    def slot(self, entity: str, ruled: list[Ruled]) -> None:
+        name = f"{_pascal(entity)}Snapshot"
+        cls, rule = ruled[0]
+        if rule.op == "replace" and rule.source is not None:
+            self.aliases.append(
+                (name, self.b.json_type(self.b.field(cls, _source_field(rule, ""))))
+            )
+        else:
+            optional = rule.op == "upsert"
+            fields = self.b.items_of(cls, self.tag_field, all_optional=optional)
+            self.shapes.append(Shape(name, tuple(fields), f"The {entity} of a snapshot."))
+        self.top[entity] = f"{name} | None"
+
+    def message_block(self) -> str | None:
+        for shape in self.shapes:
+            if shape.name == "MessageSnapshot":
+                content = next((i.type for i in shape.items if i.key == "content"), "")
+                if content.startswith("list[") and content != "list[Any]":
+                    return content[len("list[") : -1]
+        return None
 
 
 def snapshot_types(protocol: Protocol, info: ModelInfo) -> SnapshotTypes | None:
-    rules = {v.tag: v for v in protocol.update_variants if v.merge is not None}
+    rules = {v.tag: (v.class_name, v.merge) for v in protocol.update_variants if v.merge}
     if not rules:
         return None
     b = _Builder(protocol, info)
-    tag_field = protocol.update_tag or "sessionUpdate"
-    runtime_rules: dict[str, Any] = {}
-    for tag, variant in rules.items():
-        r = variant.merge
-        assert r is not None
-        runtime_rules[tag] = RuntimeRule(
-            r.tag, r.entity, r.op, r.key, r.field, r.source, r.role, r.encoding, r.bytes_fields  # type: ignore[arg-type]
-        )
-    plan = compile_rules(runtime_rules)
-    entities: list[Shape] = []
-    entity_aliases: list[tuple[str, str]] = []
-    top: dict[str, str] = {}
-    by_entity: dict[str, list[str]] = {}
-    for tag, variant in rules.items():
-        assert variant.merge is not None
-        by_entity.setdefault(variant.merge.entity, []).append(tag)
-
-    for entity, tags in by_entity.items():
-        name = f"{_pascal(entity)}Snapshot"
-        first = rules[tags[0]].merge
-        assert first is not None
-        if entity == "state":
-            continue
+    found = _Entities(b, protocol.update_tag or "sessionUpdate", _layouts(rules))
+    by_entity: dict[str, list[Ruled]] = {}
+    for one in rules.values():
+        by_entity.setdefault(one[1].entity, []).append(one)
+    for entity, ruled in by_entity.items():
         if entity in KEYED_ENTITIES:
-            replace = [t for t in tags if rules[t].merge and rules[t].merge.op == "replace"]  # type: ignore[union-attr]
-            if replace:
-                merge = rules[replace[0]].merge
-                assert merge is not None and merge.source is not None
-                (source,) = parse_pointer(merge.source)
-                value = b.json_type(b.field(rules[replace[0]].class_name, source))
-                entity_aliases.append((name, value))
-            else:
-                items: dict[str, Item] = {}
-                key_name = parse_pointer(first.key or "")[-1]
-                items[key_name] = Item(key_name, "str", True)
-                if any(rules[t].merge and rules[t].merge.role for t in tags):  # type: ignore[union-attr]
-                    items["role"] = Item("role", "str", True)
-                layout = plan.layouts.get(entity, {})
-                for field, kind in layout.items():
-                    item_type = "Any"
-                    for t in tags:
-                        merge = rules[t].merge
-                        assert merge is not None
-                        if merge.op == "append" and merge.field == field and kind == "list":
-                            (source,) = parse_pointer(merge.source or f"/{field}")
-                            item_type = b.json_type(b.field(rules[t].class_name, source))
-                    stored = "str" if kind == "bytes" else f"list[{item_type}]"
-                    items[field] = Item(field, stored, True)
-                for t in tags:
-                    merge = rules[t].merge
-                    assert merge is not None
-                    if merge.op != "upsert":
-                        continue
-                    upserted = b.items_of(
-                        rules[t].class_name, key_name, tag_field, all_optional=True
-                    )
-                    for item in upserted:
-                        if item.key in layout:
-                            continue
-                        items.setdefault(item.key, item)
-                entities.append(Shape(name, tuple(items.values()), f"One {entity} in a snapshot."))
-            container = "list" if entity == "message" else "dict[str, "
-            top[KEYED_ENTITIES[entity]] = (
-                f"list[{name}]" if container == "list" else f"dict[str, {name}]"
-            )
+            found.keyed(entity, ruled)
         elif entity in SLOT_ENTITIES:
-            merge = first
-            variant = rules[tags[0]]
-            if merge.op == "replace" and merge.source is not None:
-                (source,) = parse_pointer(merge.source)
-                entity_aliases.append((name, b.json_type(b.field(variant.class_name, source))))
-            else:
-                optional = merge.op == "upsert"
-                shape_items = b.items_of(variant.class_name, tag_field, all_optional=optional)
-                entities.append(Shape(name, tuple(shape_items), f"The {entity} of a snapshot."))
-            top[entity] = f"{name} | None"
-    message_block = None
-    for shape in entities:
-        if shape.name == "MessageSnapshot":
-            content = next((i.type for i in shape.items if i.key == "content"), "")
-            if content.startswith("list[") and content != "list[Any]":
-                message_block = content[len("list[") : -1]
-    keyed_defaults = {"messages": "list[dict[str, Any]]"}
-    snapshot_items = [Item("state", "str | None", True), Item("stopReason", "str | None", True)]
+            found.slot(entity, ruled)
+        # the state entity is the snapshot's own `state` and `stopReason`
+    items = [Item("state", "str | None", True), Item("stopReason", "str | None", True)]
     for key in KEYED_ENTITIES.values():
-        default = keyed_defaults.get(key, "dict[str, dict[str, Any]]")
-        snapshot_items.append(Item(key, top.get(key, default), True))
+        default = "list[dict[str, Any]]" if key == "messages" else "dict[str, dict[str, Any]]"
+        items.append(Item(key, found.top.get(key, default), True))
     for entity in SLOT_ENTITIES:
-        snapshot_items.append(Item(entity, top.get(entity, "Any"), True))
-    snapshot_items.append(Item("unknown", "list[dict[str, Any]]", True))
+        items.append(Item(entity, found.top.get(entity, "Any"), True))
+    items.append(Item("unknown", "list[dict[str, Any]]", True))
     return SnapshotTypes(
         mirrors=tuple(b.mirror_shapes()),
         aliases=tuple(b.alias_order()),
-        entities=tuple(entities),
-        entity_aliases=tuple(entity_aliases),
-        snapshot=Shape("SessionSnapshot", tuple(snapshot_items), "What `snapshot()` returns."),
-        message_block=message_block,
+        entities=tuple(found.shapes),
+        entity_aliases=tuple(found.aliases),
+        snapshot=Shape("SessionSnapshot", tuple(items), "What `snapshot()` returns."),
+        message_block=found.message_block(),
     )
