@@ -46,12 +46,26 @@ class SnapshotTypes:
     snapshot: Shape
     message_block: str | None  # the type of a message's content items, if messages have any
 
-    @property
-    def uses_literal(self) -> bool:
+    def _types(self) -> list[str]:
         shapes = (*self.mirrors, *self.entities, self.snapshot)
         types = [i.type for shape in shapes for i in shape.items]
-        types += [value for _, value in (*self.aliases, *self.entity_aliases)]
-        return any("Literal[" in t for t in types)
+        return types + [value for _, value in (*self.aliases, *self.entity_aliases)]
+
+    @property
+    def uses_models(self) -> bool:
+        return any("models." in t for t in self._types())
+
+    @property
+    def typing_names(self) -> list[str]:
+        """What the module imports from `typing`."""
+        names = {"Any", "Protocol", "TypedDict", "cast"}
+        if any("Literal[" in t for t in self._types()):
+            names.add("Literal")
+        if any(i.required for shape in (*self.mirrors, *self.entities) for i in shape.items):
+            names.add("Required")
+        if self.aliases or self.entity_aliases:
+            names.add("TypeAlias")
+        return sorted(names, key=lambda n: (n[0].islower(), n))
 
 
 def _pascal(entity: str) -> str:
@@ -243,7 +257,8 @@ class _Entities:
         for shape in self.shapes:
             if shape.name == "MessageSnapshot":
                 content = next((i.type for i in shape.items if i.key == "content"), "")
-                if content.startswith("list[") and content != "list[Any]":
+                # Text helpers only make sense for content blocks (mirrors of models).
+                if content.startswith("list[") and content.endswith("Dict]"):
                     return content[len("list[") : -1]
         return None
 

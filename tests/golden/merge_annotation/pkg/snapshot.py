@@ -9,9 +9,7 @@ names as keys), and each entity's record its own shape (`MessageSnapshot`, ...).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol, Required, TypeAlias, TypedDict, cast
-
-from . import models
+from typing import Any, Protocol, Required, TypedDict, cast
 
 
 class MessageSnapshot(TypedDict, total=False):
@@ -66,29 +64,3 @@ class HasSnapshot(Protocol):
 def session_snapshot(source: HasSnapshot) -> SessionSnapshot:
     """The snapshot of anything holding session state (e.g. a client session), typed."""
     return cast(SessionSnapshot, source.snapshot())
-
-
-def _text_of(block: str) -> str | None:
-    fields = cast(Mapping[str, object], block)
-    text = fields.get("text")
-    return text if fields.get("type") == "text" and isinstance(text, str) else None
-
-
-def joined_content(message: MessageSnapshot) -> list[str]:
-    """The message's content with each run of consecutive text blocks joined into one text
-    block (streamed chunks read as the UI shows them)."""
-    out: list[str] = []
-    for block in message["content"]:
-        text = _text_of(block)
-        previous = _text_of(out[-1]) if out else None
-        if text is not None and previous is not None:
-            merged = {**cast(Mapping[str, Any], out[-1]), "text": previous + text}
-            out[-1] = cast(str, merged)
-        else:
-            out.append(block)
-    return out
-
-
-def message_text(message: MessageSnapshot) -> str:
-    """All the text of a message: its text blocks, joined."""
-    return "".join(t for block in message["content"] if (t := _text_of(block)) is not None)

@@ -8,7 +8,7 @@
 from typing import Final
 
 from . import models
-from ._runtime.tolerant import FieldRule, ParamsRepair, ToleranceTable, params_repair
+from ._runtime.tolerant import ParamsRepair, ToleranceTable, params_repair
 
 TOLERANCE: Final = ToleranceTable(
     root="SessionUpdate",
