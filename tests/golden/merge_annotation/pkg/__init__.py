@@ -20,7 +20,7 @@ from .client import AgentProxy, Client
 from .dispatch import AgentDispatcher, ClientDispatcher
 from .merge_rules import MERGE_RULES, TRISTATE_FIELDS, UPDATE_TAG
 from .methods import AGENT_METHODS, CLIENT_METHODS, METHOD_SPECS, METHODS
-from .snapshot import SessionSnapshot, joined_content, message_text, session_snapshot
+from .snapshot import SessionSnapshot, session_snapshot
 from .state import SessionState
 
 PROTOCOL_VERSION = 2
@@ -47,8 +47,6 @@ __all__ = [
     "SessionSnapshot",
     "SessionState",
     "UnsupportedProtocolVersion",
-    "joined_content",
-    "message_text",
     "models",
     "session_snapshot",
 ]
