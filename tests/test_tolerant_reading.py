@@ -217,3 +217,18 @@ def test_the_schema_marks_the_same_places_as_upstream() -> None:
     upstream = json.loads(upstream_path.read_text(encoding="utf-8"))
     ours = json.loads((REPO / "schema" / "acp.schema.json").read_text(encoding="utf-8"))
     assert _marks(ours["$defs"], ("$defs",)) == _marks(upstream["$defs"], ("$defs",))
+
+
+def test_valid_updates_never_reach_the_repair_step(
+    canonical: GeneratedPackage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tolerant = canonical.submodule("_runtime.tolerant")
+
+    def fail(*args: Any) -> None:
+        raise AssertionError("repair ran for a valid update")
+
+    monkeypatch.setattr(tolerant, "repair_update", fail)
+    s = state(canonical)
+    s.apply({"sessionUpdate": "agent_message", "messageId": "m", "content": [TEXT]})
+    s.apply({"sessionUpdate": "tool_call_update", "toolCallId": "c", "kind": "read"})
+    assert s.snapshot()["toolCalls"]["c"]["kind"] == "read"
