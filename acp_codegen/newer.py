@@ -27,6 +27,8 @@ KNOWN_KEYWORDS = frozenset(
         "x-merge",
         "x-tristate",
         "x-docs-ignore",
+        "x-deserialize-default-on-error",
+        "x-deserialize-skip-invalid-items",
     }
 )
 UPDATE_UNION = "SessionUpdate"

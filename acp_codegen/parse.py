@@ -13,6 +13,7 @@ from .ir import MergeRule, Method, Protocol, UpdateVariant
 from .lower import is_envelope, lower
 from .naming import snake
 from .newer import automation_notes, newer_construct_notes, protocol_version
+from .tolerance import read_marks
 from .unions import find_union
 
 DEFAULT_UPDATE_UNION = "SessionUpdate"
@@ -85,6 +86,7 @@ def build_protocol(doc: dict[str, Any], raw: bytes, file: str) -> Protocol:
         update_variants=tuple(variants),
         tristate_fields=tuple(_tristate(defs)),
         notes=tuple(notes),
+        deserialize_marks=read_marks(defs),
         model_schema={"$schema": doc.get("$schema"), "$defs": lowered.defs},
         model_template_data=lowered.template_data,
         prompt_result_required=_required_of_result(doc, methods, "session/prompt"),

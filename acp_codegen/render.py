@@ -16,6 +16,7 @@ from .dcg import PYDANTIC_MINIMUM, generate_models
 from .ir import Protocol
 from .naming import docstring_text
 from .paths import RUNTIME_DIR, TEMPLATE_DIR
+from .typed_surface import TypedSurface
 
 # Modules rendered from our templates: output name -> template name.
 TEMPLATES = {
@@ -82,11 +83,16 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     files: dict[str, str] = {}
     files["models.py"] = generate_models(protocol.model_schema, protocol.model_template_data, top)
     env = _environment()
+    typed = TypedSurface.build(protocol, files["models.py"])
     for out_name, template in TEMPLATES.items():
         page = env.get_template(template).render(
-            p=protocol, package=target.package, pydantic_minimum=PYDANTIC_MINIMUM
+            p=protocol,
+            package=target.package,
+            pydantic_minimum=PYDANTIC_MINIMUM,
+            **typed.context,
         )
         files[out_name] = top + page
+    files.update({name: top + page for name, page in typed.render(env).items()})
     for source in sorted(RUNTIME_DIR.glob("*.py")):
         files[f"_runtime/{source.name}"] = top + source.read_text(encoding="utf-8")
     rendered = {name: format_python(text).encode("utf-8") for name, text in files.items()}

@@ -21,7 +21,7 @@ from pathlib import Path
 # The example uses the committed bindings; a real agent vendors or installs them.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
-from acp_bindings import Agent, AgentSession, Prompt, models, selected_option
+from acp_bindings import Agent, Prompt, Session, models, selected_option
 
 ALLOW, REJECT = "allow", "reject"
 
@@ -37,27 +37,29 @@ class DemoAgent(Agent):
         if self.pause:
             await asyncio.sleep(self.pause)
 
-    async def on_prompt(self, session: AgentSession, prompt: Prompt) -> str | None:
-        text = " ".join(b.get("text", "") for b in prompt.content if b.get("type") == "text")
+    async def on_prompt(self, session: Session, prompt: Prompt) -> str | None:
+        text = prompt.text
         if session.title is None:  # the client and session/list show it
             await session.set_title(text[:40] or "(empty prompt)")
         thought = session.thought()
         await thought.append("Reading the prompt.")
         await self.step()
         await thought.append(" Planning one tool call.")
-        plan = [
-            {"content": "Inspect the prompt", "priority": "high", "status": "in_progress"},
-            {"content": "Answer", "priority": "medium", "status": "pending"},
-        ]
-        plan_id = await session.update_plan(plan)
+        inspect = models.PlanEntry(
+            content="Inspect the prompt", priority="high", status="in_progress"
+        )
+        answer_step = models.PlanEntry(content="Answer", priority="medium", status="pending")
+        plan_id = await session.update_plan([inspect, answer_step])
         call = await session.start_tool_call("Inspect the prompt", kind="read", status="pending")
         outcome = await session.request_permission(
             "Inspect the prompt?",
             [
-                {"optionId": ALLOW, "name": "Allow", "kind": "allow_once"},
-                {"optionId": REJECT, "name": "Reject", "kind": "reject_once"},
+                models.PermissionOption(option_id=ALLOW, name="Allow", kind="allow_once"),
+                models.PermissionOption(option_id=REJECT, name="Reject", kind="reject_once"),
             ],
-            subject={"type": "tool_call", "toolCall": {"toolCallId": call.tool_call_id}},
+            subject=models.ToolCallPermissionSubject(
+                type="tool_call", tool_call=models.ToolCallUpdate(tool_call_id=call.tool_call_id)
+            ),
         )
         if selected_option(outcome) != ALLOW:
             await call.update(status="failed")
@@ -69,14 +71,14 @@ class DemoAgent(Agent):
         await self.step()
         await call.append_text(f", {len(text.split())} words")
         await call.update(status="completed")
-        plan[0]["status"], plan[1]["status"] = "completed", "in_progress"
-        await session.update_plan(plan, plan_id=plan_id)
+        inspect.status, answer_step.status = "completed", "in_progress"
+        await session.update_plan([inspect, answer_step], plan_id=plan_id)
         answer = session.agent_message()
         for word in text.split() or ["(empty prompt)"]:
             await answer.append(word + " ")
             await self.step()
-        plan[1]["status"] = "completed"
-        await session.update_plan(plan, plan_id=plan_id)
+        answer_step.status = "completed"
+        await session.update_plan([inspect, answer_step], plan_id=plan_id)
         await session.report_usage(used=len(text), size=200_000)
         return "end_turn"
 

@@ -17,8 +17,7 @@ acp: Any = importlib.import_module(sys.argv[2])
 
 class EchoAgent(acp.Agent):  # type: ignore[misc]
     async def on_prompt(self, session: Any, prompt: Any) -> str | None:
-        text = " ".join(b.get("text", "") for b in prompt.content if isinstance(b, dict))
-        await session.say({"type": "text", "text": f"echo: {text}"})
+        await session.say(f"echo: {prompt.text}")
         return None
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .errors import ConnectionClosed, ProtocolUsageError
-from .jsonvalue import to_json
+from .jsonvalue import as_object, to_json
 from .outgoing import NoChecks, OutgoingChecks
 from .peer import Peer
 from .protocol import (
@@ -49,7 +49,8 @@ from .protocol import (
     USER_MESSAGE,
 )
 
-Content = str | Mapping[str, Any]
+# A content block: text, a JSON object, or a generated model.
+Content = str | Mapping[str, Any] | BaseModel
 
 
 def new_id(prefix: str) -> str:
@@ -60,7 +61,7 @@ def as_block(content: Content) -> dict[str, Any]:
     """A content block; a plain string becomes a text block."""
     if isinstance(content, str):
         return {"type": "text", "text": content}
-    return dict(content)
+    return as_object(content)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,11 +236,11 @@ class AgentSession:
     # -- plans, tool calls, terminals, usage -----------------------------------------------------
 
     async def update_plan(
-        self, entries: Sequence[Mapping[str, Any]], *, plan_id: str | None = None
+        self, entries: Sequence[Mapping[str, Any] | BaseModel], *, plan_id: str | None = None
     ) -> str:
         """Replace the plan `plan_id` (a new one when None) with `entries`; returns its id."""
         plan_id = plan_id or new_id("plan")
-        plan = {"type": "items", "planId": plan_id, "entries": [dict(e) for e in entries]}
+        plan = {"type": "items", "planId": plan_id, "entries": [as_object(e) for e in entries]}
         await self._send(PLAN_UPDATE, plan=plan)
         return plan_id
 
@@ -258,17 +259,17 @@ class AgentSession:
         return terminal
 
     async def report_usage(
-        self, used: int, size: int, cost: Mapping[str, Any] | None = None
+        self, used: int, size: int, cost: Mapping[str, Any] | BaseModel | None = None
     ) -> None:
         if cost is None:
             await self._send(USAGE_UPDATE, used=used, size=size)
         else:
-            await self._send(USAGE_UPDATE, used=used, size=size, cost=dict(cost))
+            await self._send(USAGE_UPDATE, used=used, size=size, cost=as_object(cost))
 
     # -- permission -----------------------------------------------------------------------------
 
     async def request_permission(
-        self, title: str, options: Sequence[Mapping[str, Any]], **fields: Any
+        self, title: str, options: Sequence[Mapping[str, Any] | BaseModel], **fields: Any
     ) -> Any:
         """Ask the client; returns the `outcome` object. Within foreground work it reports
         requires_action while the first of any concurrent requests is open and running once the
@@ -316,7 +317,7 @@ class MessageStream:
         blocks: list[dict[str, Any]] | None
         if content is None:
             blocks = None
-        elif isinstance(content, str | Mapping):
+        elif isinstance(content, str | Mapping | BaseModel):
             blocks = [as_block(content)]
         else:
             blocks = [as_block(item) for item in content]
@@ -339,10 +340,10 @@ class ToolCall:
         `content` replaces everything gathered so far."""
         await self.session._send(TOOL_CALL_UPDATE, toolCallId=self.tool_call_id, **fields)
 
-    async def append_content(self, item: Mapping[str, Any]) -> None:
+    async def append_content(self, item: Mapping[str, Any] | BaseModel) -> None:
         """Append one tool call content item (e.g. `{"type": "diff", ...}`)."""
         await self.session._send(
-            TOOL_CALL_CONTENT_CHUNK, toolCallId=self.tool_call_id, content=dict(item)
+            TOOL_CALL_CONTENT_CHUNK, toolCallId=self.tool_call_id, content=as_object(item)
         )
 
     async def append_text(self, text: str) -> None:

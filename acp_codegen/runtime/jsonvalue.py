@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Final
 
@@ -63,7 +64,35 @@ def copy_json(value: Any) -> Any:
 
 
 def to_json(value: Any) -> Any:
-    """Wire form of a value: pydantic models are dumped by alias (absent fields stay absent)."""
+    """Wire form of a value: pydantic models (also inside dicts and lists) are dumped by alias.
+
+    Fields a model never set (pydantic's `MISSING`) are left out; `None` stays `null`. Plain
+    JSON comes back as the same object (nothing is copied when no model is inside), in one pass.
+    """
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, dict):
+        changed: dict[Any, Any] | None = None
+        for key, item in value.items():
+            converted = to_json(item)
+            if converted is not item:
+                if changed is None:
+                    changed = dict(value)
+                changed[key] = converted
+        return value if changed is None else changed
+    if isinstance(value, list | tuple):
+        items: list[Any] | None = None if isinstance(value, list) else list(value)
+        for index, item in enumerate(value):
+            converted = to_json(item)
+            if converted is not item:
+                if items is None:
+                    items = list(value)
+                items[index] = converted
+        return value if items is None else items
     return value
+
+
+def as_object(value: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
+    """A fresh JSON object from a mapping or a generated model (unset fields stay absent)."""
+    converted = to_json(value)
+    return dict(converted) if converted is value or not isinstance(converted, dict) else converted

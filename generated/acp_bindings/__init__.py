@@ -7,7 +7,7 @@ Models live in `.models`; everything here is generated and needs only pydantic a
 """
 
 from . import _pydantic_check, models  # the check runs first: old pydantic fails clearly
-from ._runtime.agent_session import AgentSession, Prompt
+from ._runtime.agent_session import AgentSession
 from ._runtime.client_side import ClientSession, PermissionRequest
 from ._runtime.errors import (
     ConnectionClosed,
@@ -18,16 +18,18 @@ from ._runtime.errors import (
 )
 from ._runtime.protocol import selected_option
 from .agent import Agent, ClientProxy
-from .client import AgentProxy, Client
+from .client import AgentProxy, Client, permission_request
 from .dispatch import AgentDispatcher, ClientDispatcher
 from .merge_rules import MERGE_RULES, TRISTATE_FIELDS, UPDATE_TAG
 from .methods import AGENT_METHODS, CLIENT_METHODS, METHOD_SPECS, METHODS
+from .session import Prompt, Session
+from .snapshot import SessionSnapshot, joined_content, message_text, session_snapshot
 from .state import SessionState
 
 # The oldest pydantic these bindings work with (checked when the package is imported).
 PYDANTIC_MINIMUM = _pydantic_check.PYDANTIC_MINIMUM
 # sha256 of the schema file this package was generated from.
-SCHEMA_SHA256 = "2dbb301ba1290873d40a4983e3faa28f715a7615607be26342f6d6684e7bca7e"
+SCHEMA_SHA256 = "c45273c86705101e5bc942d848eaded4d18759365203902a88cac53c6d7df2af"
 
 PROTOCOL_VERSION = 2
 
@@ -56,8 +58,14 @@ __all__ = [
     "Prompt",
     "ProtocolUsageError",
     "RpcError",
+    "Session",
+    "SessionSnapshot",
     "SessionState",
     "UnsupportedProtocolVersion",
+    "joined_content",
+    "message_text",
     "models",
+    "permission_request",
     "selected_option",
+    "session_snapshot",
 ]

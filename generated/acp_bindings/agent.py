@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from . import models
-from ._runtime.agent_session import AgentSession, Prompt
+from ._runtime import agent_session as engine
 from ._runtime.agent_side import AgentSide, SessionHooks
 from ._runtime.connection import Connection
 from ._runtime.dispatch import ValidatingDispatcher
@@ -21,9 +21,10 @@ from ._runtime.trace import TraceTarget
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import AgentDispatcher
 from .methods import AGENT_SPECS, CLIENT_SPECS
+from .session import Prompt, Session
 
 
-def prompt_result(prompt: Prompt) -> dict[str, Any]:
+def prompt_result(prompt: engine.Prompt) -> dict[str, Any]:
     """The `session/prompt` result this schema requires for an accepted prompt."""
     return {}
 
@@ -95,28 +96,29 @@ class Agent:
     capabilities: ClassVar[models.AgentCapabilities] = models.AgentCapabilities()
     lifecycle: AgentSide
 
-    async def on_prompt(self, session: AgentSession, prompt: Prompt) -> str | None:
+    async def on_prompt(self, session: Session, prompt: Prompt) -> str | None:
         """One turn of foreground work for `prompt`. Stream with `session`'s helpers and return a
         stop reason (None means `end_turn`). Prompts accepted while it runs are queued: collect
         them with `session.take_prompts()`; the rest are handed to this method in turn."""
         raise NotImplementedError("override Agent.on_prompt with the agent's turn logic")
 
-    async def on_new_session(self, session: AgentSession) -> Mapping[str, Any] | None:
+    async def on_new_session(self, session: Session) -> Mapping[str, Any] | None:
         """Called for `session/new`; may return extra result fields (e.g. `configOptions`)."""
         return None
 
-    async def on_resume_session(self, session: AgentSession) -> Mapping[str, Any] | None:
+    async def on_resume_session(self, session: Session) -> Mapping[str, Any] | None:
         """Called for `session/resume` after the session is reopened and any requested replay
         was sent; may return extra result fields."""
         return None
 
-    async def on_close_session(self, session: AgentSession) -> None:
+    async def on_close_session(self, session: Session) -> None:
         """Called for `session/close` after the session's work was cancelled."""
         return None
 
-    async def load_session(self, session: AgentSession) -> bool:
-        """`session/resume` of a session this process does not know: restore it (`title`,
-        `history`, your own state) and return True, or return False (the client gets -32002)."""
+    async def load_session(self, session: Session) -> bool:
+        """`session/resume` of a session this process does not know: restore it (`set_title`,
+        `session.engine.history`, your own state) and return True, or return False (the client
+        gets -32002)."""
         return False
 
     async def stored_sessions(
@@ -130,15 +132,32 @@ class Agent:
         """Override to serve (and advertise) `session/delete`: drop the stored session."""
         raise NotImplementedError
 
+    async def _serve_prompt(
+        self, session: engine.AgentSession, prompt: engine.Prompt
+    ) -> str | None:
+        return await self.on_prompt(Session(session), Prompt.of(prompt))
+
+    async def _serve_new_session(self, session: engine.AgentSession) -> Mapping[str, Any] | None:
+        return await self.on_new_session(Session(session))
+
+    async def _serve_resume_session(self, session: engine.AgentSession) -> Mapping[str, Any] | None:
+        return await self.on_resume_session(Session(session))
+
+    async def _serve_close_session(self, session: engine.AgentSession) -> None:
+        await self.on_close_session(Session(session))
+
+    async def _serve_load_session(self, session: engine.AgentSession) -> bool:
+        return await self.load_session(Session(session))
+
     def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
         """Serve this agent on `connection` (the lifecycle, then the typed handlers)."""
         self.client = ClientProxy(connection)
         deletes = type(self).on_delete_session is not Agent.on_delete_session
         hooks = SessionHooks(
-            on_new_session=self.on_new_session,
-            on_resume_session=self.on_resume_session,
-            on_close_session=self.on_close_session,
-            load_session=self.load_session,
+            on_new_session=self._serve_new_session,
+            on_resume_session=self._serve_resume_session,
+            on_close_session=self._serve_close_session,
+            load_session=self._serve_load_session,
             stored_sessions=self.stored_sessions,
             on_delete_session=self.on_delete_session if deletes else None,
         )
@@ -151,7 +170,7 @@ class Agent:
             connection,
             info=to_wire(self.info),
             capabilities=to_wire(self.capabilities),
-            on_prompt=self.on_prompt,
+            on_prompt=self._serve_prompt,
             session_hooks=hooks,
             checks=checks,
             fallback=AgentDispatcher(self),

@@ -14,10 +14,12 @@ from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
 from ._runtime.stdio import AgentProcess, spawn_agent
-from ._runtime.wire import from_wire, to_wire, wire_validator
+from ._runtime.tolerant import tolerant_validator
+from ._runtime.wire import from_wire, to_wire
 from .dispatch import ClientDispatcher
 from .merge_rules import MERGE_RULES, UPDATE_TAG
 from .methods import CLIENT_SPECS
+from .tolerance import TOLERANCE, params_repairs
 
 
 class AgentProxy:
@@ -119,6 +121,14 @@ class AgentProxy:
         await self.peer.notify(method, params)
 
 
+def permission_request(request: PermissionRequest) -> models.RequestPermissionRequest:
+    """The params of a pending permission request as their model (title, options, ...)."""
+    params: models.RequestPermissionRequest = from_wire(
+        models.RequestPermissionRequest, request.params
+    )
+    return params
+
+
 class Client:
     """Base class for clients. Override the handlers you support; the rest answer -32601.
 
@@ -134,11 +144,15 @@ class Client:
     )
     capabilities: ClassVar[models.ClientCapabilities] = models.ClientCapabilities()
     lifecycle: ClientSide
+    # Reject a session update with any bad part instead of dropping the part (and logging it)
+    # where the schema allows; set before connecting.
+    strict: bool = False
 
     async def on_permission(
         self, session: ClientSession, request: PermissionRequest
-    ) -> Mapping[str, Any]:
-        """Answer a permission request with an outcome object (`{"outcome": "selected", ...}`)."""
+    ) -> Mapping[str, Any] | models.RequestPermissionOutcome:
+        """Answer a permission request with an outcome: a generated model (e.g.
+        `models.SelectedPermissionOutcome(option_id=...)`) or its JSON object."""
         raise NotImplementedError
 
     def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
@@ -150,12 +164,15 @@ class Client:
             info=to_wire(self.info),
             rules=MERGE_RULES,
             tag_field=UPDATE_TAG,
-            validate_update=wire_validator(models.SessionUpdate),
+            validate_update=tolerant_validator(
+                models.SessionUpdate, TOLERANCE, strict=self.strict, tag_field=UPDATE_TAG
+            ),
             capabilities=to_wire(self.capabilities),
             on_permission=self.on_permission if overridden else None,
             fallback=ClientDispatcher(self),
         )
-        return ValidatingDispatcher(CLIENT_SPECS, self.lifecycle)
+        repairs = {} if self.strict else params_repairs()
+        return ValidatingDispatcher(CLIENT_SPECS, self.lifecycle, repairs)
 
     async def spawn(self, argv: Sequence[str], **options: Any) -> AgentProcess:
         """Start an agent subprocess and connect to it (options go to `spawn_agent`, e.g.

@@ -5,16 +5,25 @@
 
 from . import models
 from ._runtime.state import SessionState as _SessionStateEngine
-from ._runtime.wire import wire_validator
+from ._runtime.tolerant import tolerant_validator
 from .merge_rules import MERGE_RULES, UPDATE_TAG
+from .snapshot import SessionSnapshot
+from .tolerance import TOLERANCE
 
 
-class SessionState(_SessionStateEngine):
-    """One session's state: `apply(update)`, `mark_cancelled()`, `snapshot()`."""
+class SessionState(_SessionStateEngine[SessionSnapshot]):
+    """One session's state: `apply(update)`, `mark_cancelled()`, `snapshot()`.
 
-    def __init__(self) -> None:
+    A known update with a bad part the schema lets a reader drop (a bad list item, a bad
+    optional value) is folded without that part, which is logged; with `strict=True` it is
+    rejected whole (`MalformedUpdateError`), like any other malformed update.
+    """
+
+    def __init__(self, *, strict: bool = False) -> None:
         super().__init__(
             MERGE_RULES,
             tag_field=UPDATE_TAG,
-            validate=wire_validator(models.SessionUpdate),
+            validate=tolerant_validator(
+                models.SessionUpdate, TOLERANCE, strict=strict, tag_field=UPDATE_TAG
+            ),
         )

@@ -28,6 +28,8 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 from .connection import Connection
 from .dispatch import Dispatcher
 from .errors import (
@@ -38,6 +40,7 @@ from .errors import (
     RpcError,
     UnsupportedProtocolVersion,
 )
+from .jsonvalue import as_object
 from .protocol import (
     INITIALIZE,
     OUTCOME_CANCELLED,
@@ -60,7 +63,9 @@ from .tables import MergeRule
 
 logger = logging.getLogger(__name__)
 
-PermissionHandler = Callable[["ClientSession", "PermissionRequest"], Awaitable[Mapping[str, Any]]]
+PermissionHandler = Callable[
+    ["ClientSession", "PermissionRequest"], Awaitable[Mapping[str, Any] | BaseModel]
+]
 UpdateValidator = Callable[[dict[str, Any]], object]
 
 
@@ -75,10 +80,10 @@ class PermissionRequest:
     def answered(self) -> bool:
         return self._answer.done()
 
-    def respond(self, outcome: Mapping[str, Any]) -> None:
+    def respond(self, outcome: Mapping[str, Any] | BaseModel) -> None:
         """Answer with an outcome object; later answers are ignored."""
         if not self._answer.done():
-            self._answer.set_result(dict(outcome))
+            self._answer.set_result(as_object(outcome))
 
     def select(self, option_id: str) -> None:
         self.respond({"outcome": OUTCOME_SELECTED, "optionId": option_id})
@@ -114,13 +119,15 @@ class ClientSession:
             self._idle_changed.set()
             self._idle_changed = asyncio.Event()
 
-    async def prompt(self, content: Sequence[Mapping[str, Any]]) -> None:
-        """Send `session/prompt`; returns once the agent accepted it."""
-        self.client.check_prompt(self.session_id, content)
-        params = {"sessionId": self.session_id, "prompt": [dict(block) for block in content]}
+    async def prompt(self, content: Sequence[Mapping[str, Any] | BaseModel]) -> None:
+        """Send `session/prompt` (blocks as dicts or generated models); returns once the agent
+        accepted it."""
+        blocks = [as_object(block) for block in content]
+        self.client.check_prompt(self.session_id, blocks)
+        params = {"sessionId": self.session_id, "prompt": blocks}
         await self.client.connection.request(SESSION_PROMPT, params)
 
-    async def run_turn(self, content: Sequence[Mapping[str, Any]]) -> str | None:
+    async def run_turn(self, content: Sequence[Mapping[str, Any] | BaseModel]) -> str | None:
         """Prompt, then wait for the first idle report after it; returns its stop reason."""
         seen = self._idle_reports
         await self.prompt(content)
@@ -198,7 +205,7 @@ class ClientSide:
     def initialized(self) -> bool:
         return self.protocol_version is not None
 
-    def new_state(self) -> SessionState:
+    def new_state(self) -> SessionState[dict[str, Any]]:
         return SessionState(self._rules, self._tag_field, self._validate_update)
 
     def is_state_update(self, update: Any) -> bool:

@@ -134,9 +134,16 @@ class ValidatingDispatcher:
     types in front of them, so a malformed `session/prompt` is -32602 with the field's location.
     """
 
-    def __init__(self, methods: MethodTable, inner: Dispatcher) -> None:
+    def __init__(
+        self,
+        methods: MethodTable,
+        inner: Dispatcher,
+        repairs: Mapping[str, Callable[[Any, ValidationError], Any | None]] | None = None,
+    ) -> None:
         self._methods = index_methods(methods)
         self.inner = inner
+        # Notifications whose params may be repaired instead of dropped (tolerant reading).
+        self._repairs = dict(repairs or {})
 
     async def handle_request(self, method: str, params: Any) -> Any:
         spec = self._methods.get((method, "request"))
@@ -153,6 +160,12 @@ class ValidatingDispatcher:
             try:
                 from_wire(spec.params_type, params)
             except ValidationError as error:
-                logger.warning("dropping notification %s with invalid params: %s", method, error)
-                return
+                repair = self._repairs.get(method)
+                fixed = repair(params, error) if repair is not None else None
+                if fixed is None:
+                    logger.warning(
+                        "dropping notification %s with invalid params: %s", method, error
+                    )
+                    return
+                params = fixed
         await self.inner.handle_notification(method, params)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from .jsonvalue import to_json
+
 SUPPORTED_PROTOCOL_VERSIONS: Final = (2,)
 
 # Methods.
@@ -112,6 +114,7 @@ def prompt_content_problems(prompt: Any, agent_capabilities: Any) -> list[dict[s
 def selected_option(outcome: Any) -> str | None:
     """The chosen optionId of a permission outcome, or None. Anything but a well-formed
     `selected` outcome (cancelled, unknown future outcomes) is never read as approval."""
+    outcome = to_json(outcome)  # a generated outcome model reads the same as its JSON
     if isinstance(outcome, dict) and outcome.get("outcome") == OUTCOME_SELECTED:
         option = outcome.get("optionId")
         return option if isinstance(option, str) else None

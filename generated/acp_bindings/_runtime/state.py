@@ -15,7 +15,7 @@ import base64
 import binascii
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -36,6 +36,8 @@ Commit = Callable[[], None]
 logger = logging.getLogger(__name__)
 MESSAGE_ENTITY = "message"
 TOOL_CALL_ENTITY = "toolCall"
+# The snapshot's static type: generated packages bind it to their `SessionSnapshot` TypedDict.
+SnapshotT = TypeVar("SnapshotT")
 
 
 def _describe(error: Exception) -> str:
@@ -57,7 +59,7 @@ def _decode_base64(tag: str, what: str, text: Any) -> bytes:
         raise MalformedUpdateError(tag, f"{what} is not valid base64 ({error})") from None
 
 
-class SessionState:
+class SessionState(Generic[SnapshotT]):
     """The state of one session as the client sees it (see `snapshot` for the shape)."""
 
     def __init__(
@@ -66,6 +68,8 @@ class SessionState:
         tag_field: str = "sessionUpdate",
         validate: Callable[[dict[str, Any]], object] | None = None,
     ) -> None:
+        """`validate` checks a known-tag update and raises when it is malformed; it may return a
+        repaired copy (a dict) to fold instead (see `tolerant.py`)."""
         self._plan = compile_rules(rules)
         self._tag_field = tag_field
         self._validate = validate
@@ -97,9 +101,11 @@ class SessionState:
             return
         if self._validate is not None:
             try:
-                self._validate(data)
+                repaired = self._validate(data)
             except Exception as error:
                 raise MalformedUpdateError(tag, _describe(error)) from error
+            if isinstance(repaired, dict):  # a tolerant validator dropped a bad part
+                data = repaired
         commit = self._prepare(tag, compiled, data)
         commit()
 
@@ -116,7 +122,7 @@ class SessionState:
             ):
                 record.fields["status"] = TOOL_CALL_CANCELLED
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> SnapshotT:
         """Fresh, JSON-serialisable data; later updates never change a returned snapshot."""
         out: dict[str, Any] = {"state": self._state, "stopReason": self._stop_reason}
         for entity, name in KEYED_ENTITIES.items():
@@ -128,7 +134,7 @@ class SessionState:
         for entity in SLOT_ENTITIES:
             out[entity] = copy_json(self._slots[entity])
         out["unknown"] = copy_json(self._unknown)
-        return out
+        return cast(SnapshotT, out)
 
     # -- prepare: check and convert, never mutate ---------------------------------------------
 

@@ -19,6 +19,7 @@ from .client import AgentProxy, Client
 from .dispatch import AgentDispatcher, ClientDispatcher
 from .merge_rules import MERGE_RULES, TRISTATE_FIELDS, UPDATE_TAG
 from .methods import AGENT_METHODS, CLIENT_METHODS, METHOD_SPECS, METHODS
+from .snapshot import SessionSnapshot, session_snapshot
 from .state import SessionState
 
 # The oldest pydantic these bindings work with (checked when the package is imported).
@@ -49,7 +50,9 @@ __all__ = [
     "MalformedUpdateError",
     "ProtocolUsageError",
     "RpcError",
+    "SessionSnapshot",
     "SessionState",
     "UnsupportedProtocolVersion",
     "models",
+    "session_snapshot",
 ]

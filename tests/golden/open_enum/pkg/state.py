@@ -3,11 +3,13 @@
 #   acp-codegen generate --schema tests/fixtures/schemas/open_enum.json --out tests/golden/open_enum --package pkg
 """Session state folded from `session/update` notifications by this schema's merge rules."""
 
+from typing import Any
+
 from ._runtime.state import SessionState as _SessionStateEngine
 from .merge_rules import MERGE_RULES, UPDATE_TAG
 
 
-class SessionState(_SessionStateEngine):
+class SessionState(_SessionStateEngine[dict[str, Any]]):
     """One session's state: `apply(update)`, `mark_cancelled()`, `snapshot()`."""
 
     def __init__(self) -> None:

@@ -1,0 +1,167 @@
+"""The tolerant-reading table: where a reader may drop a bad part of a session update.
+
+The schema marks properties with `x-deserialize-skip-invalid-items` (a bad array item is
+dropped) and `x-deserialize-default-on-error` (a bad value falls back to its default: absent for
+an optional property). `read_marks` collects them per class (a `$defs` name, or the title of a
+tagged-union branch); `tolerance_table` joins them with the models' type graph so the runtime
+(`_runtime/tolerant.py`) can follow a validation error's location from the update union down to
+the innermost marked property. Only paths that lead to a mark are kept.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .ir import Protocol
+from .model_fields import ModelInfo
+
+DEFAULT_ON_ERROR = "x-deserialize-default-on-error"
+SKIP_INVALID_ITEMS = "x-deserialize-skip-invalid-items"
+
+# (class name, wire field) -> (default on error, skip invalid items)
+Marks = tuple[tuple[str, str, bool, bool], ...]
+
+
+def read_marks(defs: Mapping[str, Any]) -> Marks:
+    """Every marked property of the schema's definitions and titled union branches."""
+
+    def objects() -> Iterator[tuple[str, Mapping[str, Any]]]:
+        for name, definition in defs.items():
+            if not isinstance(definition, dict):
+                continue
+            yield name, definition
+            for branch in definition.get("anyOf") or definition.get("oneOf") or ():
+                if isinstance(branch, dict) and isinstance(branch.get("title"), str):
+                    yield branch["title"], branch
+
+    found = []
+    for class_name, node in objects():
+        properties = node.get("properties")
+        if not isinstance(properties, dict):
+            continue
+        for field, schema in properties.items():
+            if not isinstance(schema, dict):
+                continue
+            default, skip = (
+                schema.get(DEFAULT_ON_ERROR) is True,
+                schema.get(SKIP_INVALID_ITEMS) is True,
+            )
+            if default or skip:
+                found.append((class_name, field, default, skip))
+    return tuple(sorted(found))
+
+
+@dataclass(frozen=True, slots=True)
+class FieldEntry:
+    default_on_error: bool
+    skip_invalid_items: bool
+    required: bool
+    type: str | None  # the class or tagged union its value (or items) hold, when it leads on
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    root: str
+    classes: dict[str, dict[str, FieldEntry]]
+    unions: dict[str, dict[str, str]]
+    carriers: tuple[tuple[str, str], ...]  # (notification, params class) carrying an update
+
+
+def _bases(lowered: Mapping[str, Any], class_name: str) -> list[str]:
+    """`class_name` and the definitions it inherits (`allOf` refs in the lowered schema)."""
+    out = [class_name]
+    definition = lowered.get(class_name)
+    if isinstance(definition, dict):
+        for part in definition.get("allOf", ()):
+            ref = part.get("$ref") if isinstance(part, dict) else None
+            if isinstance(ref, str):
+                out.extend(_bases(lowered, ref.rsplit("/", 1)[-1]))
+    return out
+
+
+def _leads_to(annotation: ast.expr, info: ModelInfo, unions: Mapping[str, Any]) -> str | None:
+    """The one class or tagged union a field's value or items are, if exactly one."""
+    names = {
+        n.id
+        for n in ast.walk(annotation)
+        if isinstance(n, ast.Name) and (n.id in info.classes or n.id in unions)
+    }
+    return names.pop() if len(names) == 1 else None
+
+
+def tolerance_table(protocol: Protocol, info: ModelInfo) -> Table | None:
+    if protocol.update_union is None:
+        return None
+    unions = {
+        u.name: {v.tag: v.class_name for v in u.known if v.tag is not None} for u in protocol.unions
+    }
+    lowered = protocol.model_schema.get("$defs", {})
+    marks: dict[str, dict[str, tuple[bool, bool]]] = {}
+    for class_name, field, default, skip in protocol.deserialize_marks:
+        marks.setdefault(class_name, {})[field] = (default, skip)
+
+    def entries(class_name: str) -> dict[str, FieldEntry]:
+        own: dict[str, tuple[bool, bool]] = {}
+        for base in reversed(_bases(lowered, class_name)):
+            own.update(marks.get(base, {}))
+        out = {}
+        for f in info.classes.get(class_name, ()):
+            default, skip = own.get(f.wire_name, (False, False))
+            leads = _leads_to(f.annotation, info, unions)
+            out[f.wire_name] = FieldEntry(default, skip, f.required, leads)
+        return out
+
+    everything = {name: entries(name) for name in info.classes}
+    # Keep only fields that carry a mark or lead to one (a fixed point over the type graph).
+    carriers = tuple(
+        (m.name, m.params)
+        for m in protocol.methods
+        if m.kind == "notification"
+        and any(e.type == protocol.update_union for e in everything.get(m.params, {}).values())
+    )
+    useful: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, fields in everything.items():
+            if name not in useful and any(
+                e.default_on_error or e.skip_invalid_items or e.type in useful
+                for e in fields.values()
+            ):
+                useful.add(name)
+                changed = True
+        for name, branches in unions.items():
+            if name not in useful and any(c in useful for c in branches.values()):
+                useful.add(name)
+                changed = True
+    # ... and reachable from the update union.
+    reachable: set[str] = set()
+    pending = [protocol.update_union, *(params for _, params in carriers)]
+    while pending:
+        name = pending.pop()
+        if name in reachable or name not in useful:
+            continue
+        reachable.add(name)
+        pending.extend(unions.get(name, {}).values())
+        pending.extend(e.type for e in everything.get(name, {}).values() if e.type is not None)
+    useful &= reachable
+    classes = {
+        name: {
+            field: entry
+            for field, entry in fields.items()
+            if entry.default_on_error or entry.skip_invalid_items or entry.type in useful
+        }
+        for name, fields in sorted(everything.items())
+        if name in useful
+    }
+    kept_unions = {name: branches for name, branches in sorted(unions.items()) if name in useful}
+    for fields in classes.values():
+        for field, entry in fields.items():
+            if entry.type not in useful:
+                fields[field] = FieldEntry(
+                    entry.default_on_error, entry.skip_invalid_items, entry.required, None
+                )
+    return Table(protocol.update_union, classes, kept_unions, carriers)

@@ -1,0 +1,69 @@
+"""The typed modules over the generic runtime: the agent facade (`session.py`), snapshot
+TypedDicts (`snapshot.py`) and the tolerant-reading table (`tolerance.py`).
+
+All three are derived from the generated `models.py` (read back by `model_fields`) together with
+the IR, so they are built after the models and before the other templates, which ask whether
+they exist.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+
+from .errors import Problem, SchemaError
+from .facade import Facade
+from .ir import Protocol
+from .model_fields import read_models
+from .snapshot_types import SnapshotTypes, snapshot_types
+from .tolerance import Table, tolerance_table
+
+
+@dataclass(frozen=True, slots=True)
+class TypedSurface:
+    protocol: Protocol
+    facade: Facade | None  # only for schemas with the v2 lifecycle
+    snapshot: SnapshotTypes | None  # only for schemas with merge rules
+    tolerance: Table | None  # only for schemas with an update union
+
+    @classmethod
+    def build(cls, protocol: Protocol, models_source: str) -> TypedSurface:
+        info = read_models(models_source)
+        try:
+            facade = Facade(protocol, models_source) if protocol.has_lifecycle else None
+            if facade is not None:
+                facade.check()
+            return cls(
+                protocol, facade, snapshot_types(protocol, info), tolerance_table(protocol, info)
+            )
+        except KeyError as error:  # a lookup by protocol vocabulary found nothing
+            message = f"cannot build the typed session API: {error.args[0]}"
+            raise SchemaError([Problem(protocol.source_name, "", message)]) from None
+
+    @property
+    def context(self) -> dict[str, Any]:
+        """What the other templates may ask: `f` (the facade), `has_snapshot` and
+        `has_text_helpers` (messages hold content blocks)."""
+        return {
+            "f": self.facade,
+            "has_snapshot": self.snapshot is not None,
+            "has_text_helpers": self.snapshot is not None and bool(self.snapshot.message_block),
+        }
+
+    def render(self, env: jinja2.Environment) -> dict[str, str]:
+        pages = {}
+        if self.facade is not None:
+            pages["session.py"] = env.get_template("session.py.j2").render(
+                p=self.protocol, f=self.facade
+            )
+        if self.snapshot is not None:
+            pages["snapshot.py"] = env.get_template("snapshot.py.j2").render(
+                p=self.protocol, s=self.snapshot
+            )
+        if self.tolerance is not None:
+            pages["tolerance.py"] = env.get_template("tolerance.py.j2").render(
+                p=self.protocol, t=self.tolerance
+            )
+        return pages
