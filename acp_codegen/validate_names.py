@@ -1,0 +1,88 @@
+"""Checks that every name the schema hands to generated code becomes one distinct identifier.
+
+datamodel-code-generator turns property names into snake_case field names and titles into
+class names. Where two names land on the same identifier it renames one (`foo_bar_1`,
+`Thing1`) and a keyword title becomes a different type (`class` -> `Class`): silent changes a
+schema author never asked for. These checks refuse them up front, with a pointer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+from datamodel_code_generator import PythonVersion
+from datamodel_code_generator.model.field_name import PydanticFieldNameResolver
+
+from .errors import Problem, pointer
+from .naming import is_class_name
+from .schema_walk import subschemas
+
+# The aliases dcg.py passes to datamodel-code-generator (its `aliases` option).
+FIELD_ALIASES = {"_meta": "meta"}
+
+
+@cache
+def _resolver() -> PydanticFieldNameResolver:
+    return PydanticFieldNameResolver(
+        aliases=FIELD_ALIASES, snake_case_field=True, target_python_version=PythonVersion.PY_311
+    )
+
+
+def python_field_name(wire_name: str) -> str:
+    """The attribute name the generated model gives the property `wire_name`."""
+    name, _alias = _resolver().get_valid_field_name_and_alias(wire_name)
+    return name
+
+
+def field_names(doc: dict[str, Any], file: str) -> Iterator[Problem]:
+    """Within one object, distinct property names must give distinct plain-ASCII fields."""
+    for path, schema in subschemas(doc):
+        props = schema.get("properties")
+        if not isinstance(props, dict):
+            continue
+        seen: dict[str, str] = {}
+        for wire in props:
+            at = pointer(*path, "properties", wire)
+            field = python_field_name(wire)
+            if not field.isascii():
+                msg = f"property {wire!r} gives the non-ASCII Python field name {field!r}"
+                yield Problem(file, at, msg)
+                continue
+            # (ASCII names are what Python compares: no NFKC folding can merge two of them)
+            key = field
+            if key in seen:
+                msg = (
+                    f"property {wire!r} and property {seen[key]!r} both become the Python "
+                    f"field {field!r}"
+                )
+                yield Problem(file, at, msg)
+            else:
+                seen[key] = wire
+
+
+def titles(doc: dict[str, Any], file: str) -> Iterator[Problem]:
+    """A title names a generated type: it must be a usable class name and name one type only."""
+    defs = doc.get("$defs")
+    if not isinstance(defs, dict):
+        return
+    named: dict[str, str] = {name: pointer("$defs", name) for name in defs}
+    for path, schema in subschemas(doc):
+        title = schema.get("title")
+        if not isinstance(title, str):
+            continue
+        at = pointer(*path, "title")
+        if len(path) == 2:  # a `$defs` entry: its name is the class name
+            if title != path[1] and not title[:1].isupper():
+                # (validate.py already reports capitalised titles that differ)
+                yield Problem(file, at, f"title {title!r} would rename the type {path[1]!r}")
+            continue
+        if len(path) >= 2 and path[-2] in ("anyOf", "oneOf"):
+            continue  # union branches are named by unions.py / lower.py, others stay inline
+        if not is_class_name(title):
+            yield Problem(file, at, f"title {title!r} cannot name a generated class")
+        elif title in named:
+            yield Problem(file, at, f"title {title!r} names another type too (at {named[title]})")
+        else:
+            named[title] = at
