@@ -28,7 +28,7 @@ def check_size(size: int, file: str) -> None:
 def check_depth(doc: Any, file: str) -> None:
     found = depth(doc)
     if found > MAX_SCHEMA_DEPTH:
-        msg = f"nested {found} levels deep; at most {MAX_SCHEMA_DEPTH} are supported"
+        msg = f"nested {found} levels deep; at most {MAX_SCHEMA_DEPTH} levels are supported"
         raise SchemaError([Problem(file, "", msg)])
 
 
