@@ -86,7 +86,7 @@ steps = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(steps, max_size=30))
 def test_broken_updates_are_rejected_whole_and_the_rest_match_the_reference(
     sequence: list[tuple[str, dict[str, Any]]],
@@ -121,7 +121,7 @@ def arbitrary(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(st.lists(arbitrary(), max_size=12))
 def test_generated_state_accepts_or_rejects_without_a_change(
