@@ -16,7 +16,7 @@ from datamodel_code_generator import PythonVersion
 from datamodel_code_generator.model.field_name import PydanticFieldNameResolver
 
 from .errors import Problem, pointer
-from .naming import is_class_name
+from .naming import RESERVED_HANDLER_NAMES, is_class_name, snake
 from .schema_walk import subschemas
 
 # The aliases dcg.py passes to datamodel-code-generator (its `aliases` option).
@@ -86,3 +86,26 @@ def titles(doc: dict[str, Any], file: str) -> Iterator[Problem]:
             yield Problem(file, at, f"title {title!r} names another type too (at {named[title]})")
         else:
             named[title] = at
+
+
+def handler_names(doc: dict[str, Any], file: str) -> Iterator[Problem]:
+    """A method's handler must not replace a member the generated classes define themselves."""
+    table = doc.get("x-methods")
+    rows = table if isinstance(table, list) else []
+    found = [
+        (pointer("x-methods", i, "method"), row["method"])
+        for i, row in enumerate(rows)
+        if isinstance(row, dict) and isinstance(row.get("method"), str)
+    ]
+    if not isinstance(table, list) and isinstance(doc.get("$defs"), dict):
+        found += [
+            (pointer("$defs", name, "x-method"), schema["x-method"])
+            for name, schema in doc["$defs"].items()
+            if isinstance(schema, dict) and isinstance(schema.get("x-method"), str)
+        ]
+    for at, method in found:
+        handler = snake(method)
+        if handler in RESERVED_HANDLER_NAMES:
+            msg = f"method {method!r} gives the handler name {handler!r}, a name the generated "
+            msg += "classes use for themselves"
+            yield Problem(file, at, msg)

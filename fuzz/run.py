@@ -45,7 +45,10 @@ def run_target(name: str, seconds: int) -> tuple[bool, str]:
     summary = f"{name}: {runs[-1] if runs else '?'} runs, coverage {cov[-1] if cov else '?'}"
     if proc.returncode != 0:
         tail = "\n".join(log.splitlines()[-25:])
-        return False, f"{summary}, FOUND {' '.join(saved) or 'a failure'} (exit {proc.returncode})\n{tail}"
+        return (
+            False,
+            f"{summary}, FOUND {' '.join(saved) or 'a failure'} (exit {proc.returncode})\n{tail}",
+        )
     return True, summary + ", nothing found"
 
 

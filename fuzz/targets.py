@@ -32,7 +32,9 @@ with atheris.instrument_imports(include=["acp_codegen"]):
     from acp_codegen.runtime.tables import MethodSpec
 
 REPO = Path(__file__).resolve().parents[1]
-SCHEMAS = [REPO / "tests" / "fixtures" / "schemas" / n for n in ("request.json", "tagged_union.json")]
+SCHEMAS = [
+    REPO / "tests" / "fixtures" / "schemas" / n for n in ("request.json", "tagged_union.json")
+]
 
 # -- frames -------------------------------------------------------------------------------------
 

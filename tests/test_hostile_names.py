@@ -21,6 +21,7 @@ from conftest import FIXTURE_SCHEMAS, render, write_tree
 
 from acp_codegen.cli import main
 from acp_codegen.errors import Problem, SchemaError
+from acp_codegen.naming import RESERVED_HANDLER_NAMES
 from acp_codegen.pipeline import load_protocol
 from acp_codegen.validate_names import python_field_name
 
@@ -166,6 +167,19 @@ REFUSED: dict[str, tuple[dict[str, Any], Change, str, str]] = {
         f"{PARAMS}/x/$id",
         "not supported",
     ),
+    "method whose handler would replace Agent.run": (
+        REQUEST,
+        lambda doc: [
+            target.update({key: "run"})
+            for target, key in (
+                (doc["x-methods"][0], "method"),
+                (doc["$defs"]["RenameSessionRequest"], "x-method"),
+                (doc["$defs"]["RenameSessionResponse"], "x-method"),
+            )
+        ],
+        "/x-methods/0/method",
+        "a name the generated classes use for themselves",
+    ),
     "union branch whose tag const is behind a $ref": (
         UNION,
         _union_branches({"$ref": "#/$defs/Triangle"}),
@@ -283,3 +297,13 @@ def test_sanitised_property_names_keep_their_wire_names(tmp_path: Path) -> None:
     }
     assert len({fields[name] for name in wire}) == len(wire)
     assert all(fields[name].isascii() and fields[name].isidentifier() for name in wire)
+
+
+def test_reserved_handler_names_cover_the_generated_classes(canonical: Any) -> None:
+    """Every public member of the generated classes that is not a handler is reserved, so a
+    method cannot silently replace it."""
+    handlers = {spec.handler for spec in canonical.module.METHODS.values()}
+    agent, client = canonical.submodule("agent"), canonical.submodule("client")
+    for cls in (agent.Agent, agent.ClientProxy, client.Client, client.AgentProxy):
+        public = {name for name in dir(cls) if not name.startswith("_")}
+        assert public - handlers <= RESERVED_HANDLER_NAMES, cls.__name__
