@@ -5,10 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import Problem
-from .validate_names import field_names, handler_names, titles
+from .validate_names import field_names, handler_names, merged_field_names, titles
 from .validate_refs import nonlocal_refs, ref_cycles, union_tags
 
-CHECKS = (field_names, titles, handler_names, nonlocal_refs, ref_cycles, union_tags)
+CHECKS = (
+    field_names,
+    merged_field_names,
+    titles,
+    handler_names,
+    nonlocal_refs,
+    ref_cycles,
+    union_tags,
+)
 
 
 def hostile_input_problems(doc: dict[str, Any], file: str) -> list[Problem]:

@@ -15,7 +15,8 @@ from typing import Any
 from datamodel_code_generator import PythonVersion
 from datamodel_code_generator.model.field_name import PydanticFieldNameResolver
 
-from .errors import Problem, pointer
+from .errors import Problem, SchemaError, pointer
+from .lower import lower
 from .naming import RESERVED_HANDLER_NAMES, is_class_name, snake
 from .schema_walk import subschemas
 
@@ -40,26 +41,46 @@ def field_names(doc: dict[str, Any], file: str) -> Iterator[Problem]:
     """Within one object, distinct property names must give distinct plain-ASCII fields."""
     for path, schema in subschemas(doc):
         props = schema.get("properties")
-        if not isinstance(props, dict):
-            continue
-        seen: dict[str, str] = {}
-        for wire in props:
-            at = pointer(*path, "properties", wire)
-            field = python_field_name(wire)
-            if not field.isascii():
-                msg = f"property {wire!r} gives the non-ASCII Python field name {field!r}"
-                yield Problem(file, at, msg)
+        if isinstance(props, dict):
+            yield from _distinct_fields(props, (*path, "properties"), True, file)
+
+
+def merged_field_names(doc: dict[str, Any], file: str) -> Iterator[Problem]:
+    """The same for the classes lowering builds by merging a union branch with its payload and
+    the union's shared properties (reported at the union)."""
+    defs = doc.get("$defs")
+    if not isinstance(defs, dict):
+        return
+    try:
+        lowered = lower(defs, file)
+    except (SchemaError, KeyError, TypeError, AttributeError, IndexError):
+        return  # the union itself is reported by validate.py, or the parse step
+    for union in lowered.unions:
+        for variant in union.variants:
+            merged = lowered.defs.get(variant.class_name)
+            if not isinstance(merged, dict):
                 continue
-            # (ASCII names are what Python compares: no NFKC folding can merge two of them)
-            key = field
-            if key in seen:
-                msg = (
-                    f"property {wire!r} and property {seen[key]!r} both become the Python "
-                    f"field {field!r}"
-                )
-                yield Problem(file, at, msg)
-            else:
-                seen[key] = wire
+            props = merged.get("properties")
+            if isinstance(props, dict):
+                yield from _distinct_fields(props, ("$defs", union.name), False, file)
+
+
+def _distinct_fields(
+    props: dict[str, Any], base: tuple[str | int, ...], per_property: bool, file: str
+) -> Iterator[Problem]:
+    """Problems located at `base`, or at each property below it when `per_property`."""
+    seen: dict[str, str] = {}
+    for wire in props:
+        at = pointer(*base, wire) if per_property else pointer(*base)
+        field = python_field_name(wire)
+        if not field.isascii():
+            msg = f"property {wire!r} gives the non-ASCII Python field name {field!r}"
+            yield Problem(file, at, msg)
+        elif field in seen:  # (ASCII names: no NFKC folding by Python can merge two of them)
+            msg = f"property {wire!r} and property {seen[field]!r} both become the Python field"
+            yield Problem(file, at, f"{msg} {field!r}")
+        else:
+            seen[field] = wire
 
 
 def titles(doc: dict[str, Any], file: str) -> Iterator[Problem]:

@@ -180,6 +180,15 @@ REFUSED: dict[str, tuple[dict[str, Any], Change, str, str]] = {
         "/x-methods/0/method",
         "a name the generated classes use for themselves",
     ),
+    "branch property and payload property that merge into one field": (
+        UNION,
+        lambda doc: (
+            doc["$defs"]["Circle"]["properties"].update(foo_bar=STRING),
+            doc["$defs"]["Shape"]["anyOf"][0]["properties"].update(fooBar=STRING),
+        ),
+        "/$defs/Shape",
+        "both become the Python field 'foo_bar'",
+    ),
     "union branch whose tag const is behind a $ref": (
         UNION,
         _union_branches({"$ref": "#/$defs/Triangle"}),

@@ -384,8 +384,8 @@ class Connection:
             # Nobody cancelled this task: the handler let a CancelledError of its own escape.
             # The peer still gets its one answer.
             logger.error("request handler for %r raised CancelledError", message.method)
-            error = RpcError.internal_error("the handler was cancelled")
-            return _encode_answer(message.id, None, error)
+            cancelled = RpcError.internal_error("the handler was cancelled")
+            return _encode_answer(message.id, None, cancelled)
         except Exception as problem:
             logger.exception("request handler for %r failed", message.method)
             detail = str(problem) or type(problem).__name__
