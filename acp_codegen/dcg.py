@@ -8,9 +8,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from datamodel_code_generator import InputFileType, PythonVersion, generate
+from datamodel_code_generator import Error, InputFileType, PythonVersion, generate
 from datamodel_code_generator.enums import DataModelType
 
+from .errors import Problem, SchemaError
 from .paths import TEMPLATE_DIR
 
 # The oldest pydantic the generated models work with: datamodel-code-generator targets it, and the
@@ -55,12 +56,15 @@ def generate_models(schema: dict[str, Any], template_data: dict[str, Any], heade
     text = json.dumps(schema)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = generate(
-            text,
-            extra_template_data=defaultdict(dict, template_data),
-            custom_file_header=header.rstrip("\n"),
-            **_OPTIONS,
-        )
+        try:
+            out = generate(
+                text,
+                extra_template_data=defaultdict(dict, template_data),
+                custom_file_header=header.rstrip("\n"),
+                **_OPTIONS,
+            )
+        except (Error, RecursionError) as exc:  # validate missed something: still no traceback
+            raise SchemaError([Problem("datamodel-code-generator", "", str(exc))]) from exc
     if not isinstance(out, str):
         raise TypeError("datamodel-code-generator returned no single module")
     return out

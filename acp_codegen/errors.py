@@ -21,7 +21,14 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.file}#{self.pointer or '/'}: {self.message}"
+        return f"{_shown(self.file)}#{_shown(self.pointer) or '/'}: {_shown(self.message)}"
+
+
+def _shown(text: str) -> str:
+    """`text` with control and bidi characters escaped: schema text must not drive a terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 class SchemaError(Exception):

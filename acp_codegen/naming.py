@@ -34,6 +34,30 @@ RESERVED_NAMES = frozenset(
 )
 
 
+# Members the generated `Agent`, `Client` and proxy classes define for themselves: a method
+# whose handler name is one of these would silently replace it (tests check this list against
+# the generated classes).
+RESERVED_HANDLER_NAMES = frozenset(
+    {
+        "agent",
+        "capabilities",
+        "client",
+        "dispatcher",
+        "ext_method",
+        "ext_notification",
+        "info",
+        "lifecycle",
+        "on_new_session",
+        "on_permission",
+        "on_prompt",
+        "peer",
+        "run",
+        "serve_stdio",
+        "spawn",
+    }
+)
+
+
 def is_class_name(name: str) -> bool:
     """An identifier that may name a generated model without shadowing anything."""
     return is_identifier(name) and not name.startswith("_") and name not in RESERVED_NAMES

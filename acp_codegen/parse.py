@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from . import limits
 from .errors import Problem, SchemaError, pointer
 from .ir import MergeRule, Method, Protocol, UpdateVariant
 from .lower import is_envelope, lower
@@ -23,11 +24,15 @@ def load_document(path: Path, display_name: str | None = None) -> tuple[dict[str
     """Read and decode a schema file; a decoding error names the line and column."""
     name = display_name or str(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as stream:  # read at most one byte past the limit
+            raw = stream.read(limits.MAX_SCHEMA_BYTES + 1)
     except OSError as exc:
         raise SchemaError([Problem(name, "", f"cannot read file: {exc.strerror}")]) from exc
+    limits.check_size(len(raw), name)
     try:
         doc = json.loads(raw)
+    except RecursionError:
+        raise limits.too_deep(name) from None
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
         raise SchemaError([Problem(name, "", f"not valid JSON at {where}: {exc.msg}")]) from exc
@@ -35,6 +40,8 @@ def load_document(path: Path, display_name: str | None = None) -> tuple[dict[str
         raise SchemaError([Problem(name, "", f"not UTF-8 text: {exc}")]) from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("$defs"), dict):
         raise SchemaError([Problem(name, "", "expected a JSON object with a `$defs` object")])
+    limits.check_depth(doc, name)
+    limits.check_definitions(doc["$defs"], name)
     return doc, raw
 
 

@@ -13,6 +13,7 @@ from .errors import Problem, SchemaError, pointer
 from .naming import RESERVED_NAMES, is_identifier, snake
 from .paths import META_SCHEMA
 from .unions import REF_PREFIX, find_union
+from .validate_hostile import hostile_input_problems
 
 
 @cache
@@ -32,6 +33,7 @@ def check(doc: dict[str, Any], file: str) -> list[Problem]:
             # structural problems above already say so.
             if not problems:
                 raise
+    problems += hostile_input_problems(doc, file)
     return sorted(set(problems), key=lambda p: (p.pointer, p.message))
 
 

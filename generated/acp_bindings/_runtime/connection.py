@@ -431,10 +431,18 @@ class Connection:
             return _encode_answer(message.id, None, error)
         except asyncio.CancelledError:
             task = asyncio.current_task()
-            if task is None or task not in self._peer_cancelled or self._closed:
+            if task is None or self._closed:
                 raise
-            task.uncancel()
-            return _encode_answer(message.id, None, RpcError.request_cancelled())
+            if task in self._peer_cancelled:
+                task.uncancel()
+                return _encode_answer(message.id, None, RpcError.request_cancelled())
+            if task.cancelling():
+                raise
+            # Nobody cancelled this task: the handler let a CancelledError of its own escape.
+            # The peer still gets its one answer.
+            logger.error("request handler for %r raised CancelledError", message.method)
+            cancelled = RpcError.internal_error("the handler was cancelled")
+            return _encode_answer(message.id, None, cancelled)
         except Exception as problem:
             logger.exception("request handler for %r failed", message.method)
             detail = str(problem) or type(problem).__name__

@@ -87,7 +87,10 @@ def _reject_constant(name: str) -> Any:
 
 def decode_line(line: bytes) -> Any:
     """Parse one line; ValueError (UnicodeDecodeError, JSONDecodeError) when it is not JSON."""
-    return json.loads(line.decode("utf-8"), parse_constant=_reject_constant)
+    try:
+        return json.loads(line.decode("utf-8"), parse_constant=_reject_constant)
+    except RecursionError:  # the decoder recurses once per level: a hostile line can be deep
+        raise ValueError("nested too deeply") from None
 
 
 def encode_json(message: Any) -> bytes:
