@@ -47,13 +47,19 @@ RESERVED_HANDLER_NAMES = frozenset(
         "ext_notification",
         "info",
         "lifecycle",
+        "load_session",
+        "on_close_session",
+        "on_delete_session",
         "on_new_session",
         "on_permission",
         "on_prompt",
+        "on_resume_session",
         "peer",
         "run",
         "serve_stdio",
         "spawn",
+        "stored_sessions",
+        "strict",
     }
 )
 
