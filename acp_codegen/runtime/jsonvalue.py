@@ -55,10 +55,20 @@ def copy_json(value: Any) -> Any:
 
     Faster than `copy.deepcopy` and enough for data decoded from JSON or dumped from models.
     """
+    # Copy the container in C, then recurse only into nested containers: most members of
+    # protocol objects are scalars, and a call per scalar was most of the cost.
     if isinstance(value, dict):
-        return {key: copy_json(item) for key, item in value.items()}
+        out = value.copy()
+        for key, item in out.items():
+            if isinstance(item, dict | list):
+                out[key] = copy_json(item)  # replacing a value keeps the dict's size
+        return out
     if isinstance(value, list):
-        return [copy_json(item) for item in value]
+        items = value.copy()
+        for index, item in enumerate(items):
+            if isinstance(item, dict | list):
+                items[index] = copy_json(item)
+        return items
     return value
 
 

@@ -15,7 +15,7 @@ from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
 from ._runtime.stdio import AgentProcess, spawn_agent
-from ._runtime.wire import from_wire, to_wire, wire_validator
+from ._runtime.wire import from_wire, to_wire
 from .dispatch import ClientDispatcher
 from .merge_rules import MERGE_RULES, UPDATE_TAG
 from .methods import CLIENT_SPECS
@@ -151,7 +151,8 @@ class Client:
             info=to_wire(self.info),
             rules=MERGE_RULES,
             tag_field=UPDATE_TAG,
-            validate_update=wire_validator(models.SessionUpdate),
+            # No validate_update: the ValidatingDispatcher below checks each whole session/update
+            # (update included) before it reaches a session; checking again doubled the cost.
             capabilities=to_wire(self.capabilities),
             on_permission=self.on_permission if overridden else None,
             fallback=ClientDispatcher(self),

@@ -65,6 +65,8 @@ from .messages import (
 logger = logging.getLogger(__name__)
 
 CANCEL_REQUEST_METHOD = "$/cancel_request"
+# Frames below this size get their newline appended (a cheap copy) and go out in one write().
+_JOIN_BELOW_BYTES = 1 << 16
 
 
 def _encode_answer(request_id: RequestId, answer: Any, error: RpcError | None) -> bytes:
@@ -232,8 +234,11 @@ class Connection:
     def _write_now(self, frame: bytes) -> None:
         if self._closed or self._writer.is_closing():
             raise ConnectionClosed(f"connection closed: {self._close_reason or 'writer closed'}")
-        self._writer.write(frame)
-        self._writer.write(b"\n")  # separate write: no copy of a large frame
+        if len(frame) < _JOIN_BELOW_BYTES:
+            self._writer.write(frame + b"\n")  # one write: each is a transport call (a syscall)
+        else:
+            self._writer.write(frame)
+            self._writer.write(b"\n")  # separate write: no copy of a large frame
 
     def _write_nowait(self, message: dict[str, Any]) -> None:
         try:

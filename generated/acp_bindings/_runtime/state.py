@@ -26,7 +26,7 @@ from .merge_plan import (
     SLOT_ENTITIES,
     STATE_ENTITY,
     CompiledRule,
-    compile_rules,
+    plan_for,
 )
 from .protocol import FINISHED_TOOL_CALL_STATUSES, STATE_IDLE, TOOL_CALL_CANCELLED
 from .records import FieldPatch, Record, patch_plain
@@ -63,7 +63,7 @@ class SessionState:
         tag_field: str = "sessionUpdate",
         validate: Callable[[dict[str, Any]], object] | None = None,
     ) -> None:
-        self._plan = compile_rules(rules)
+        self._plan = plan_for(rules)
         self._tag_field = tag_field
         self._validate = validate
         self._records: dict[str, dict[str, Record]] = {entity: {} for entity in KEYED_ENTITIES}
@@ -96,6 +96,9 @@ class SessionState:
                 self._validate(data)
             except Exception as error:
                 raise MalformedUpdateError(tag, _describe(error)) from error
+        if compiled.rule.op == "append":
+            self._append(tag, compiled, data)  # chunks: most updates, and nothing to roll back
+            return
         commit = self._prepare(tag, compiled, data)
         commit()
 
@@ -196,11 +199,7 @@ class SessionState:
         if not isinstance(key, str):
             found = "nothing" if key is ABSENT else type(key).__name__
             raise MalformedUpdateError(tag, f"key {rule.key} must be a string, found {found}")
-        if rule.op == "append":
-            assert rule.field is not None
-            item = self._append_item(tag, compiled, members, rule.field)
-            return lambda: self._record(compiled, key).append(rule.field or "", item)
-        if rule.op == "upsert":
+        if rule.op == "upsert":  # "append" never gets here: `_append` handles chunks
             if len(compiled.key) == 1:
                 members.pop(compiled.key_name, None)
             patches = self._patches(tag, compiled, members, keep_nulls=False)
@@ -221,8 +220,25 @@ class SessionState:
 
         return commit
 
+    def _append(self, tag: str, compiled: CompiledRule, data: Mapping[str, Any]) -> None:
+        """A chunk: check and convert its one item, then append it (a single change, so no
+        commit closure). Its pointers read `data` itself unless they start at the tag."""
+        rule = compiled.rule
+        assert rule.field is not None and compiled.source is not None  # compile_rules checked
+        key = resolve(data, compiled.key)
+        if not isinstance(key, str):
+            found = "nothing" if key is ABSENT else type(key).__name__
+            raise MalformedUpdateError(tag, f"key {rule.key} must be a string, found {found}")
+        source = compiled.source
+        if source and source[0] != self._tag_field:
+            members: Mapping[str, Any] = data
+        else:
+            members = {name: value for name, value in data.items() if name != self._tag_field}
+        item = self._append_item(tag, compiled, members, rule.field)
+        self._record(compiled, key).append(rule.field, item)
+
     def _append_item(
-        self, tag: str, compiled: CompiledRule, members: dict[str, Any], field: str
+        self, tag: str, compiled: CompiledRule, members: Mapping[str, Any], field: str
     ) -> Any:
         assert compiled.source is not None  # compile_rules defaults it to /<field>
         value = resolve(members, compiled.source)
