@@ -34,6 +34,8 @@ def pointer_to(field: str) -> str:
 
 def resolve(document: Any, tokens: tuple[str, ...]) -> Any:
     """The value `tokens` point to inside `document`, or ABSENT when the path does not exist."""
+    if len(tokens) == 1 and isinstance(document, dict):  # the common case: a top-level member
+        return document.get(tokens[0], ABSENT)
     current = document
     for token in tokens:
         if isinstance(current, dict):

@@ -220,30 +220,25 @@ class SessionState:
         """A chunk: check and convert its one item, then append it (a single change, so no
         commit closure). Its pointers read `data` itself unless they start at the tag."""
         rule = compiled.rule
-        assert rule.field is not None and compiled.source is not None  # compile_rules checked
+        field, source = rule.field, compiled.source
+        assert field is not None and source is not None  # compile_rules checked / defaulted
         key = resolve(data, compiled.key)
         if not isinstance(key, str):
             found = "nothing" if key is ABSENT else type(key).__name__
             raise MalformedUpdateError(tag, f"key {rule.key} must be a string, found {found}")
-        source = compiled.source
         if source and source[0] != self._tag_field:
-            members: Mapping[str, Any] = data
+            value = resolve(data, source)
         else:
             members = {name: value for name, value in data.items() if name != self._tag_field}
-        item = self._append_item(tag, compiled, members, rule.field)
-        self._record(compiled, key).append(rule.field, item)
-
-    def _append_item(
-        self, tag: str, compiled: CompiledRule, members: Mapping[str, Any], field: str
-    ) -> Any:
-        assert compiled.source is not None  # compile_rules defaults it to /<field>
-        value = resolve(members, compiled.source)
-        pointer = compiled.rule.source or f"/{field}"
+            value = resolve(members, source)
         if value is ABSENT:
-            raise MalformedUpdateError(tag, f"missing {pointer}")
-        if self._plan.layouts[compiled.rule.entity][field] == "bytes":
-            return _decode_base64(tag, pointer, value)
-        return copy_json(value)
+            raise MalformedUpdateError(tag, f"missing {rule.source or '/' + field}")
+        # An append field holds bytes exactly when its rule decodes base64 (compile_rules).
+        if rule.encoding == "base64":
+            item = _decode_base64(tag, rule.source or f"/{field}", value)
+        else:
+            item = copy_json(value)
+        self._record(compiled, key).append(field, item)
 
     def _patches(
         self, tag: str, compiled: CompiledRule, members: Mapping[str, Any], *, keep_nulls: bool

@@ -279,12 +279,21 @@ class Connection:
         if isinstance(payload, list):
             await self._on_batch(payload)
             return
+        if (  # a well-formed notification (most traffic): `classify` would only say so
+            type(payload) is dict
+            and "id" not in payload
+            and payload.get("jsonrpc") == "2.0"
+            and type(payload.get("method")) is str
+            and type(payload.get("params")) is dict
+        ):
+            await self._on_notification(payload["method"], payload["params"])
+            return
         message = classify(payload)
         if isinstance(message, Request):
             self._track(message.id, self._spawn(self._answer_and_write(message)))
             await asyncio.sleep(0)  # let the handler start before the next message is read
         elif isinstance(message, Notification):
-            await self._on_notification(message)
+            await self._on_notification(message.method, message.params)
         elif isinstance(message, Response):
             self._on_response(message)
         else:
@@ -301,7 +310,7 @@ class Connection:
                 parts.append(self._start_request(message))
                 await asyncio.sleep(0)  # as for single requests: start in wire order
             elif isinstance(message, Notification):
-                await self._on_notification(message)
+                await self._on_notification(message.method, message.params)
             elif isinstance(message, Response):
                 self._on_response(message)
             else:
@@ -318,16 +327,16 @@ class Connection:
         except ConnectionClosed:
             logger.debug("batch answer dropped: connection closed")
 
-    async def _on_notification(self, message: Notification) -> None:
-        if message.method == CANCEL_REQUEST_METHOD:
-            self._on_cancel_request(message.params)
+    async def _on_notification(self, method: str, params: Any) -> None:
+        if method == CANCEL_REQUEST_METHOD:
+            self._on_cancel_request(params)
             return
         if self.dispatcher is None:
             return
         try:
-            await self.dispatcher.handle_notification(message.method, message.params)
+            await self.dispatcher.handle_notification(method, params)
         except Exception:
-            logger.exception("notification handler for %r failed", message.method)
+            logger.exception("notification handler for %r failed", method)
 
     def _on_response(self, message: Response) -> None:
         future = self._pending.get(message.id)
