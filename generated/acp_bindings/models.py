@@ -25,6 +25,7 @@ class AgentAuthCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -44,6 +45,7 @@ class AgentCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session: Annotated[
         SessionCapabilities | None | MISSING,
@@ -75,6 +77,7 @@ class AgentMessage(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_message"], Field(alias="sessionUpdate")] = (
         "agent_message"
@@ -106,6 +109,7 @@ class AgentThought(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_thought"], Field(alias="sessionUpdate")] = (
         "agent_thought"
@@ -137,6 +141,7 @@ class Annotations(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     audience: Annotated[
         list[Role] | None | MISSING, Field(description="Intended readers of the content.")
@@ -167,6 +172,7 @@ class AudioContent(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["audio"] = "audio"
     data: Annotated[str, Field(description="Audio bytes, base64.")]
@@ -192,6 +198,7 @@ class AuthCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     terminal: Annotated[
         TerminalAuthCapabilities | None | MISSING,
@@ -215,6 +222,7 @@ class AuthMethodAgent(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["agent"] = "agent"
     method_id: Annotated[
@@ -246,6 +254,7 @@ class AuthMethodTerminal(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["terminal"] = "terminal"
     method_id: Annotated[
@@ -277,6 +286,7 @@ class AvailableCommand(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(description="Name the user types to run the command.")]
     description: Annotated[str, Field(description="What the command does.")]
@@ -302,6 +312,7 @@ class AvailableCommandsUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[
         Literal["available_commands_update"], Field(alias="sessionUpdate")
@@ -328,6 +339,7 @@ class BlobResourceContents(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     blob: Annotated[str, Field(description="The bytes, base64.")]
     uri: Annotated[str, Field(description="Location of the resource.")]
@@ -352,6 +364,7 @@ class BooleanPropertySchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["boolean"] = "boolean"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
@@ -377,6 +390,7 @@ class CancelRequestNotification(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     request_id: Annotated[
         RequestId, Field(alias="requestId", description="Which request to abandon.")
@@ -399,6 +413,7 @@ class CancelSessionNotification(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[
         SessionId, Field(alias="sessionId", description="Session whose work should stop.")
@@ -417,6 +432,7 @@ class CancelledPermissionOutcome(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: Literal["cancelled"] = "cancelled"
 
@@ -430,6 +446,7 @@ class ClientCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     auth: Annotated[AuthCapabilities | None | MISSING, Field(description="Login features.")] = (
         MISSING
@@ -455,6 +472,7 @@ class CloseSessionRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId", description="Session to close.")]
     meta: Annotated[
@@ -475,6 +493,7 @@ class CloseSessionResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -494,6 +513,7 @@ class CommandPermissionSubject(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["command"] = "command"
     command: Annotated[str, Field(description="Command line to run.")]
@@ -524,6 +544,7 @@ class CompleteElicitationNotification(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     elicitation_id: Annotated[
         ElicitationId,
@@ -547,6 +568,7 @@ class ConfigOptionUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")] = (
         "config_option_update"
@@ -573,6 +595,7 @@ class Content(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["content"] = "content"
     content: Annotated[ContentBlock, Field(description="The content block.")]
@@ -594,6 +617,7 @@ class ContentChunk(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     message_id: Annotated[
         MessageId, Field(alias="messageId", description="Message the chunk belongs to.")
@@ -613,6 +637,7 @@ class AgentMessageChunk(ContentChunk):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")] = (
         "agent_message_chunk"
@@ -624,6 +649,7 @@ class AgentThoughtChunk(ContentChunk):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")] = (
         "agent_thought_chunk"
@@ -639,6 +665,7 @@ class Cost(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     amount: Annotated[float, Field(description="The amount.")]
     currency: Annotated[
@@ -665,6 +692,7 @@ class DeleteSessionRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId", description="Session to delete.")]
     meta: Annotated[
@@ -685,6 +713,7 @@ class DeleteSessionResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -704,6 +733,7 @@ class Diff(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["diff"] = "diff"
     changes: Annotated[list[DiffChange], Field(description="Entries that changed.")]
@@ -740,6 +770,7 @@ class DiffPatch(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     format: Annotated[DiffPatchFormat, Field(description="Syntax of `text`.")]
     text: Annotated[str, Field(description="The patch.")]
@@ -766,6 +797,7 @@ class DiffPathChange(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     path: Annotated[AbsolutePath, Field(description="Path of the entry.")]
 
@@ -775,6 +807,7 @@ class AddDiffChange(DiffPathChange):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     operation: Literal["add"] = "add"
     file_type: Annotated[
@@ -799,6 +832,7 @@ class DeleteDiffChange(DiffPathChange):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     operation: Literal["delete"] = "delete"
     file_type: Annotated[
@@ -827,6 +861,7 @@ class DiffPathPairChange(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     old_path: Annotated[
         AbsolutePath, Field(alias="oldPath", description="Path before the operation.")
@@ -839,6 +874,7 @@ class CopyDiffChange(DiffPathPairChange):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     operation: Literal["copy"] = "copy"
     file_type: Annotated[
@@ -867,6 +903,7 @@ class ElicitationAcceptAction(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     action: Literal["accept"] = "accept"
     meta: Annotated[
@@ -887,6 +924,7 @@ class ElicitationCancelAction(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     action: Literal["cancel"] = "cancel"
     meta: Annotated[
@@ -907,6 +945,7 @@ class ElicitationCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     form: Annotated[
         ElicitationFormCapabilities | None | MISSING,
@@ -939,6 +978,7 @@ class ElicitationDeclineAction(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     action: Literal["decline"] = "decline"
     meta: Annotated[
@@ -959,6 +999,7 @@ class ElicitationFormCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -978,6 +1019,7 @@ class ElicitationFormMode(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     mode: Literal["form"] = "form"
     message: Annotated[str, Field(description="Text shown to the user explaining what is asked.")]
@@ -1022,6 +1064,7 @@ class ElicitationRequestScope(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     request_id: Annotated[
         RequestId, Field(alias="requestId", description="Pending request that needs the input.")
@@ -1037,6 +1080,7 @@ class ElicitationSchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Annotated[ElicitationSchemaType | MISSING, Field(description="Always `object`.")] = (
         MISSING
@@ -1081,6 +1125,7 @@ class ElicitationSessionScope(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[
         SessionId, Field(alias="sessionId", description="Session the elicitation belongs to.")
@@ -1100,6 +1145,7 @@ class ElicitationUrlCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1119,6 +1165,7 @@ class ElicitationUrlMode(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     mode: Literal["url"] = "url"
     message: Annotated[str, Field(description="Text shown to the user explaining what is asked.")]
@@ -1157,6 +1204,7 @@ class EmbeddedResource(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["resource"] = "resource"
     resource: Annotated[EmbeddedResourceResource, Field(description="The included contents.")]
@@ -1181,6 +1229,7 @@ class EnumOption(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     const: Annotated[str, Field(description="The value submitted.")]
     title: Annotated[str, Field(description="Label shown to the user.")]
@@ -1205,6 +1254,7 @@ class EnvVariable(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(description="Variable name.")]
     value: Annotated[str, Field(description="Variable value.")]
@@ -1226,6 +1276,7 @@ class Error(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     code: Annotated[ErrorCode, Field(description="Error code.")]
     message: Annotated[str, Field(description="Short human-readable explanation.")]
@@ -1294,6 +1345,7 @@ class HttpHeader(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(description="Header name.")]
     value: Annotated[str, Field(description="Header value.")]
@@ -1315,6 +1367,7 @@ class Icon(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     src: Annotated[str, Field(description="Where to load the icon from.")]
     mime_type: Annotated[
@@ -1350,6 +1403,7 @@ class IdleStateUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
         "state_update"
@@ -1380,6 +1434,7 @@ class ImageContent(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["image"] = "image"
     data: Annotated[str, Field(description="Image bytes, base64.")]
@@ -1408,6 +1463,7 @@ class Implementation(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(description="Program name, for logs and code.")]
     title: Annotated[str | None | MISSING, Field(description="Display name for people.")] = MISSING
@@ -1430,6 +1486,7 @@ class InitializeRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     protocol_version: Annotated[
         ProtocolVersion,
@@ -1458,6 +1515,7 @@ class InitializeResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     protocol_version: Annotated[
         ProtocolVersion,
@@ -1496,6 +1554,7 @@ class IntegerPropertySchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["integer"] = "integer"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
@@ -1539,6 +1598,7 @@ class ListSessionsRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     cwd: Annotated[
         AbsolutePath | None | MISSING,
@@ -1566,6 +1626,7 @@ class ListSessionsResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     sessions: Annotated[list[SessionInfo], Field(description="Sessions on this page.")]
     next_cursor: Annotated[
@@ -1590,6 +1651,7 @@ class LoginAuthRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     method_id: Annotated[
         AuthMethodId,
@@ -1613,6 +1675,7 @@ class LoginAuthResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1632,6 +1695,7 @@ class LogoutAuthRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1651,6 +1715,7 @@ class LogoutAuthResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1670,6 +1735,7 @@ class McpCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     stdio: Annotated[
         McpStdioCapabilities | None | MISSING,
@@ -1697,6 +1763,7 @@ class McpHttpCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1716,6 +1783,7 @@ class McpServerHttp(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["http"] = "http"
     name: Annotated[str, Field(description="Name of the server.")]
@@ -1741,6 +1809,7 @@ class McpServerStdio(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["stdio"] = "stdio"
     name: Annotated[str, Field(description="Name of the server.")]
@@ -1767,6 +1836,7 @@ class McpStdioCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1802,6 +1872,7 @@ class ModifyDiffChange(DiffPathChange):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     operation: Literal["modify"] = "modify"
     file_type: Annotated[
@@ -1826,6 +1897,7 @@ class MoveDiffChange(DiffPathPairChange):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     operation: Literal["move"] = "move"
     file_type: Annotated[
@@ -1854,6 +1926,7 @@ class MultiSelectPropertySchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["array"] = "array"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
@@ -1900,6 +1973,7 @@ class NewSessionRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     cwd: Annotated[AbsolutePath, Field(description="Working directory of the session.")]
     additional_directories: Annotated[
@@ -1931,6 +2005,7 @@ class NewSessionResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId", description="Id of the new session.")]
     config_options: Annotated[
@@ -1955,6 +2030,7 @@ class NumberPropertySchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["number"] = "number"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
@@ -1982,6 +2058,7 @@ class OtherAuthMethod(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
     method_id: Annotated[
@@ -2044,6 +2121,7 @@ class OtherAvailableCommandInput(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2053,6 +2131,7 @@ class OtherContentBlock(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2062,6 +2141,7 @@ class OtherCreateElicitationRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     mode: str
     message: Annotated[str, Field(description="Text shown to the user explaining what is asked.")]
@@ -2120,6 +2200,7 @@ class OtherCreateElicitationResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     action: str
     meta: Annotated[
@@ -2179,6 +2260,7 @@ class OtherDiffChange(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     operation: str
     file_type: Annotated[
@@ -2250,6 +2332,7 @@ class OtherElicitationPropertySchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2259,6 +2342,7 @@ class OtherMcpServer(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2309,6 +2393,7 @@ class OtherMultiSelectItems(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2318,6 +2403,7 @@ class OtherPlanUpdateContent(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
     plan_id: Annotated[PlanId, Field(alias="planId", description="Plan to replace.")]
@@ -2328,6 +2414,7 @@ class OtherReplayFrom(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
     meta: Annotated[
@@ -2344,6 +2431,7 @@ class OtherRequestPermissionOutcome(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: str
 
@@ -2353,6 +2441,7 @@ class OtherRequestPermissionSubject(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2362,6 +2451,7 @@ class OtherSessionConfigOption(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
     config_id: Annotated[SessionConfigId, Field(alias="configId", description="Id of the option.")]
@@ -2384,6 +2474,7 @@ class OtherSessionUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[str, Field(alias="sessionUpdate")]
 
@@ -2393,6 +2484,7 @@ class OtherSetSessionConfigOptionRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
     session_id: Annotated[
@@ -2414,6 +2506,7 @@ class OtherStateUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
         "state_update"
@@ -2426,6 +2519,7 @@ class OtherToolCallContent(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2439,6 +2533,7 @@ class PermissionOption(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     option_id: Annotated[
         PermissionOptionId,
@@ -2488,6 +2583,7 @@ class PlanEntry(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     content: Annotated[str, Field(description="What the step does.")]
     priority: Annotated[PlanEntryPriority, Field(description="Importance of the step.")]
@@ -2544,6 +2640,7 @@ class PlanItems(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["items"] = "items"
     plan_id: Annotated[PlanId, Field(alias="planId", description="Plan to replace.")]
@@ -2566,6 +2663,7 @@ class PlanUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["plan_update"], Field(alias="sessionUpdate")] = "plan_update"
     plan: Annotated[PlanUpdateContent, Field(description="The new plan.")]
@@ -2625,6 +2723,7 @@ class PromptAudioCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -2644,6 +2743,7 @@ class PromptCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     image: Annotated[
         PromptImageCapabilities | None | MISSING,
@@ -2675,6 +2775,7 @@ class PromptEmbeddedContextCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -2694,6 +2795,7 @@ class PromptImageCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -2713,6 +2815,7 @@ class PromptRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[
         SessionId, Field(alias="sessionId", description="Session the prompt is for.")
@@ -2741,6 +2844,7 @@ class PromptResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -2774,6 +2878,7 @@ class ReplayFromStart(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["start"] = "start"
     meta: Annotated[
@@ -2841,6 +2946,7 @@ class RequestPermissionRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[
         SessionId, Field(alias="sessionId", description="Session the request belongs to.")
@@ -2875,6 +2981,7 @@ class RequestPermissionResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: Annotated[RequestPermissionOutcome, Field(description="The user's decision.")]
     meta: Annotated[
@@ -2895,6 +3002,7 @@ class RequiresActionStateUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
         "state_update"
@@ -2918,6 +3026,7 @@ class ResourceLink(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["resource_link"] = "resource_link"
     name: Annotated[str, Field(description="Name of the resource.")]
@@ -2958,6 +3067,7 @@ class ResumeSessionRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId", description="Session to resume.")]
     cwd: Annotated[AbsolutePath, Field(description="Working directory to use.")]
@@ -2996,6 +3106,7 @@ class ResumeSessionResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     config_options: Annotated[
         list[SessionConfigOption] | MISSING,
@@ -3031,6 +3142,7 @@ class RunningStateUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
         "state_update"
@@ -3054,6 +3166,7 @@ class SelectedPermissionOutcome(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: Literal["selected"] = "selected"
     option_id: Annotated[
@@ -3118,6 +3231,7 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -3137,6 +3251,7 @@ class SessionCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     prompt: Annotated[
         PromptCapabilities | None | MISSING, Field(description="Extra prompt content types.")
@@ -3173,6 +3288,7 @@ class SessionConfigBoolean(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["boolean"] = "boolean"
     config_id: Annotated[SessionConfigId, Field(alias="configId", description="Id of the option.")]
@@ -3235,6 +3351,7 @@ class SessionConfigSelect(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["select"] = "select"
     config_id: Annotated[SessionConfigId, Field(alias="configId", description="Id of the option.")]
@@ -3306,6 +3423,7 @@ class SessionConfigSelectGroup(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     group_id: Annotated[
         SessionConfigGroupId, Field(alias="groupId", description="Id of the group.")
@@ -3330,6 +3448,7 @@ class SessionConfigSelectOption(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     value: Annotated[SessionConfigValueId, Field(description="Id of the value.")]
     name: Annotated[str, Field(description="Label shown to the user.")]
@@ -3376,6 +3495,7 @@ class SessionDeleteCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -3403,6 +3523,7 @@ class SessionInfo(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId", description="Id of the session.")]
     cwd: Annotated[AbsolutePath, Field(description="Working directory of the session.")]
@@ -3432,6 +3553,7 @@ class SessionInfoUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")] = (
         "session_info_update"
@@ -3465,6 +3587,7 @@ class SetSessionConfigOptionBooleanValue(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["boolean"] = "boolean"
     session_id: Annotated[
@@ -3486,6 +3609,7 @@ class SetSessionConfigOptionIdValue(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["id"] = "id"
     session_id: Annotated[
@@ -3552,6 +3676,7 @@ class SetSessionConfigOptionResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     config_options: Annotated[
         list[SessionConfigOption],
@@ -3647,6 +3772,7 @@ class StringMultiSelectItems(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["string"] = "string"
     enum: Annotated[list[str], Field(description="Allowed strings.", min_length=1)]
@@ -3668,6 +3794,7 @@ class StringPropertySchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["string"] = "string"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
@@ -3762,6 +3889,7 @@ class Terminal(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["terminal"] = "terminal"
     terminal_id: Annotated[
@@ -3785,6 +3913,7 @@ class TerminalAuthCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -3804,6 +3933,7 @@ class TerminalExitStatus(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     exit_code: Annotated[
         int | None | MISSING,
@@ -3845,6 +3975,7 @@ class TerminalOutput(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     data: Annotated[str, Field(description="All output so far, base64.")]
     meta: Annotated[
@@ -3865,6 +3996,7 @@ class TerminalOutputChunk(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["terminal_output_chunk"], Field(alias="sessionUpdate")] = (
         "terminal_output_chunk"
@@ -3893,6 +4025,7 @@ class TerminalUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["terminal_update"], Field(alias="sessionUpdate")] = (
         "terminal_update"
@@ -3932,6 +4065,7 @@ class TextCommandInput(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["text"] = "text"
     hint: Annotated[str, Field(description="Placeholder shown while the user has typed no input.")]
@@ -3992,6 +4126,7 @@ class TextContent(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["text"] = "text"
     text: Annotated[str, Field(description="The text.")]
@@ -4063,6 +4198,7 @@ class TextResourceContents(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     text: Annotated[str, Field(description="The text.")]
     uri: Annotated[str, Field(description="Location of the resource.")]
@@ -4099,6 +4235,7 @@ class TitledMultiSelectItems(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     any_of: Annotated[
         list[EnumOption],
@@ -4205,6 +4342,7 @@ class ToolCallContentChunk(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["tool_call_content_chunk"], Field(alias="sessionUpdate")] = (
         "tool_call_content_chunk"
@@ -4242,6 +4380,7 @@ class ToolCallLocation(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     path: Annotated[AbsolutePath, Field(description="File the tool touches.")]
     line: Annotated[
@@ -4266,6 +4405,7 @@ class ToolCallPermissionSubject(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["tool_call"] = "tool_call"
     tool_call: Annotated[
@@ -4340,6 +4480,7 @@ class ToolCallUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     tool_call_id: Annotated[
         ToolCallId, Field(alias="toolCallId", description="Tool call to create or patch.")
@@ -4382,6 +4523,7 @@ class SessionToolCallUpdate(ToolCallUpdate):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")] = (
         "tool_call_update"
@@ -4419,6 +4561,7 @@ class UpdateSessionNotification(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[
         SessionId, Field(alias="sessionId", description="Session the update belongs to.")
@@ -4442,6 +4585,7 @@ class UsageUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")] = (
         "usage_update"
@@ -4477,6 +4621,7 @@ class UserMessage(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["user_message"], Field(alias="sessionUpdate")] = (
         "user_message"
@@ -4504,6 +4649,7 @@ class UserMessageChunk(ContentChunk):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")] = (
         "user_message_chunk"

@@ -20,6 +20,7 @@ class ContentChunk(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     message_id: Annotated[str, Field(alias="messageId")]
     content: str
@@ -30,6 +31,7 @@ class AgentMessageChunk(ContentChunk):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")] = (
         "agent_message_chunk"
@@ -44,6 +46,7 @@ class OtherSessionUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[str, Field(alias="sessionUpdate")]
 
@@ -53,6 +56,7 @@ class TerminalOutputChunk(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["terminal_output_chunk"], Field(alias="sessionUpdate")] = (
         "terminal_output_chunk"
@@ -66,6 +70,7 @@ class TerminalUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["terminal_update"], Field(alias="sessionUpdate")] = (
         "terminal_update"
@@ -83,6 +88,7 @@ class ToolCallUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     tool_call_id: Annotated[str, Field(alias="toolCallId")]
     title: str | None | MISSING = MISSING
@@ -93,6 +99,7 @@ class SessionToolCallUpdate(ToolCallUpdate):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")] = (
         "tool_call_update"
@@ -108,6 +115,7 @@ class UpdateSessionNotification(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[
         str, Field(alias="sessionId", description="Session the update belongs to.")
@@ -120,6 +128,7 @@ class UsageUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")] = (
         "usage_update"

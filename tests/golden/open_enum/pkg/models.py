@@ -16,6 +16,7 @@ class FailedOutcome(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: Literal["failed"] = "failed"
     message: Annotated[str, Field(description="What went wrong.")]
@@ -29,6 +30,7 @@ class OtherOutcome(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: str
 
@@ -53,6 +55,7 @@ class StoppedOutcome(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: Literal["stopped"] = "stopped"
     stop_reason: Annotated[StopReason, Field(alias="stopReason", description="Why.")]

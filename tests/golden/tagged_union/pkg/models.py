@@ -20,6 +20,7 @@ class Circle(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     kind: Literal["circle"] = "circle"
     radius: Annotated[float, Field(description="Radius.", ge=0.0)]
@@ -34,6 +35,7 @@ class DrawShapeNotification(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     shape: Annotated[Shape, Field(description="What to draw.")]
 
@@ -46,6 +48,7 @@ class Square(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     kind: Literal["square"] = "square"
     side: Annotated[float, Field(description="Side length.")]
