@@ -13,8 +13,13 @@ _WIRE_RULES: dict[str, Any] = {"strict": True, "by_alias": True, "by_name": Fals
 
 @cache
 def adapter(tp: Any) -> TypeAdapter[Any]:
-    """One TypeAdapter per model or union alias, built on first use."""
-    return TypeAdapter(tp)
+    """One TypeAdapter per model or union alias, built on first use.
+
+    Generated models defer building their schemas (import time); build this adapter's now, so
+    its `validator` is the real one and not a placeholder that rebuilds itself on access."""
+    checked: TypeAdapter[Any] = TypeAdapter(tp)
+    checked.rebuild(_types_namespace={})  # names resolve in the models' own modules
+    return checked
 
 
 def to_wire(value: Any, tp: Any | None = None) -> Any:

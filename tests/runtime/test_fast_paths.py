@@ -142,3 +142,18 @@ def test_a_frame_goes_out_in_one_write_and_a_huge_one_without_a_copy() -> None:
     writes = run(scenario())
     assert writes[0] == b'{"jsonrpc":"2.0","method":"n","params":{"x":1}}\n'
     assert len(writes) == 3 and writes[2] == b"\n" and len(writes[1]) > 1 << 17
+
+
+def test_wire_validators_work_on_deferred_models_from_any_call_depth() -> None:
+    from pydantic import BaseModel, ConfigDict
+
+    from acp_codegen.runtime.wire import adapter, from_wire
+
+    class Deferred(BaseModel):
+        model_config = ConfigDict(defer_build=True, extra="allow")
+        n: int
+
+    assert type(adapter(Deferred).validator).__name__ == "SchemaValidator"
+    assert from_wire(Deferred, {"n": 1}).n == 1
+    with pytest.raises(ValueError):
+        from_wire(Deferred, {"n": "1"})  # strict wire rules still apply
