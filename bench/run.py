@@ -37,6 +37,7 @@ import stream  # noqa: E402
 # The runtime as it was before the performance work: its rows are the "before" of each fix.
 BASELINE_REV = "87b4f2f"
 SDK_REQUIREMENT = "agent-client-protocol==0.12.1"
+NOTES_MARKER = "<!-- analysis: kept by run.py -->"
 
 
 def ensure_installed() -> None:
@@ -382,12 +383,17 @@ def main() -> None:
     text = "\n".join(header) + "\n\n" + table(rows) + "\n"
     print(text)
     if not args.no_write:
-        (BENCH / "RESULTS.md").write_text(
+        results = BENCH / "RESULTS.md"
+        # Hand-written analysis below the marker survives a rerun.
+        old = results.read_text() if results.exists() else ""
+        notes = old[old.index(NOTES_MARKER) :] if NOTES_MARKER in old else NOTES_MARKER + "\n"
+        results.write_text(
             "# Benchmark results\n\nWritten by `python bench/run.py`; see bench/README.md.\n\n"
             + "\n\n".join(header)
             + "\n\n"
             + table(rows)
-            + "\n"
+            + "\n\n"
+            + notes
         )
 
 
