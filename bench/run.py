@@ -25,7 +25,6 @@ import tarfile
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -33,6 +32,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 import stream  # noqa: E402
+from report import Row, fmt_rate, table, us, versions  # noqa: E402
 
 # The runtime as it was before the performance work: its rows are the "before" of each fix.
 BASELINE_REV = "87b4f2f"
@@ -117,7 +117,10 @@ def generation(repeat: int) -> dict[str, float]:
     datamodel-code-generator's CLI alone on the same schema, interleaved."""
     schema = str(REPO / "schema" / "acp.schema.json")
     codegen = [sys.executable, "-m", "acp_codegen"]
-    dcg = shutil.which("datamodel-codegen") or "datamodel-codegen"
+    beside = Path(sys.executable).with_name("datamodel-codegen")  # the venv's, when not active
+    dcg = (
+        str(beside) if beside.exists() else shutil.which("datamodel-codegen") or "datamodel-codegen"
+    )
     runs: dict[str, list[float]] = {"full": [], "noop": [], "check": [], "dcg": []}
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as tmp:
@@ -141,28 +144,6 @@ def generation(repeat: int) -> dict[str, float]:
                 )
             )
     return {name: statistics.median(values) for name, values in runs.items()}
-
-
-# -- the table ------------------------------------------------------------------------------
-
-
-@dataclass
-class Row:
-    measure: str
-    ours: str
-    other: str
-    ratio: float | None
-    target: str
-    met: bool | None
-    before: str = ""
-
-
-def us(seconds: float) -> str:
-    return f"{seconds * 1e6:.2f} µs"
-
-
-def fmt_rate(rate: float) -> str:
-    return f"{rate:,.0f}/s"
 
 
 def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[Row]:
@@ -314,43 +295,6 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
             )
         )
     return rows
-
-
-def versions() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    parts = [f"Python {platform.python_version()}"]
-    for dist in (
-        "acp-codegen",
-        "pydantic",
-        "pydantic-core",
-        "agent-client-protocol",
-        "datamodel-code-generator",
-        "black",
-    ):
-        try:
-            parts.append(f"{dist} {version(dist)}")
-        except PackageNotFoundError:
-            parts.append(f"{dist} (not installed)")
-    rev = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
-    ).stdout.strip()
-    return ", ".join(parts) + (f"; acp-codegen at {rev}" if rev else "")
-
-
-def table(rows: list[Row]) -> str:
-    lines = [
-        "| measure | ours | other | ratio | target | met | before (baseline) |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for row in rows:
-        ratio = "-" if row.ratio is None else f"{row.ratio:.2f}"
-        met = "-" if row.met is None else ("yes" if row.met else "**no**")
-        lines.append(
-            f"| {row.measure} | {row.ours} | {row.other} | {ratio} | {row.target} "
-            f"| {met} | {row.before} |"
-        )
-    return "\n".join(lines)
 
 
 def main() -> None:
