@@ -133,6 +133,12 @@ class ValidatingDispatcher:
 
     def __init__(self, methods: MethodTable, inner: Dispatcher) -> None:
         self._methods = index_methods(methods)
+        # Params types of notifications by name: looked up for every update a client receives.
+        self._notification_types = {
+            method: spec.params_type
+            for (method, kind), spec in self._methods.items()
+            if kind == "notification"
+        }
         self.inner = inner
 
     async def handle_request(self, method: str, params: Any) -> Any:
@@ -145,10 +151,10 @@ class ValidatingDispatcher:
         return await self.inner.handle_request(method, params)
 
     async def handle_notification(self, method: str, params: Any) -> None:
-        spec = self._methods.get((method, "notification"))
-        if spec is not None:
+        params_type = self._notification_types.get(method)
+        if params_type is not None:
             try:
-                from_wire(spec.params_type, params)
+                from_wire(params_type, params)
             except ValidationError as error:
                 logger.warning("dropping notification %s with invalid params: %s", method, error)
                 return
