@@ -1,84 +1,344 @@
-"""Benchmarks, reported and never asserted: generation time, import time, update ingestion.
+"""Benchmarks side by side with the official ACP Python SDK; reported, never asserted.
 
-    python bench/run.py            # prints a table; nothing here fails on a slow machine
+    python bench/run.py                 # installs the `bench` extra if needed, runs everything
+    python bench/run.py --repeat 3      # fewer samples per measure (default 5)
+    python bench/run.py --only line_chunks,import
+
+Every sample runs in a fresh process (`worker.py`), and the implementations of one measure
+alternate sample by sample (ours, baseline, SDK, ...), so load on a shared machine hits all of
+them alike; each figure is the median of the samples. Prints one table and writes it, with date,
+machine and versions, to bench/RESULTS.md. See bench/README.md for what each row measures.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
+import io
+import os
+import platform
+import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "generated"))
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+sys.path.insert(0, str(BENCH))
+import stream  # noqa: E402
+from report import Row, fmt_rate, table, us, versions  # noqa: E402
 
-from acp_codegen.pipeline import load_protocol, render_tree  # noqa: E402
-from acp_codegen.render import Target  # noqa: E402
-
-
-def timed(action: Callable[[], object], repeat: int) -> list[float]:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        samples.append(time.perf_counter() - start)
-    return samples
+# The runtime as it was before the performance work: its rows are the "before" of each fix.
+BASELINE_REV = "87b4f2f"
+SDK_REQUIREMENT = "agent-client-protocol==0.12.1"
+NOTES_MARKER = "<!-- analysis: kept by run.py -->"
 
 
-def generation() -> list[float]:
-    target = Target(package="acp_bindings", command="acp-codegen generate")
-    schema = REPO / "schema" / "acp.schema.json"
-    return timed(lambda: render_tree(load_protocol(schema), target), repeat=3)
+def ensure_installed() -> None:
+    """The SDK comes from the `bench` extra; never a runtime dependency."""
+    if importlib.util.find_spec("acp") is None:
+        print(f"installing the bench extra ({SDK_REQUIREMENT}) ...", file=sys.stderr)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "-e", f"{REPO}[bench]"], check=True
+        )
 
 
-def import_time() -> list[float]:
-    code = "import time; t = time.perf_counter(); import acp_bindings; print(time.perf_counter()-t)"
-    runs = []
-    for _ in range(5):
-        out = subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=REPO / "generated",
+def record_stream() -> None:
+    """Write the 200k-line streams once (fixed seed); workers read them."""
+    cache = BENCH / ".cache"
+    cache.mkdir(exist_ok=True)
+    for flavour, make in (("ours", stream.ours), ("sdk", stream.sdk)):
+        path = cache / f"stream-{flavour}-{stream.SEED}.ndjson"
+        if not path.exists():
+            path.write_bytes(b"\n".join(make(200_000)) + b"\n")
+
+
+def extract_baseline(rev: str, into: Path) -> Path | None:
+    """The baseline revision's generated package (it carries its own runtime copy)."""
+    try:
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", rev, "generated/acp_bindings"],
+            cwd=REPO,
             capture_output=True,
-            text=True,
             check=True,
         ).stdout
-        runs.append(float(out))
-    return runs
+    except (OSError, subprocess.CalledProcessError):
+        print(f"baseline {rev} unavailable: 'before' rows are skipped", file=sys.stderr)
+        return None
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into / "generated"
 
 
-def ingestion(chunks: int = 20_000) -> list[float]:
-    from acp_bindings import SessionState
+# -- sampling -------------------------------------------------------------------------------
 
-    updates = [
-        {
-            "sessionUpdate": "agent_message_chunk",
-            "messageId": "m1",
-            "content": {"type": "text", "text": f"token {i} "},
-        }
-        for i in range(chunks)
-    ]
 
-    def run() -> None:
-        state = SessionState()
-        for update in updates:
-            state.apply(update)
+def worker(measure: str, impl: str, generated: Path) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, str(BENCH / "worker.py"), measure, impl, str(generated)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"{measure}/{impl} failed:\n{out.stderr[-2000:]}")
+    import json
 
-    return [sample / chunks for sample in timed(run, repeat=3)]
+    values: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return values
+
+
+def sample(measure: str, impls: dict[str, Path], repeat: int) -> dict[str, dict[str, float]]:
+    """impl -> value name -> median over `repeat` processes, implementations interleaved."""
+    samples: dict[str, list[dict[str, float]]] = {impl: [] for impl in impls}
+    for _ in range(repeat):
+        for impl, generated in impls.items():
+            samples[impl].append(worker(measure, impl, generated))
+    return {
+        impl: {name: statistics.median(run[name] for run in runs) for name in runs[0]}
+        for impl, runs in samples.items()
+    }
+
+
+def cli_seconds(argv: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=REPO, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def generation(repeat: int) -> dict[str, float]:
+    """`acp-codegen generate` (full, into an empty directory; then no-op), `check`, and
+    datamodel-code-generator's CLI alone on the same schema, interleaved."""
+    schema = str(REPO / "schema" / "acp.schema.json")
+    codegen = [sys.executable, "-m", "acp_codegen"]
+    beside = Path(sys.executable).with_name("datamodel-codegen")  # the venv's, when not active
+    dcg = (
+        str(beside) if beside.exists() else shutil.which("datamodel-codegen") or "datamodel-codegen"
+    )
+    runs: dict[str, list[float]] = {"full": [], "noop": [], "check": [], "dcg": []}
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            target = ["--schema", schema, "--out", tmp, "--package", "acp_bindings"]
+            runs["full"].append(cli_seconds([*codegen, "generate", *target]))
+            runs["noop"].append(cli_seconds([*codegen, "generate", *target]))
+            runs["check"].append(cli_seconds([*codegen, "check", *target]))
+            runs["dcg"].append(
+                cli_seconds(
+                    [
+                        dcg,
+                        "--input",
+                        schema,
+                        "--input-file-type",
+                        "jsonschema",
+                        "--output-model-type",
+                        "pydantic_v2.BaseModel",
+                        "--output",
+                        f"{tmp}/dcg.py",
+                    ]
+                )
+            )
+    return {name: statistics.median(values) for name, values in runs.items()}
+
+
+def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[Row]:
+    ours_dir = REPO / "generated"
+    mine: dict[str, Path] = {"ours": ours_dir}
+    if baseline is not None:
+        mine["base"] = baseline
+    rows: list[Row] = []
+
+    def wanted(name: str) -> bool:
+        return only is None or name in only
+
+    def before(values: dict[str, dict[str, float]], name: str, show: Callable[[float], str]) -> str:
+        return show(values["base"][name]) if "base" in values else "-"
+
+    for kind in ("chunks", "mixed"):
+        name = f"line_{kind}"
+        if not wanted(name):
+            continue
+        got = sample(name, {**mine, "sdk": ours_dir, "json": ours_dir}, repeat)
+        ours, sdk, loads = got["ours"][name], got["sdk"][name], got["json"][name]
+        what = "agent_message_chunk lines" if kind == "chunks" else "the 200k mixed stream"
+        rows.append(
+            Row(
+                f"(1) raw session/update line to state, client path, {what}",
+                us(ours),
+                f"SDK json.loads+model_validate {us(sdk)}",
+                ours / sdk,
+                "<= 1.0" if kind == "chunks" else "(report)",
+                ours <= sdk if kind == "chunks" else None,
+                before(got, name, us),
+            )
+        )
+        rows.append(
+            Row(
+                f"(1) same, against json.loads alone ({what})",
+                us(ours),
+                f"json.loads {us(loads)}",
+                ours / loads,
+                "<= 2.5" if kind == "chunks" else "(report)",
+                ours / loads <= 2.5 if kind == "chunks" else None,
+                before(got, name, us),
+            )
+        )
+    if wanted("ingest"):
+        got = sample("ingest", {**mine, "sdk": ours_dir}, repeat)
+        ours, sdk = got["ours"]["ingest"], got["sdk"]["ingest"]
+        rows.append(
+            Row(
+                "(2) whole connection, 200k preloaded mixed lines (ours keeps state)",
+                fmt_rate(ours),
+                f"SDK connection {fmt_rate(sdk)}",
+                ours / sdk,
+                ">= 3.0",
+                ours / sdk >= 3.0,
+                before(got, "ingest", fmt_rate),
+            )
+        )
+    if wanted("import"):
+        # Installed packages import from bytecode (pip compiles the SDK's); give ours the same.
+        for generated in mine.values():
+            subprocess.run(
+                [sys.executable, "-m", "compileall", "-q", str(generated)],
+                check=True,
+                capture_output=True,
+            )
+        got = sample("import", {**mine, "sdk": ours_dir}, max(repeat, 7))
+        ours, sdk = got["ours"]["import"], got["sdk"]["import"]
+        rows.append(
+            Row(
+                "(3) import acp_bindings vs import acp (fresh process)",
+                f"{ours * 1e3:.0f} ms",
+                f"import acp {sdk * 1e3:.0f} ms",
+                ours / sdk,
+                "<= 0.4",
+                ours / sdk <= 0.4,
+                before(got, "import", lambda s: f"{s * 1e3:.0f} ms"),
+            )
+        )
+    if wanted("generate"):
+        got_gen = generation(max(3, repeat // 2 + 1))
+        dcg = got_gen["dcg"]
+        for name, label, limit in (
+            ("noop", "no-op generate", 0.5),
+            ("check", "check", 0.5),
+            ("full", "full generate", 1.5),
+        ):
+            rows.append(
+                Row(
+                    f"(4) acp-codegen {label}",
+                    f"{got_gen[name]:.2f} s",
+                    f"datamodel-codegen CLI alone {dcg:.2f} s",
+                    got_gen[name] / dcg,
+                    f"<= {limit}",
+                    got_gen[name] / dcg <= limit,
+                )
+            )
+    if wanted("round_trips"):
+        got = sample("round_trips", {**mine, "sdk": ours_dir}, repeat)
+        ours, sdk = got["ours"], got["sdk"]
+        for name, label in (("session_new", "session/new"), ("ext", "extension request")):
+            rows.append(
+                Row(
+                    f"(5) {label} round trips over pipes",
+                    fmt_rate(ours[name]),
+                    f"SDK {fmt_rate(sdk[name])}",
+                    ours[name] / sdk[name],
+                    ">= 1.0",
+                    ours[name] >= sdk[name],
+                    before(got, name, fmt_rate),
+                )
+            )
+        rows.append(
+            Row(
+                "(5) one prompt turn streaming 10k chunks (time)",
+                f"{ours['turn']:.3f} s",
+                f"SDK {sdk['turn']:.3f} s",
+                ours["turn"] / sdk["turn"],
+                "<= 0.6",
+                ours["turn"] / sdk["turn"] <= 0.6,
+                before(got, "turn", lambda s: f"{s:.3f} s"),
+            )
+        )
+    if wanted("merge"):
+        got = sample("merge", mine, repeat)
+        ratio = got["ours"]["merge_ratio"]
+        rows.append(
+            Row(
+                "(6) merge 100k vs 10k chunks (time ratio)",
+                f"{ratio:.1f}",
+                f"10k: {got['ours']['merge_10k'] * 1e3:.0f} ms, 100k: "
+                f"{got['ours']['merge_100k'] * 1e3:.0f} ms",
+                ratio,
+                "<= 12",
+                ratio <= 12,
+                before(got, "merge_ratio", lambda r: f"{r:.1f}"),
+            )
+        )
+    if wanted("outgoing"):
+        got = sample("outgoing", {"ours": ours_dir}, repeat)["ours"]
+        rows.append(
+            Row(
+                "(6) validating an outgoing update vs sending it (mixed stream)",
+                us(got["validate"]),
+                f"send path (notify) {us(got['send'])}",
+                got["validate_share"],
+                "<= 0.3",
+                got["validate_share"] <= 0.3,
+            )
+        )
+    return rows
 
 
 def main() -> None:
-    rows = [
-        ("generate canonical schema (in memory)", generation(), "s"),
-        ("import acp_bindings (fresh process)", import_time(), "s"),
-        ("SessionState.apply, one chunk (20k chunks)", ingestion(), "s"),
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="processes per implementation")
+    parser.add_argument(
+        "--only",
+        help="comma-separated: line_chunks,line_mixed,ingest,"
+        "import,generate,round_trips,merge,outgoing",
+    )
+    parser.add_argument("--baseline", default=BASELINE_REV, help="git revision for 'before'")
+    parser.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")
+    args = parser.parse_args()
+    ensure_installed()
+    record_stream()
+    only = set(args.only.split(",")) if args.only else None
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        baseline = extract_baseline(args.baseline, Path(tmp))
+        rows = run_all(args.repeat, only, baseline)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else ()
+    header = [
+        f"Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; took {time.perf_counter() - started:.0f} s",
+        f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} "
+        f"{platform.release()}; load average at the end {', '.join(f'{x:.1f}' for x in load)}",
+        f"Versions: {versions()}",
+        f"Samples: {args.repeat} fresh processes per implementation and measure, interleaved; "
+        f"medians. Baseline: {args.baseline}.",
     ]
-    print(f"{'benchmark':48} {'median':>12} {'min':>12}")
-    for name, samples, unit in rows:
-        print(f"{name:48} {statistics.median(samples):>11.6f}{unit} {min(samples):>11.6f}{unit}")
+    text = "\n".join(header) + "\n\n" + table(rows) + "\n"
+    print(text)
+    if not args.no_write:
+        results = BENCH / "RESULTS.md"
+        # Hand-written analysis below the marker survives a rerun.
+        old = results.read_text() if results.exists() else ""
+        notes = old[old.index(NOTES_MARKER) :] if NOTES_MARKER in old else NOTES_MARKER + "\n"
+        results.write_text(
+            "# Benchmark results\n\nWritten by `python bench/run.py`; see bench/README.md.\n\n"
+            + "\n\n".join(header)
+            + "\n\n"
+            + table(rows)
+            + "\n\n"
+            + notes
+        )
 
 
 if __name__ == "__main__":

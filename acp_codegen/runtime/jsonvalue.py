@@ -35,6 +35,8 @@ def pointer_to(field: str) -> str:
 
 def resolve(document: Any, tokens: tuple[str, ...]) -> Any:
     """The value `tokens` point to inside `document`, or ABSENT when the path does not exist."""
+    if len(tokens) == 1 and isinstance(document, dict):  # the common case: a top-level member
+        return document.get(tokens[0], ABSENT)
     current = document
     for token in tokens:
         if isinstance(current, dict):
@@ -56,10 +58,20 @@ def copy_json(value: Any) -> Any:
 
     Faster than `copy.deepcopy` and enough for data decoded from JSON or dumped from models.
     """
+    # Copy the container in C, then recurse only into nested containers: most members of
+    # protocol objects are scalars, and a call per scalar was most of the cost.
     if isinstance(value, dict):
-        return {key: copy_json(item) for key, item in value.items()}
+        out = value.copy()
+        for key, item in out.items():
+            if isinstance(item, dict | list):
+                out[key] = copy_json(item)  # replacing a value keeps the dict's size
+        return out
     if isinstance(value, list):
-        return [copy_json(item) for item in value]
+        items = value.copy()
+        for index, item in enumerate(items):
+            if isinstance(item, dict | list):
+                items[index] = copy_json(item)
+        return items
     return value
 
 

@@ -23,7 +23,7 @@ from .merge_plan import (
     SLOT_ENTITIES,
     STATE_ENTITY,
     CompiledRule,
-    compile_rules,
+    plan_for,
 )
 from .protocol import FINISHED_TOOL_CALL_STATUSES, STATE_IDLE, TOOL_CALL_CANCELLED
 from .records import FieldPatch, Record, patch_plain
@@ -67,7 +67,7 @@ class SessionState(Generic[SnapshotT]):
     ) -> None:
         """`validate` checks a known-tag update and raises when it is malformed; it may return a
         repaired copy (a dict) to fold instead (see `tolerant.py`)."""
-        self._plan = compile_rules(rules)
+        self._plan = plan_for(rules)
         self._tag_field = tag_field
         self._validate = validate
         self._records: dict[str, dict[str, Record]] = {entity: {} for entity in KEYED_ENTITIES}
@@ -103,6 +103,9 @@ class SessionState(Generic[SnapshotT]):
                 raise MalformedUpdateError(tag, _describe(error)) from error
             if isinstance(repaired, dict):  # a tolerant validator dropped a bad part
                 data = repaired
+        if compiled.rule.op == "append":
+            self._append(tag, compiled, data)  # chunks: most updates, and nothing to roll back
+            return
         commit = self._prepare(tag, compiled, data)
         commit()
 
@@ -211,11 +214,7 @@ class SessionState(Generic[SnapshotT]):
         if not isinstance(key, str):
             found = "nothing" if key is ABSENT else type(key).__name__
             raise MalformedUpdateError(tag, f"key {rule.key} must be a string, found {found}")
-        if rule.op == "append":
-            assert rule.field is not None
-            item = self._append_item(tag, compiled, members, rule.field)
-            return lambda: self._record(compiled, key, data).append(rule.field or "", item)
-        if rule.op == "upsert":
+        if rule.op == "upsert":  # "append" never gets here: `_append` handles chunks
             if len(compiled.key) == 1:
                 members.pop(compiled.key_name, None)
             patches = self._patches(tag, compiled, members, keep_nulls=False)
@@ -236,17 +235,29 @@ class SessionState(Generic[SnapshotT]):
 
         return commit
 
-    def _append_item(
-        self, tag: str, compiled: CompiledRule, members: dict[str, Any], field: str
-    ) -> Any:
-        assert compiled.source is not None  # compile_rules defaults it to /<field>
-        value = resolve(members, compiled.source)
-        pointer = compiled.rule.source or f"/{field}"
+    def _append(self, tag: str, compiled: CompiledRule, data: Mapping[str, Any]) -> None:
+        """A chunk: check and convert its one item, then append it (a single change, so no
+        commit closure). Its pointers read `data` itself unless they start at the tag."""
+        rule = compiled.rule
+        field, source = rule.field, compiled.source
+        assert field is not None and source is not None  # compile_rules checked / defaulted
+        key = resolve(data, compiled.key)
+        if not isinstance(key, str):
+            found = "nothing" if key is ABSENT else type(key).__name__
+            raise MalformedUpdateError(tag, f"key {rule.key} must be a string, found {found}")
+        if source and source[0] != self._tag_field:
+            value = resolve(data, source)
+        else:
+            members = {name: value for name, value in data.items() if name != self._tag_field}
+            value = resolve(members, source)
         if value is ABSENT:
-            raise MalformedUpdateError(tag, f"missing {pointer}")
-        if self._plan.layouts[compiled.rule.entity][field] == "bytes":
-            return _decode_base64(tag, pointer, value)
-        return copy_json(value)
+            raise MalformedUpdateError(tag, f"missing {rule.source or '/' + field}")
+        # An append field holds bytes exactly when its rule decodes base64 (compile_rules).
+        if rule.encoding == "base64":
+            item = _decode_base64(tag, rule.source or f"/{field}", value)
+        else:
+            item = copy_json(value)
+        self._record(compiled, key, data).append(field, item)
 
     def _patches(
         self, tag: str, compiled: CompiledRule, members: Mapping[str, Any], *, keep_nulls: bool

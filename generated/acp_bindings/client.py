@@ -14,12 +14,11 @@ from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
 from ._runtime.stdio import AgentProcess, spawn_agent
-from ._runtime.tolerant import tolerant_validator
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import ClientDispatcher
 from .merge_rules import MERGE_RULES, UPDATE_TAG
 from .methods import CLIENT_SPECS
-from .tolerance import TOLERANCE, params_repairs
+from .tolerance import params_repairs
 
 
 class AgentProxy:
@@ -164,9 +163,8 @@ class Client:
             info=to_wire(self.info),
             rules=MERGE_RULES,
             tag_field=UPDATE_TAG,
-            validate_update=tolerant_validator(
-                models.SessionUpdate, TOLERANCE, strict=self.strict, tag_field=UPDATE_TAG
-            ),
+            # No validate_update: the ValidatingDispatcher below checks each whole session/update
+            # (update included) before it reaches a session; checking again doubled the cost.
             capabilities=to_wire(self.capabilities),
             on_permission=self.on_permission if overridden else None,
             fallback=ClientDispatcher(self),

@@ -24,6 +24,7 @@ class AgentAuthCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -43,6 +44,7 @@ class AgentCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session: Annotated[
         SessionCapabilities | None | MISSING,
@@ -74,6 +76,7 @@ class AgentMessage(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_message"], Field(alias="sessionUpdate")] = (
         "agent_message"
@@ -105,6 +108,7 @@ class AgentThought(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_thought"], Field(alias="sessionUpdate")] = (
         "agent_thought"
@@ -136,6 +140,7 @@ class Annotations(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     audience: Annotated[
         list[Role] | None | MISSING, Field(description="Intended readers of the content.")
@@ -166,6 +171,7 @@ class AudioContent(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["audio"] = "audio"
     data: Annotated[str, Field(description="Audio bytes, base64.")]
@@ -191,6 +197,7 @@ class AuthCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     terminal: Annotated[
         TerminalAuthCapabilities | None | MISSING,
@@ -214,6 +221,7 @@ class AuthMethodAgent(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["agent"] = "agent"
     method_id: Annotated[
@@ -245,6 +253,7 @@ class AuthMethodTerminal(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["terminal"] = "terminal"
     method_id: Annotated[
@@ -276,6 +285,7 @@ class AvailableCommand(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(description="Name the user types to run the command.")]
     description: Annotated[str, Field(description="What the command does.")]
@@ -301,6 +311,7 @@ class AvailableCommandsUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[
         Literal["available_commands_update"], Field(alias="sessionUpdate")
@@ -327,6 +338,7 @@ class BlobResourceContents(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     blob: Annotated[str, Field(description="The bytes, base64.")]
     uri: Annotated[str, Field(description="Location of the resource.")]
@@ -351,6 +363,7 @@ class BooleanPropertySchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["boolean"] = "boolean"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
@@ -376,6 +389,7 @@ class CancelRequestNotification(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     request_id: Annotated[
         RequestId, Field(alias="requestId", description="Which request to abandon.")
@@ -398,6 +412,7 @@ class CancelSessionNotification(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[
         SessionId, Field(alias="sessionId", description="Session whose work should stop.")
@@ -416,6 +431,7 @@ class CancelledPermissionOutcome(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: Literal["cancelled"] = "cancelled"
 
@@ -429,6 +445,7 @@ class ClientCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     auth: Annotated[AuthCapabilities | None | MISSING, Field(description="Login features.")] = (
         MISSING
@@ -454,6 +471,7 @@ class CloseSessionRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId", description="Session to close.")]
     meta: Annotated[
@@ -474,6 +492,7 @@ class CloseSessionResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -493,6 +512,7 @@ class CommandPermissionSubject(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["command"] = "command"
     command: Annotated[str, Field(description="Command line to run.")]
@@ -523,6 +543,7 @@ class CompleteElicitationNotification(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     elicitation_id: Annotated[
         ElicitationId,
@@ -546,6 +567,7 @@ class ConfigOptionUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")] = (
         "config_option_update"
@@ -572,6 +594,7 @@ class Content(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["content"] = "content"
     content: Annotated[ContentBlock, Field(description="The content block.")]
@@ -593,6 +616,7 @@ class ContentChunk(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     message_id: Annotated[
         MessageId, Field(alias="messageId", description="Message the chunk belongs to.")
@@ -612,6 +636,7 @@ class AgentMessageChunk(ContentChunk):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")] = (
         "agent_message_chunk"
@@ -623,6 +648,7 @@ class AgentThoughtChunk(ContentChunk):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")] = (
         "agent_thought_chunk"
@@ -638,6 +664,7 @@ class Cost(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     amount: Annotated[float, Field(description="The amount.")]
     currency: Annotated[
@@ -664,6 +691,7 @@ class DeleteSessionRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId", description="Session to delete.")]
     meta: Annotated[
@@ -684,6 +712,7 @@ class DeleteSessionResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -703,6 +732,7 @@ class Diff(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["diff"] = "diff"
     changes: Annotated[list[DiffChange], Field(description="Entries that changed.")]
@@ -739,6 +769,7 @@ class DiffPatch(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     format: Annotated[DiffPatchFormat, Field(description="Syntax of `text`.")]
     text: Annotated[str, Field(description="The patch.")]
@@ -765,6 +796,7 @@ class DiffPathChange(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     path: Annotated[AbsolutePath, Field(description="Path of the entry.")]
 
@@ -774,6 +806,7 @@ class AddDiffChange(DiffPathChange):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     operation: Literal["add"] = "add"
     file_type: Annotated[
@@ -798,6 +831,7 @@ class DeleteDiffChange(DiffPathChange):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     operation: Literal["delete"] = "delete"
     file_type: Annotated[
@@ -826,6 +860,7 @@ class DiffPathPairChange(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     old_path: Annotated[
         AbsolutePath, Field(alias="oldPath", description="Path before the operation.")
@@ -838,6 +873,7 @@ class CopyDiffChange(DiffPathPairChange):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     operation: Literal["copy"] = "copy"
     file_type: Annotated[
@@ -866,6 +902,7 @@ class ElicitationAcceptAction(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     action: Literal["accept"] = "accept"
     meta: Annotated[
@@ -886,6 +923,7 @@ class ElicitationCancelAction(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     action: Literal["cancel"] = "cancel"
     meta: Annotated[
@@ -906,6 +944,7 @@ class ElicitationCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     form: Annotated[
         ElicitationFormCapabilities | None | MISSING,
@@ -938,6 +977,7 @@ class ElicitationDeclineAction(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     action: Literal["decline"] = "decline"
     meta: Annotated[
@@ -958,6 +998,7 @@ class ElicitationFormCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -977,6 +1018,7 @@ class ElicitationFormMode(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     mode: Literal["form"] = "form"
     message: Annotated[str, Field(description="Text shown to the user explaining what is asked.")]
@@ -1021,6 +1063,7 @@ class ElicitationRequestScope(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     request_id: Annotated[
         RequestId, Field(alias="requestId", description="Pending request that needs the input.")
@@ -1036,6 +1079,7 @@ class ElicitationSchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Annotated[ElicitationSchemaType | MISSING, Field(description="Always `object`.")] = (
         MISSING
@@ -1080,6 +1124,7 @@ class ElicitationSessionScope(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[
         SessionId, Field(alias="sessionId", description="Session the elicitation belongs to.")
@@ -1099,6 +1144,7 @@ class ElicitationUrlCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1118,6 +1164,7 @@ class ElicitationUrlMode(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     mode: Literal["url"] = "url"
     message: Annotated[str, Field(description="Text shown to the user explaining what is asked.")]
@@ -1156,6 +1203,7 @@ class EmbeddedResource(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["resource"] = "resource"
     resource: Annotated[EmbeddedResourceResource, Field(description="The included contents.")]
@@ -1180,6 +1228,7 @@ class EnumOption(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     const: Annotated[str, Field(description="The value submitted.")]
     title: Annotated[str, Field(description="Label shown to the user.")]
@@ -1204,6 +1253,7 @@ class EnvVariable(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(description="Variable name.")]
     value: Annotated[str, Field(description="Variable value.")]
@@ -1225,6 +1275,7 @@ class Error(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     code: Annotated[ErrorCode, Field(description="Error code.")]
     message: Annotated[str, Field(description="Short human-readable explanation.")]
@@ -1293,6 +1344,7 @@ class HttpHeader(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(description="Header name.")]
     value: Annotated[str, Field(description="Header value.")]
@@ -1314,6 +1366,7 @@ class Icon(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     src: Annotated[str, Field(description="Where to load the icon from.")]
     mime_type: Annotated[
@@ -1349,6 +1402,7 @@ class IdleStateUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
         "state_update"
@@ -1379,6 +1433,7 @@ class ImageContent(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["image"] = "image"
     data: Annotated[str, Field(description="Image bytes, base64.")]
@@ -1407,6 +1462,7 @@ class Implementation(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(description="Program name, for logs and code.")]
     title: Annotated[str | None | MISSING, Field(description="Display name for people.")] = MISSING
@@ -1429,6 +1485,7 @@ class InitializeRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     protocol_version: Annotated[
         ProtocolVersion,
@@ -1457,6 +1514,7 @@ class InitializeResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     protocol_version: Annotated[
         ProtocolVersion,
@@ -1495,6 +1553,7 @@ class IntegerPropertySchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["integer"] = "integer"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
@@ -1538,6 +1597,7 @@ class ListSessionsRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     cwd: Annotated[
         AbsolutePath | None | MISSING,
@@ -1565,6 +1625,7 @@ class ListSessionsResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     sessions: Annotated[list[SessionInfo], Field(description="Sessions on this page.")]
     next_cursor: Annotated[
@@ -1589,6 +1650,7 @@ class LoginAuthRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     method_id: Annotated[
         AuthMethodId,
@@ -1612,6 +1674,7 @@ class LoginAuthResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1631,6 +1694,7 @@ class LogoutAuthRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1650,6 +1714,7 @@ class LogoutAuthResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1669,6 +1734,7 @@ class McpCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     stdio: Annotated[
         McpStdioCapabilities | None | MISSING,
@@ -1696,6 +1762,7 @@ class McpHttpCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1715,6 +1782,7 @@ class McpServerHttp(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["http"] = "http"
     name: Annotated[str, Field(description="Name of the server.")]
@@ -1740,6 +1808,7 @@ class McpServerStdio(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["stdio"] = "stdio"
     name: Annotated[str, Field(description="Name of the server.")]
@@ -1766,6 +1835,7 @@ class McpStdioCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1801,6 +1871,7 @@ class ModifyDiffChange(DiffPathChange):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     operation: Literal["modify"] = "modify"
     file_type: Annotated[
@@ -1825,6 +1896,7 @@ class MoveDiffChange(DiffPathPairChange):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     operation: Literal["move"] = "move"
     file_type: Annotated[
@@ -1853,6 +1925,7 @@ class MultiSelectPropertySchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["array"] = "array"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
@@ -1899,6 +1972,7 @@ class NewSessionRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     cwd: Annotated[AbsolutePath, Field(description="Working directory of the session.")]
     additional_directories: Annotated[
@@ -1930,6 +2004,7 @@ class NewSessionResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId", description="Id of the new session.")]
     config_options: Annotated[
@@ -1954,6 +2029,7 @@ class NumberPropertySchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["number"] = "number"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
@@ -1981,6 +2057,7 @@ class OtherAuthMethod(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
     method_id: Annotated[
@@ -2043,6 +2120,7 @@ class OtherAvailableCommandInput(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2052,6 +2130,7 @@ class OtherContentBlock(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2061,6 +2140,7 @@ class OtherCreateElicitationRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     mode: str
     message: Annotated[str, Field(description="Text shown to the user explaining what is asked.")]
@@ -2119,6 +2199,7 @@ class OtherCreateElicitationResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     action: str
     meta: Annotated[
@@ -2178,6 +2259,7 @@ class OtherDiffChange(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     operation: str
     file_type: Annotated[
@@ -2249,6 +2331,7 @@ class OtherElicitationPropertySchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2258,6 +2341,7 @@ class OtherMcpServer(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2308,6 +2392,7 @@ class OtherMultiSelectItems(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2317,6 +2402,7 @@ class OtherPlanUpdateContent(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
     plan_id: Annotated[PlanId, Field(alias="planId", description="Plan to replace.")]
@@ -2327,6 +2413,7 @@ class OtherReplayFrom(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
     meta: Annotated[
@@ -2343,6 +2430,7 @@ class OtherRequestPermissionOutcome(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: str
 
@@ -2352,6 +2440,7 @@ class OtherRequestPermissionSubject(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2361,6 +2450,7 @@ class OtherSessionConfigOption(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
     config_id: Annotated[SessionConfigId, Field(alias="configId", description="Id of the option.")]
@@ -2383,6 +2473,7 @@ class OtherSessionUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[str, Field(alias="sessionUpdate")]
 
@@ -2392,6 +2483,7 @@ class OtherSetSessionConfigOptionRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
     session_id: Annotated[
@@ -2413,6 +2505,7 @@ class OtherStateUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
         "state_update"
@@ -2425,6 +2518,7 @@ class OtherToolCallContent(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: str
 
@@ -2438,6 +2532,7 @@ class PermissionOption(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     option_id: Annotated[
         PermissionOptionId,
@@ -2487,6 +2582,7 @@ class PlanEntry(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     content: Annotated[str, Field(description="What the step does.")]
     priority: Annotated[PlanEntryPriority, Field(description="Importance of the step.")]
@@ -2543,6 +2639,7 @@ class PlanItems(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["items"] = "items"
     plan_id: Annotated[PlanId, Field(alias="planId", description="Plan to replace.")]
@@ -2565,6 +2662,7 @@ class PlanUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["plan_update"], Field(alias="sessionUpdate")] = "plan_update"
     plan: Annotated[PlanUpdateContent, Field(description="The new plan.")]
@@ -2624,6 +2722,7 @@ class PromptAudioCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -2643,6 +2742,7 @@ class PromptCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     image: Annotated[
         PromptImageCapabilities | None | MISSING,
@@ -2674,6 +2774,7 @@ class PromptEmbeddedContextCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -2693,6 +2794,7 @@ class PromptImageCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -2712,6 +2814,7 @@ class PromptRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[
         SessionId, Field(alias="sessionId", description="Session the prompt is for.")
@@ -2740,6 +2843,7 @@ class PromptResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -2773,6 +2877,7 @@ class ReplayFromStart(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["start"] = "start"
     meta: Annotated[
@@ -2840,6 +2945,7 @@ class RequestPermissionRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[
         SessionId, Field(alias="sessionId", description="Session the request belongs to.")
@@ -2874,6 +2980,7 @@ class RequestPermissionResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: Annotated[RequestPermissionOutcome, Field(description="The user's decision.")]
     meta: Annotated[
@@ -2894,6 +3001,7 @@ class RequiresActionStateUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
         "state_update"
@@ -2917,6 +3025,7 @@ class ResourceLink(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["resource_link"] = "resource_link"
     name: Annotated[str, Field(description="Name of the resource.")]
@@ -2957,6 +3066,7 @@ class ResumeSessionRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId", description="Session to resume.")]
     cwd: Annotated[AbsolutePath, Field(description="Working directory to use.")]
@@ -2995,6 +3105,7 @@ class ResumeSessionResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     config_options: Annotated[
         list[SessionConfigOption] | MISSING,
@@ -3030,6 +3141,7 @@ class RunningStateUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
         "state_update"
@@ -3053,6 +3165,7 @@ class SelectedPermissionOutcome(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: Literal["selected"] = "selected"
     option_id: Annotated[
@@ -3117,6 +3230,7 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -3136,6 +3250,7 @@ class SessionCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     prompt: Annotated[
         PromptCapabilities | None | MISSING, Field(description="Extra prompt content types.")
@@ -3172,6 +3287,7 @@ class SessionConfigBoolean(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["boolean"] = "boolean"
     config_id: Annotated[SessionConfigId, Field(alias="configId", description="Id of the option.")]
@@ -3234,6 +3350,7 @@ class SessionConfigSelect(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["select"] = "select"
     config_id: Annotated[SessionConfigId, Field(alias="configId", description="Id of the option.")]
@@ -3305,6 +3422,7 @@ class SessionConfigSelectGroup(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     group_id: Annotated[
         SessionConfigGroupId, Field(alias="groupId", description="Id of the group.")
@@ -3329,6 +3447,7 @@ class SessionConfigSelectOption(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     value: Annotated[SessionConfigValueId, Field(description="Id of the value.")]
     name: Annotated[str, Field(description="Label shown to the user.")]
@@ -3375,6 +3494,7 @@ class SessionDeleteCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -3402,6 +3522,7 @@ class SessionInfo(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId", description="Id of the session.")]
     cwd: Annotated[AbsolutePath, Field(description="Working directory of the session.")]
@@ -3431,6 +3552,7 @@ class SessionInfoUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")] = (
         "session_info_update"
@@ -3464,6 +3586,7 @@ class SetSessionConfigOptionBooleanValue(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["boolean"] = "boolean"
     session_id: Annotated[
@@ -3485,6 +3608,7 @@ class SetSessionConfigOptionIdValue(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["id"] = "id"
     session_id: Annotated[
@@ -3551,6 +3675,7 @@ class SetSessionConfigOptionResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     config_options: Annotated[
         list[SessionConfigOption],
@@ -3646,6 +3771,7 @@ class StringMultiSelectItems(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["string"] = "string"
     enum: Annotated[list[str], Field(description="Allowed strings.", min_length=1)]
@@ -3667,6 +3793,7 @@ class StringPropertySchema(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["string"] = "string"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
@@ -3761,6 +3888,7 @@ class Terminal(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["terminal"] = "terminal"
     terminal_id: Annotated[
@@ -3784,6 +3912,7 @@ class TerminalAuthCapabilities(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -3803,6 +3932,7 @@ class TerminalExitStatus(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     exit_code: Annotated[
         int | None | MISSING,
@@ -3844,6 +3974,7 @@ class TerminalOutput(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     data: Annotated[str, Field(description="All output so far, base64.")]
     meta: Annotated[
@@ -3864,6 +3995,7 @@ class TerminalOutputChunk(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["terminal_output_chunk"], Field(alias="sessionUpdate")] = (
         "terminal_output_chunk"
@@ -3892,6 +4024,7 @@ class TerminalUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["terminal_update"], Field(alias="sessionUpdate")] = (
         "terminal_update"
@@ -3931,6 +4064,7 @@ class TextCommandInput(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["text"] = "text"
     hint: Annotated[str, Field(description="Placeholder shown while the user has typed no input.")]
@@ -3991,6 +4125,7 @@ class TextContent(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["text"] = "text"
     text: Annotated[str, Field(description="The text.")]
@@ -4062,6 +4197,7 @@ class TextResourceContents(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     text: Annotated[str, Field(description="The text.")]
     uri: Annotated[str, Field(description="Location of the resource.")]
@@ -4098,6 +4234,7 @@ class TitledMultiSelectItems(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     any_of: Annotated[
         list[EnumOption],
@@ -4204,6 +4341,7 @@ class ToolCallContentChunk(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["tool_call_content_chunk"], Field(alias="sessionUpdate")] = (
         "tool_call_content_chunk"
@@ -4241,6 +4379,7 @@ class ToolCallLocation(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     path: Annotated[AbsolutePath, Field(description="File the tool touches.")]
     line: Annotated[
@@ -4265,6 +4404,7 @@ class ToolCallPermissionSubject(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: Literal["tool_call"] = "tool_call"
     tool_call: Annotated[
@@ -4339,6 +4479,7 @@ class ToolCallUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     tool_call_id: Annotated[
         ToolCallId, Field(alias="toolCallId", description="Tool call to create or patch.")
@@ -4381,6 +4522,7 @@ class SessionToolCallUpdate(ToolCallUpdate):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")] = (
         "tool_call_update"
@@ -4418,6 +4560,7 @@ class UpdateSessionNotification(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[
         SessionId, Field(alias="sessionId", description="Session the update belongs to.")
@@ -4441,6 +4584,7 @@ class UsageUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")] = (
         "usage_update"
@@ -4476,6 +4620,7 @@ class UserMessage(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["user_message"], Field(alias="sessionUpdate")] = (
         "user_message"
@@ -4503,6 +4648,7 @@ class UserMessageChunk(ContentChunk):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")] = (
         "user_message_chunk"

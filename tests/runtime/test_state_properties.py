@@ -313,10 +313,10 @@ def test_ten_thousand_chunks_cost_linear_copying_and_never_copy_the_accumulated_
             }
         )
         state.apply({"sessionUpdate": "terminal_output_chunk", "terminalId": "x", "data": "eA=="})
-    # Each chunk copies its own item (one object of two scalars): 3 nodes for a message
-    # block, 2 for a tool-call item, nothing for terminal bytes. A state or list copy per
-    # update would visit about n*n/2 nodes instead.
-    assert counter.nodes == n * (3 + 2)
+    # Each chunk copies its own item once (one flat object: its scalars are shared, not
+    # visited), nothing for terminal bytes. A state or list copy per update would visit about
+    # n*n/2 nodes instead.
+    assert counter.nodes == n * (1 + 1)
     # The accumulated containers are the same objects, grown in place (no list copy).
     assert state._records["message"]["m"].lists["content"] is message_list
     assert state._records["toolCall"]["t"].lists["content"] is tool_list

@@ -67,6 +67,8 @@ from .trace import RECV, SEND, Tracer
 logger = logging.getLogger(__name__)
 
 CANCEL_REQUEST_METHOD = "$/cancel_request"
+# Frames below this size get their newline appended (a cheap copy) and go out in one write().
+_JOIN_BELOW_BYTES = 1 << 16
 _WITHDRAWN_KEPT = 1024  # ids of requests we cancelled whose late answers are dropped quietly
 
 # Set in each request handler's task: resolved once its answer (or its batch's) is written.
@@ -261,8 +263,11 @@ class Connection:
     def _write_now(self, frame: bytes) -> None:
         if self._closed or self._writer.is_closing():
             raise ConnectionClosed(f"connection closed: {self._close_reason or 'writer closed'}")
-        self._writer.write(frame)
-        self._writer.write(b"\n")  # separate write: no copy of a large frame
+        if len(frame) < _JOIN_BELOW_BYTES:
+            self._writer.write(frame + b"\n")  # one write: each is a transport call (a syscall)
+        else:
+            self._writer.write(frame)
+            self._writer.write(b"\n")  # separate write: no copy of a large frame
         if self.trace is not None:
             self.trace.record(SEND, frame)
 
@@ -307,12 +312,21 @@ class Connection:
         if isinstance(payload, list):
             await self._on_batch(payload)
             return
+        if (  # a well-formed notification (most traffic): `classify` would only say so
+            type(payload) is dict
+            and "id" not in payload
+            and payload.get("jsonrpc") == "2.0"
+            and type(payload.get("method")) is str
+            and type(payload.get("params")) is dict
+        ):
+            await self._on_notification(payload["method"], payload["params"])
+            return
         message = classify(payload)
         if isinstance(message, Request):
             self._track(message.id, self._spawn(self._answer_and_write(message)))
             await asyncio.sleep(0)  # let the handler start before the next message is read
         elif isinstance(message, Notification):
-            await self._on_notification(message)
+            await self._on_notification(message.method, message.params)
         elif isinstance(message, Response):
             self._on_response(message)
         else:
@@ -330,7 +344,7 @@ class Connection:
                 parts.append(self._start_request(message, written))
                 await asyncio.sleep(0)  # as for single requests: start in wire order
             elif isinstance(message, Notification):
-                await self._on_notification(message)
+                await self._on_notification(message.method, message.params)
             elif isinstance(message, Response):
                 self._on_response(message)
             else:
@@ -354,16 +368,16 @@ class Connection:
             if not written.done():
                 written.set_result(None)
 
-    async def _on_notification(self, message: Notification) -> None:
-        if message.method == CANCEL_REQUEST_METHOD:
-            self._on_cancel_request(message.params)
+    async def _on_notification(self, method: str, params: Any) -> None:
+        if method == CANCEL_REQUEST_METHOD:
+            self._on_cancel_request(params)
             return
         if self.dispatcher is None:
             return
         try:
-            await self.dispatcher.handle_notification(message.method, message.params)
+            await self.dispatcher.handle_notification(method, params)
         except Exception:
-            logger.exception("notification handler for %r failed", message.method)
+            logger.exception("notification handler for %r failed", method)
 
     def _on_response(self, message: Response) -> None:
         future = self._pending.get(message.id)

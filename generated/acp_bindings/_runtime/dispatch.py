@@ -141,6 +141,12 @@ class ValidatingDispatcher:
         repairs: Mapping[str, Callable[[Any, ValidationError], Any | None]] | None = None,
     ) -> None:
         self._methods = index_methods(methods)
+        # Params types of notifications by name: looked up for every update a client receives.
+        self._notification_types = {
+            method: spec.params_type
+            for (method, kind), spec in self._methods.items()
+            if kind == "notification"
+        }
         self.inner = inner
         # Notifications whose params may be repaired instead of dropped (tolerant reading).
         self._repairs = dict(repairs or {})
@@ -155,10 +161,10 @@ class ValidatingDispatcher:
         return await self.inner.handle_request(method, params)
 
     async def handle_notification(self, method: str, params: Any) -> None:
-        spec = self._methods.get((method, "notification"))
-        if spec is not None:
+        params_type = self._notification_types.get(method)
+        if params_type is not None:
             try:
-                from_wire(spec.params_type, params)
+                from_wire(params_type, params)
             except ValidationError as error:
                 repair = self._repairs.get(method)
                 fixed = repair(params, error) if repair is not None else None

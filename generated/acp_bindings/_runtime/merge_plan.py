@@ -104,6 +104,26 @@ def _declare(
         raise ValueError(f"merge rule {tag!r}: {entity}.{name} is used both as {known} and {kind}")
 
 
+# Plans by table content: every session of a connection shares one (rows are frozen, hashable).
+_PLANS: dict[tuple[tuple[str, MergeRule], ...], MergePlan] = {}
+_PLAN_CACHE_SIZE: Final = 32
+
+
+def plan_for(rules: Mapping[str, MergeRule]) -> MergePlan:
+    """`compile_rules`, done once per distinct table (a new session then costs no compile)."""
+    key = tuple(rules.items())
+    try:
+        plan = _PLANS.get(key)
+    except TypeError:  # a row holding a list (unhashable): compile it uncached
+        return compile_rules(rules)
+    if plan is None:
+        plan = compile_rules(rules)
+        if len(_PLANS) >= _PLAN_CACHE_SIZE:
+            _PLANS.clear()  # tables are few; a test making many just recompiles
+        _PLANS[key] = plan
+    return plan
+
+
 def compile_rules(rules: Mapping[str, MergeRule]) -> MergePlan:
     """Check every row and derive the accumulated-field layout of each keyed entity."""
     layouts: dict[str, dict[str, FieldKind]] = {

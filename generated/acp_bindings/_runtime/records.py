@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .jsonvalue import copy_json
 
@@ -20,8 +20,7 @@ FieldKind = Literal["list", "bytes"]
 PatchKind = Literal["set", "drop", "list", "bytes"]
 
 
-@dataclass(frozen=True, slots=True)
-class FieldPatch:
+class FieldPatch(NamedTuple):  # a tuple: built per field of every upsert, several times cheaper
     """One checked change to one field; applying it cannot fail.
 
     `set`: store `value`; `drop`: remove the field; `list`: replace an accumulated list with

@@ -16,8 +16,13 @@ _WIRE_RULES: dict[str, Any] = {"strict": True, "by_alias": True, "by_name": Fals
 
 @cache
 def adapter(tp: Any) -> TypeAdapter[Any]:
-    """One TypeAdapter per model or union alias, built on first use."""
-    return TypeAdapter(tp)
+    """One TypeAdapter per model or union alias, built on first use.
+
+    Generated models defer building their schemas (import time); build this adapter's now, so
+    its `validator` is the real one and not a placeholder that rebuilds itself on access."""
+    checked: TypeAdapter[Any] = TypeAdapter(tp)
+    checked.rebuild(_types_namespace={})  # names resolve in the models' own modules
+    return checked
 
 
 def to_wire(value: Any, tp: Any | None = None) -> Any:
@@ -33,15 +38,16 @@ def from_wire(tp: Any, data: Any) -> Any:
 
     Strict JSON types and wire names only: `"5"` is no integer, and the Python field names models
     also accept are for code, not for peers."""
-    checked = adapter(tp)
-    return checked.validate_python({} if data is None else data, **_WIRE_RULES)
+    # The adapter's core validator directly: `TypeAdapter.validate_python` only re-checks the
+    # by_alias/by_name pair, which is fixed here, and costs a Python call per message.
+    return adapter(tp).validator.validate_python({} if data is None else data, **_WIRE_RULES)
 
 
 def wire_validator(tp: Any) -> Callable[[Any], Any]:
     """`from_wire` for one type, as a function (e.g. the session-update validator)."""
-    checked = adapter(tp)
+    validator = adapter(tp).validator
 
     def validate(data: Any) -> Any:
-        return checked.validate_python(data, **_WIRE_RULES)
+        return validator.validate_python(data, **_WIRE_RULES)
 
     return validate

@@ -19,6 +19,7 @@ class ContentChunk(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     message_id: Annotated[str, Field(alias="messageId")]
     content: str
@@ -29,6 +30,7 @@ class AgentMessageChunk(ContentChunk):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")] = (
         "agent_message_chunk"
@@ -43,6 +45,7 @@ class OtherSessionUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[str, Field(alias="sessionUpdate")]
 
@@ -52,6 +55,7 @@ class TerminalOutputChunk(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["terminal_output_chunk"], Field(alias="sessionUpdate")] = (
         "terminal_output_chunk"
@@ -65,6 +69,7 @@ class TerminalUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["terminal_update"], Field(alias="sessionUpdate")] = (
         "terminal_update"
@@ -82,6 +87,7 @@ class ToolCallUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     tool_call_id: Annotated[str, Field(alias="toolCallId")]
     title: str | None | MISSING = MISSING
@@ -92,6 +98,7 @@ class SessionToolCallUpdate(ToolCallUpdate):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")] = (
         "tool_call_update"
@@ -107,6 +114,7 @@ class UpdateSessionNotification(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[
         str, Field(alias="sessionId", description="Session the update belongs to.")
@@ -119,6 +127,7 @@ class UsageUpdate(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")] = (
         "usage_update"

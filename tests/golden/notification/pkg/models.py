@@ -19,6 +19,7 @@ class CancelSessionNotification(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[
         SessionId, Field(alias="sessionId", description="Session whose work should stop.")

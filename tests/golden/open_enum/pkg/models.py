@@ -15,6 +15,7 @@ class FailedOutcome(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: Literal["failed"] = "failed"
     message: Annotated[str, Field(description="What went wrong.")]
@@ -28,6 +29,7 @@ class OtherOutcome(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: str
 
@@ -52,6 +54,7 @@ class StoppedOutcome(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     outcome: Literal["stopped"] = "stopped"
     stop_reason: Annotated[StopReason, Field(alias="stopReason", description="Why.")]

@@ -21,6 +21,7 @@ class RenameSessionRequest(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId", description="Session to rename.")]
     title: Annotated[str, Field(description="New title.", min_length=1)]
@@ -41,6 +42,7 @@ class RenameSessionResponse(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     previous_title: Annotated[
         str | None | MISSING, Field(alias="previousTitle", description="Title before the rename.")

@@ -19,6 +19,7 @@ class Circle(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     kind: Literal["circle"] = "circle"
     radius: Annotated[float, Field(description="Radius.", ge=0.0)]
@@ -33,6 +34,7 @@ class DrawShapeNotification(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     shape: Annotated[Shape, Field(description="What to draw.")]
 
@@ -45,6 +47,7 @@ class Square(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     kind: Literal["square"] = "square"
     side: Annotated[float, Field(description="Side length.")]

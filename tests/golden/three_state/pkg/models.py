@@ -19,6 +19,7 @@ class ItemPatch(BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
     item_id: Annotated[str, Field(alias="itemId", description="Item to patch.")]
     title: Annotated[str | None | MISSING, Field(description="New title.")] = MISSING

@@ -1,0 +1,349 @@
+"""One sample of one measure for one implementation, in a fresh process; prints JSON.
+
+    python bench/worker.py MEASURE IMPL GENERATED_DIR
+
+IMPL is `ours` or `base` (the generated bindings in GENERATED_DIR: this tree's, or the baseline
+revision's), `sdk` (the official SDK) or `json` (`json.loads` alone). The value is a median of
+inner repeats after a warm-up; `run.py` takes the median of several such processes, interleaved
+across implementations.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+if __name__ == "__main__" and sys.argv[1] == "import":
+    # First thing in a fresh process: nothing imported yet but the interpreter's own modules.
+    started = time.perf_counter()
+    if sys.argv[2] == "sdk":
+        import acp  # noqa: F401
+    else:
+        sys.path.insert(0, sys.argv[3])
+        import acp_bindings  # noqa: F401
+    print(f'{{"import": {time.perf_counter() - started}}}')
+    raise SystemExit(0)
+
+import asyncio
+import json
+import os
+import statistics
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import stream
+
+MIXED_LINES = 200_000
+CHUNK_LINES = 50_000
+INNER = 3  # inner repeats per process (after one warm-up run)
+
+
+class Sink:
+    """A transport writer that drops everything (what is sent is not measured here)."""
+
+    def write(self, data: bytes) -> None:
+        return None
+
+    async def drain(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+    def is_closing(self) -> bool:
+        return False
+
+
+def inner(run: Callable[[], float], repeat: int = INNER) -> float:
+    run()  # warm-up: caches, adapters, first-call costs
+    return statistics.median(run() for _ in range(repeat))
+
+
+def timed_async(make: Callable[[], Awaitable[float]], repeat: int = INNER) -> float:
+    return inner(lambda: asyncio.run(make()), repeat)  # type: ignore[arg-type]
+
+
+# -- (1) one raw line to session state ------------------------------------------------------
+
+
+def our_client(reader: Any) -> tuple[Any, Any]:
+    """A client connection with the benchmark session already set up (as after session/new)."""
+    from acp_bindings import Client
+    from acp_bindings._runtime.client_side import ClientSession
+    from acp_bindings._runtime.connection import Connection
+
+    connection = Connection(reader, Sink())
+    client = Client()
+    connection.dispatcher = client.dispatcher(connection)
+    session = ClientSession(client.lifecycle, stream.SESSION)
+    client.lifecycle.sessions[stream.SESSION] = session
+    return connection, session
+
+
+def line_to_state(impl: str, lines: list[bytes], repeat: int = INNER) -> float:
+    """Seconds per line."""
+    if impl == "json":
+        loads = json.loads
+
+        def run() -> float:
+            start = time.perf_counter()
+            for line in lines:
+                loads(line)
+            return (time.perf_counter() - start) / len(lines)
+
+        return inner(run, repeat)
+    if impl == "sdk":
+        from acp import SessionNotification
+
+        validate = SessionNotification.model_validate
+        loads = json.loads
+
+        def run_sdk() -> float:
+            start = time.perf_counter()
+            for line in lines:
+                validate(loads(line)["params"])
+            return (time.perf_counter() - start) / len(lines)
+
+        return inner(run_sdk, repeat)
+
+    async def ours() -> float:
+        connection, session = our_client(asyncio.StreamReader())
+        on_line = connection._on_line  # the reader loop's per-line step, without the I/O
+        start = time.perf_counter()
+        for line in lines:
+            await on_line(line)
+        elapsed = time.perf_counter() - start
+        assert session.snapshot()["messages"], "nothing reached the session state"
+        return elapsed / len(lines)
+
+    return timed_async(ours, repeat)
+
+
+# -- (2) a whole connection ingesting preloaded lines ---------------------------------------
+
+
+def preloaded(lines: list[bytes]) -> asyncio.StreamReader:
+    reader = asyncio.StreamReader(limit=1 << 24)
+    reader.feed_data(b"\n".join(lines) + b"\n")
+    reader.feed_eof()
+    return reader
+
+
+def ingest(impl: str, lines: list[bytes]) -> float:
+    """Lines per second, from the first read to the last update handled."""
+    if impl == "sdk":
+        return timed_async(lambda: sdk_ingest(lines), 1)
+
+    async def ours() -> float:
+        connection, session = our_client(preloaded(lines))
+        start = time.perf_counter()
+        await connection.run()
+        elapsed = time.perf_counter() - start
+        assert session.snapshot()["messages"]
+        return len(lines) / elapsed
+
+    return timed_async(ours, 1)
+
+
+async def sdk_ingest(lines: list[bytes]) -> float:
+    from acp.client.connection import ClientSideConnection
+
+    done = asyncio.Event()
+    seen = 0
+
+    class Counting:
+        async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+            nonlocal seen
+            seen += 1
+            if seen == len(lines):
+                done.set()
+
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(write_fd, "wb")
+    )
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    start = time.perf_counter()
+    connection = ClientSideConnection(Counting(), writer, preloaded(lines))  # type: ignore[arg-type]
+    await done.wait()
+    elapsed = time.perf_counter() - start
+    await connection.close()
+    os.close(read_fd)
+    return len(lines) / elapsed
+
+
+# -- (5) round trips over pipes to an agent subprocess --------------------------------------
+
+ROUND_TRIPS = 300
+TURN_CHUNKS = 10_000
+
+
+def agent_argv(impl: str, generated: str) -> list[str]:
+    script = str(Path(__file__).resolve().parent / "agents.py")
+    return [sys.executable, script, "sdk" if impl == "sdk" else "ours", generated]
+
+
+async def ours_round_trips(generated: str) -> dict[str, float]:
+    from acp_bindings import Client
+
+    client = Client()
+    agent = await client.spawn(agent_argv("ours", generated))
+    try:
+        await client.lifecycle.initialize()
+        await client.lifecycle.new_session(cwd="/")  # warm-up
+        start = time.perf_counter()
+        for _ in range(ROUND_TRIPS):
+            await client.lifecycle.new_session(cwd="/")
+        new_rate = ROUND_TRIPS / (time.perf_counter() - start)
+        await client.agent.ext_method("_bench/echo", {"n": 1})
+        start = time.perf_counter()
+        for n in range(ROUND_TRIPS):
+            await client.agent.ext_method("_bench/echo", {"n": n})
+        ext_rate = ROUND_TRIPS / (time.perf_counter() - start)
+        session = await client.lifecycle.new_session(cwd="/")
+        await session.run_turn([{"type": "text", "text": "100"}])
+        turns = []
+        for _ in range(INNER):
+            start = time.perf_counter()
+            await session.run_turn([{"type": "text", "text": str(TURN_CHUNKS)}])
+            turns.append(time.perf_counter() - start)
+        messages = session.snapshot()["messages"]
+        chunks = sum(len(m["content"]) for m in messages if m["role"] == "agent")
+        assert chunks == 100 + INNER * TURN_CHUNKS, chunks
+    finally:
+        await agent.close()
+    return {"session_new": new_rate, "ext": ext_rate, "turn": statistics.median(turns)}
+
+
+async def sdk_round_trips() -> dict[str, float]:
+    import acp
+    from acp.helpers import text_block
+
+    received = 0
+
+    class BenchClient:
+        async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+            nonlocal received
+            received += 1
+
+        async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+
+    script = str(Path(__file__).resolve().parent / "agents.py")
+    async with acp.spawn_agent_process(BenchClient(), sys.executable, script, "sdk") as (conn, _):
+        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+        await conn.new_session(cwd="/")
+        start = time.perf_counter()
+        for _ in range(ROUND_TRIPS):
+            await conn.new_session(cwd="/")
+        new_rate = ROUND_TRIPS / (time.perf_counter() - start)
+        await conn.ext_method("bench/echo", {"n": 1})
+        start = time.perf_counter()
+        for n in range(ROUND_TRIPS):
+            await conn.ext_method("bench/echo", {"n": n})
+        ext_rate = ROUND_TRIPS / (time.perf_counter() - start)
+        session = await conn.new_session(cwd="/")
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("100")])
+        turns = []
+        for _ in range(INNER):
+            start = time.perf_counter()
+            await conn.prompt(session_id=session.session_id, prompt=[text_block(str(TURN_CHUNKS))])
+            turns.append(time.perf_counter() - start)
+        assert received == 100 + INNER * TURN_CHUNKS, received
+    return {"session_new": new_rate, "ext": ext_rate, "turn": statistics.median(turns)}
+
+
+# -- (6) merge growth, outgoing validation --------------------------------------------------
+
+
+def merge_growth() -> dict[str, float]:
+    from acp_bindings import MERGE_RULES, UPDATE_TAG
+    from acp_bindings._runtime.state import SessionState
+
+    def seconds(n: int) -> float:
+        updates = [
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "messageId": "m",
+                "content": {"type": "text", "text": "t "},
+            }
+            for _ in range(n)
+        ]
+
+        def run() -> float:
+            state = SessionState(MERGE_RULES, UPDATE_TAG)
+            start = time.perf_counter()
+            for update in updates:
+                state.apply(update)
+            return time.perf_counter() - start
+
+        return inner(run)
+
+    small, large = seconds(10_000), seconds(100_000)
+    return {"merge_10k": small, "merge_100k": large, "merge_ratio": large / small}
+
+
+def outgoing_validation() -> dict[str, float]:
+    """Validating an update with the update union's TypeAdapter, against sending it."""
+    from acp_bindings import models
+    from acp_bindings._runtime.connection import Connection
+    from acp_bindings._runtime.wire import wire_validator
+
+    updates = [json.loads(line)["params"]["update"] for line in stream.ours(20_000)]
+    validate = wire_validator(models.SessionUpdate)  # strict, wire names: the runtime's check
+
+    def run_validate() -> float:
+        start = time.perf_counter()
+        for update in updates:
+            validate(update)
+        return (time.perf_counter() - start) / len(updates)
+
+    async def send() -> float:
+        connection = Connection(asyncio.StreamReader(), Sink())
+        start = time.perf_counter()
+        for update in updates:
+            await connection.notify(
+                "session/update", {"sessionId": stream.SESSION, "update": update}
+            )
+        return (time.perf_counter() - start) / len(updates)
+
+    validating, sending = inner(run_validate), timed_async(send)
+    return {"validate": validating, "send": sending, "validate_share": validating / sending}
+
+
+def recorded(flavour: str) -> list[bytes]:
+    """The 200k-line stream `run.py` recorded (bench/.cache), or a fresh one."""
+    path = Path(__file__).resolve().parent / ".cache" / f"stream-{flavour}-{stream.SEED}.ndjson"
+    if path.exists():
+        return path.read_bytes().splitlines()
+    return stream.sdk(MIXED_LINES) if flavour == "sdk" else stream.ours(MIXED_LINES)
+
+
+def main() -> None:
+    measure, impl, generated = sys.argv[1], sys.argv[2], sys.argv[3]
+    sys.path.insert(0, generated)
+    flavour = "sdk" if impl in ("sdk", "json") else "ours"
+    result: dict[str, float]
+    if measure == "line_chunks":
+        result = {measure: line_to_state(impl, stream.chunks(CHUNK_LINES))}
+    elif measure == "line_mixed":
+        result = {measure: line_to_state(impl, recorded(flavour), repeat=1)}
+    elif measure == "ingest":
+        result = {measure: ingest(impl, recorded(flavour))}
+    elif measure == "round_trips":
+        run = sdk_round_trips() if impl == "sdk" else ours_round_trips(generated)
+        result = asyncio.run(run)
+    elif measure == "merge":
+        result = merge_growth()
+    elif measure == "outgoing":
+        result = outgoing_validation()
+    else:
+        raise SystemExit(f"unknown measure {measure!r}")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
