@@ -18,11 +18,12 @@ CHUNK = "token "
 
 def run_ours(generated: str) -> None:
     sys.path.insert(0, generated)
-    from acp_bindings import Agent, AgentSession, Prompt
+    from acp_bindings import Agent
 
     class BenchAgent(Agent):
-        async def on_prompt(self, session: AgentSession, prompt: Prompt) -> str | None:
-            count = int(prompt.content[0]["text"])
+        async def on_prompt(self, session: Any, prompt: Any) -> str | None:
+            first = prompt.content[0]  # a model today; a dict in the baseline revision's package
+            count = int(first["text"] if isinstance(first, dict) else first.text)
             message = session.agent_message()
             for _ in range(count):
                 await message.append({"type": "text", "text": CHUNK})

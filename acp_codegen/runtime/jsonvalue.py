@@ -75,6 +75,9 @@ def copy_json(value: Any) -> Any:
     return value
 
 
+_SCALARS: frozenset[type] = frozenset({str, int, float, bool, type(None)})
+
+
 def to_json(value: Any) -> Any:
     """Wire form of a value: pydantic models (also inside dicts and lists) are dumped by alias.
 
@@ -86,6 +89,8 @@ def to_json(value: Any) -> Any:
     if isinstance(value, dict):
         changed: dict[Any, Any] | None = None
         for key, item in value.items():
+            if item.__class__ in _SCALARS:
+                continue  # most members: no call per scalar (this runs for every message sent)
             converted = to_json(item)
             if converted is not item:
                 if changed is None:
@@ -95,6 +100,8 @@ def to_json(value: Any) -> Any:
     if isinstance(value, list | tuple):
         items: list[Any] | None = None if isinstance(value, list) else list(value)
         for index, item in enumerate(value):
+            if item.__class__ in _SCALARS:
+                continue
             converted = to_json(item)
             if converted is not item:
                 if items is None:
