@@ -8,17 +8,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
+from .console import common_options
 from .errors import SchemaError
+from .exits import EXIT_OK, EXIT_USAGE
 from .manifest import MANIFEST, Legacy
 from .pipeline import load_protocol
 from .protodiff import command as diff_command
 from .render import Target
-from .sync import EXIT_OK, Job, apply, check, report_current
+from .sync import Job, apply, check, report_current
 from .targets import UsageError, checked_folder, checked_package, expanded
 from .vendor import add_vendor_parser, run_vendor
 from .where import Where, command_line
-
-EXIT_SCHEMA = 2  # also: a command-line value that cannot work
 
 FORCE_HELP = (
     "write even over files acp-codegen did not write or that were edited since it wrote them: "
@@ -34,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"acp-codegen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    parents = [common_options()]
     for name, text in (
         (
             "generate",
@@ -43,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
         ),
         ("check", "exit 1 with a diff when the generated tree on disk is out of date"),
     ):
-        cmd = sub.add_parser(name, help=text, description=text)
+        cmd = sub.add_parser(name, help=text, description=text, parents=parents)
         cmd.add_argument(
             "--schema",
             type=Path,
@@ -68,10 +69,11 @@ def _parser() -> argparse.ArgumentParser:
         "validate",
         help="report every problem in a schema",
         description="report every problem in a schema",
+        parents=parents,
     )
     val.add_argument("path", type=Path)
-    add_vendor_parser(sub, FORCE_HELP)
-    diff_command.add_command(sub)
+    add_vendor_parser(sub, FORCE_HELP, parents)
+    diff_command.add_command(sub, parents)
     return parser
 
 
@@ -89,15 +91,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _generate_or_check(args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_SCHEMA
+        return EXIT_USAGE
     except OSError as exc:  # disk full, permissions: the writer has put the old folder back
         print(f"error: {exc}; nothing was changed.", file=sys.stderr)
-        return EXIT_SCHEMA
+        return EXIT_USAGE
     except SchemaError as exc:
         for problem in exc.problems:
             print(f"error: {problem}", file=sys.stderr)
         print(f"{len(exc.problems)} problem(s); nothing written.", file=sys.stderr)
-        return EXIT_SCHEMA
+        return EXIT_USAGE
 
 
 def _generate_or_check(args: argparse.Namespace) -> int:

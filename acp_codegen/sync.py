@@ -7,10 +7,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .exits import EXIT_DIFFERS, EXIT_OK
 from .manifest import Legacy, read_owned
 from .writer import Plan, Refused, diff, plan, write
-
-EXIT_OK, EXIT_DIFFERS = 0, 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,9 +20,11 @@ TEXT = (
 )
 
 
-def add_vendor_parser(sub: Any, force_help: str) -> None:
+def add_vendor_parser(sub: Any, force_help: str, parents: list[argparse.ArgumentParser]) -> None:
     """The `vendor` subcommand on the CLI's subparsers (`sub`: argparse's subparsers action)."""
-    cmd: argparse.ArgumentParser = sub.add_parser("vendor", help=TEXT, description=TEXT)
+    cmd: argparse.ArgumentParser = sub.add_parser(
+        "vendor", help=TEXT, description=TEXT, parents=parents
+    )
     cmd.add_argument(
         "--into", type=Path, required=True, metavar="DIR", help="the package folder to write"
     )

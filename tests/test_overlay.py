@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from conftest import SCHEMA, load_script
 
-from acp_codegen.cli import EXIT_SCHEMA, main
+from acp_codegen.cli import main
 from acp_codegen.errors import SchemaError
+from acp_codegen.exits import EXIT_USAGE as EXIT_SCHEMA
 from acp_codegen.ir import Protocol
 from acp_codegen.overlay import V2_OVERLAY, overlay_from_schema
 from acp_codegen.pipeline import load_protocol

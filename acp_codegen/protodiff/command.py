@@ -8,14 +8,18 @@ import textwrap
 from pathlib import Path
 
 from ..errors import SchemaError
+from ..exits import EXIT_DIFFERS as EXIT_BREAKING
+from ..exits import EXIT_OK
+from ..exits import EXIT_USAGE as EXIT_SCHEMA
 from . import diff_files
 from .render import as_json, as_text
 from .rules import LEGEND, rules_table
 
-EXIT_OK, EXIT_BREAKING, EXIT_SCHEMA = 0, 1, 2
 
-
-def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_command(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: list[argparse.ArgumentParser],
+) -> None:
     text = "report what changed between two schemas and whether it breaks peers built on OLD"
     cmd = sub.add_parser(
         "diff",
@@ -27,6 +31,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         + "\n\n"
         + textwrap.fill(LEGEND, width=96),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=parents,
     )
     cmd.add_argument("old", type=Path, metavar="OLD", help="the schema peers were built on")
     cmd.add_argument("new", type=Path, metavar="NEW", help="the schema to compare with")

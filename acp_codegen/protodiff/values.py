@@ -20,9 +20,11 @@ def _open_closed(
             None,
             value,
             NOBODY if a.open else flow.reader(),
-            f"open: an OLD reader keeps an unknown {noun}"
-            if a.open
-            else f"closed: the OLD reader rejects the {noun}",
+            (
+                f"open: an OLD reader keeps an unknown {noun}"
+                if a.open
+                else f"closed: the OLD reader rejects the {noun}"
+            ),
         )
     for value in sorted(a.values - b.values):
         yield Change(
@@ -32,9 +34,11 @@ def _open_closed(
             value,
             None,
             NOBODY if b.open else flow.writer(),
-            f"open: a NEW reader keeps it as an unknown {noun}"
-            if b.open
-            else "closed: the OLD writer may still send it",
+            (
+                f"open: a NEW reader keeps it as an unknown {noun}"
+                if b.open
+                else "closed: the OLD writer may still send it"
+            ),
         )
     if a.open and not b.open:
         yield Change(
