@@ -11,16 +11,18 @@ import pytest
 
 from acp_codegen.runtime.agent_session import CURRENT_TURN, AgentSession, Prompt, Turn
 
+from .agent_harness import (
+    OPTIONS,
+    REQUIRES_ACTION,
+    RUNNING,
+    TEXT,
+    Client,
+    agent,
+    agent_with_session,
+    end_turn,
+    idle,
+)
 from .streams import run
-from .test_agent_side import TEXT, Client, agent, end_turn
-
-OPTIONS = [{"optionId": "yes", "name": "Yes", "kind": "allow_once"}]
-RUNNING = {"sessionUpdate": "state_update", "state": "running"}
-REQUIRES_ACTION = {"sessionUpdate": "state_update", "state": "requires_action"}
-
-
-def idle(stop_reason: str) -> dict[str, Any]:
-    return {"sessionUpdate": "state_update", "state": "idle", "stopReason": stop_reason}
 
 
 def tag(update: dict[str, Any]) -> Any:
@@ -42,14 +44,12 @@ def test_a_prompt_accepted_while_the_turn_is_being_cancelled_gets_its_own_turn()
         return None
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(handler)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(handler)
+        await client.prompt(session_id)
         await client.updates(2)  # user_message, running
         await client.notify("session/cancel", {"sessionId": session_id})
         second = [{"type": "text", "text": "again"}]
-        reply = await client.call("session/prompt", {"sessionId": session_id, "prompt": second})
+        reply = await client.prompt(session_id, second)
         assert reply["result"] == {}
         release.set()
         updates = await client.updates(4)
@@ -75,16 +75,14 @@ def test_a_background_permission_request_after_idle_reports_no_state() -> None:
         asyncio.get_running_loop().create_task(later())
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(handler)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(handler)
+        await client.prompt(session_id)
         assert (await client.updates(3))[2] == idle("end_turn")
         go.set()
-        ask = await peer.recv()  # no requires_action first: there is no foreground work
+        ask = await client.peer.recv()  # no requires_action first: there is no foreground work
         assert ask["method"] == "session/request_permission"
         answer = {"outcome": {"outcome": "selected", "optionId": "yes"}}
-        await peer.send({"jsonrpc": "2.0", "id": ask["id"], "result": answer})
+        await client.peer.send({"jsonrpc": "2.0", "id": ask["id"], "result": answer})
         # No running update came before the answer to this:
         reply = await client.call("session/new", {"cwd": "/tmp"})
         assert "result" in reply
@@ -105,14 +103,12 @@ def test_a_permission_request_the_handler_gives_up_on_reports_running_again() ->
         return "end_turn"
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(handler)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(handler)
+        await client.prompt(session_id)
         assert (await client.updates(3))[2] == REQUIRES_ACTION
-        ask = await peer.recv()
+        ask = await client.peer.recv()
         give_up.set()
-        withdrawn = await peer.recv()
+        withdrawn = await client.peer.recv()
         assert withdrawn["method"] == "$/cancel_request"
         assert withdrawn["params"] == {"requestId": ask["id"]}
         assert await client.updates(2) == [RUNNING, idle("end_turn")]
@@ -170,17 +166,15 @@ def test_cancel_while_requires_action_is_being_written_does_not_leak_the_open_co
 
 def test_a_batch_answers_its_prompts_before_any_turn_speaks_and_echoes_precede_idle() -> None:
     async def scenario() -> None:
-        connection, peer, _ = await agent(end_turn)
-        client = Client(peer)
-        session_id = await client.setup()
+        connection, client, session_id = await agent_with_session(end_turn)
         prompt = {"sessionId": session_id, "prompt": TEXT}
-        await peer.send(
+        await client.peer.send(
             [
                 {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": prompt},
                 {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": prompt},
             ]
         )
-        reply = await peer.recv()
+        reply = await client.peer.recv()
         assert reply == [
             {"jsonrpc": "2.0", "id": 1, "result": {}},
             {"jsonrpc": "2.0", "id": 2, "result": {}},
@@ -205,13 +199,11 @@ def test_a_queued_prompt_is_echoed_after_its_answer_and_before_the_turn_ends() -
             await proceed.wait()
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(handler)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(handler)
+        await client.prompt(session_id)
         await client.updates(2)
         second = [{"type": "text", "text": "more"}]
-        reply = await client.call("session/prompt", {"sessionId": session_id, "prompt": second})
+        reply = await client.prompt(session_id, second)
         assert reply["result"] == {}
         proceed.set()
         echo, last = await client.updates(2)
@@ -229,17 +221,15 @@ def test_the_late_cancelled_answer_to_a_withdrawn_permission_request_is_accepted
         await session.request_permission("Go?", OPTIONS)
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(handler)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(handler)
+        await client.prompt(session_id)
         await client.updates(3)
-        ask = await peer.recv()
+        ask = await client.peer.recv()
         await client.notify("session/cancel", {"sessionId": session_id})
-        assert (await peer.recv())["method"] == "$/cancel_request"
+        assert (await client.peer.recv())["method"] == "$/cancel_request"
         assert await client.updates(1) == [idle("cancelled")]
         cancelled = {"outcome": {"outcome": "cancelled"}}
-        await peer.send({"jsonrpc": "2.0", "id": ask["id"], "result": cancelled})
+        await client.peer.send({"jsonrpc": "2.0", "id": ask["id"], "result": cancelled})
         # Handled after the late answer:
         assert "result" in await client.call("session/new", {"cwd": "/tmp"})
         await connection.close()
@@ -274,10 +264,8 @@ def test_a_cancelled_error_escaping_the_handler_is_no_cancellation_of_the_turn(
         await helper  # its CancelledError escapes: the turn itself was never cancelled
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(handler)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(handler)
+        await client.prompt(session_id)
         assert (await client.updates(3))[2] == idle("_internal_error")
         await connection.close()
 

@@ -13,8 +13,8 @@ from pydantic import ValidationError
 from acp_codegen.runtime.agent_session import AgentSession, Prompt
 from acp_codegen.runtime.outgoing import OutgoingChecks, literal_values
 
+from .agent_harness import Client, agent, agent_with_session
 from .streams import run
-from .test_agent_side import TEXT, Client, agent
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
 
@@ -67,10 +67,8 @@ def test_invalid_data_raises_at_the_helper_and_never_reaches_the_wire(
             errors.append(error)
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(handler, checks=CHECKS)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(handler, checks=CHECKS)
+        await client.prompt(session_id)
         updates = await client.updates(3)
         assert [u["sessionUpdate"] for u in updates] == ["user_message"] + ["state_update"] * 2
         assert updates[2]["stopReason"] == "end_turn"
@@ -92,10 +90,8 @@ def test_stop_reasons_are_the_schemas_or_custom_with_an_underscore(
         return returned
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(handler, checks=CHECKS)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(handler, checks=CHECKS)
+        await client.prompt(session_id)
         assert (await client.updates(3))[2]["stopReason"] == ends_with
         await connection.close()
 

@@ -11,18 +11,8 @@ from acp_codegen.runtime.agent_session import AgentSession, Prompt
 from acp_codegen.runtime.errors import ProtocolUsageError
 from acp_codegen.runtime.sessions import SessionHooks
 
+from .agent_harness import TEXT, Client, agent, agent_with_session, end_turn, idle, request
 from .streams import run
-from .test_agent_side import TEXT, Client, agent, end_turn
-
-
-def idle(stop_reason: str) -> dict[str, Any]:
-    return {"sessionUpdate": "state_update", "state": "idle", "stopReason": stop_reason}
-
-
-async def open_session(client: Client, cwd: str) -> str:
-    reply = await client.call("session/new", {"cwd": cwd})
-    session_id: str = reply["result"]["sessionId"]
-    return session_id
 
 
 async def forget(session_id: str) -> None:
@@ -57,7 +47,7 @@ def test_session_list_filters_by_cwd_and_pages_with_a_cursor() -> None:
         side.registry.page_size = 2
         client = Client(peer)
         await client.setup()  # one session in /tmp
-        ids = [await open_session(client, "/work") for _ in range(3)]
+        ids = [await client.new_session("/work") for _ in range(3)]
         side.sessions[ids[0]].title = "First"
         page = (await client.call("session/list", {"cwd": "/work"}))["result"]
         assert [info["sessionId"] for info in page["sessions"]] == ids[:2]
@@ -84,20 +74,13 @@ def test_session_close_cancels_the_work_first_then_refuses_prompts() -> None:
         connection, peer, side = await agent(forever)
         client = Client(peer)
         session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        await client.prompt(session_id)
         await client.updates(2)
         client.next_id += 1
-        await peer.send(
-            {
-                "jsonrpc": "2.0",
-                "id": client.next_id,
-                "method": "session/close",
-                "params": {"sessionId": session_id},
-            }
-        )
+        await peer.send(request(client.next_id, "session/close", {"sessionId": session_id}))
         assert await client.updates(1) == [idle("cancelled")]  # before the close answer
         assert await peer.recv() == {"jsonrpc": "2.0", "id": client.next_id, "result": {}}
-        reply = await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        reply = await client.prompt(session_id)
         assert reply["error"]["code"] == -32002
         assert "closed" in reply["error"]["message"]
         listed = (await client.call("session/list", {}))["result"]["sessions"]
@@ -114,22 +97,18 @@ def test_session_resume_replays_history_before_answering_and_reopens_a_closed_se
         await session.say("hello")
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(say)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(say)
+        await client.prompt(session_id)
         history = [u for u in await client.updates(4) if u["sessionUpdate"] != "state_update"]
         assert [u["sessionUpdate"] for u in history] == ["user_message", "agent_message"]
         assert (await client.call("session/close", {"sessionId": session_id}))["result"] == {}
         client.next_id += 1
         params = {"sessionId": session_id, "cwd": "/tmp", "replayFrom": {"type": "start"}}
-        await peer.send(
-            {"jsonrpc": "2.0", "id": client.next_id, "method": "session/resume", "params": params}
-        )
+        await client.peer.send(request(client.next_id, "session/resume", params))
         # the history, then where the session stands (its last state report)
         assert await client.updates(3) == [*history, idle("end_turn")]
-        assert await peer.recv() == {"jsonrpc": "2.0", "id": client.next_id, "result": {}}
-        reply = await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        assert await client.peer.recv() == {"jsonrpc": "2.0", "id": client.next_id, "result": {}}
+        reply = await client.prompt(session_id)
         assert reply["result"] == {}
         await client.updates(4)
         quiet = await client.call("session/resume", {"sessionId": session_id, "cwd": "/tmp"})
@@ -171,17 +150,13 @@ def test_session_delete_is_served_only_when_enabled() -> None:
         deleted.append(session_id)
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(end_turn)
-        client = Client(peer)
-        session_id = await client.setup()
+        connection, client, session_id = await agent_with_session(end_turn)
         reply = await client.call("session/delete", {"sessionId": session_id})
         assert reply["error"]["code"] == -32601
         await connection.close()
 
         hooks = SessionHooks(on_delete_session=delete)
-        connection, peer, _ = await agent(end_turn, session_hooks=hooks)
-        client = Client(peer)
-        session_id = await client.setup()
+        connection, client, session_id = await agent_with_session(end_turn, session_hooks=hooks)
         assert (await client.call("session/delete", {"sessionId": session_id}))["result"] == {}
         assert deleted == [session_id]
         assert (await client.call("session/list", {}))["result"]["sessions"] == []
@@ -192,26 +167,14 @@ def test_session_delete_is_served_only_when_enabled() -> None:
 
 def test_a_batch_with_a_prompt_and_the_close_of_its_session_answers_both_then_ends_idle() -> None:
     async def scenario() -> None:
-        connection, peer, _ = await agent(end_turn)
-        client = Client(peer)
-        session_id = await client.setup()
-        await peer.send(
+        connection, client, session_id = await agent_with_session(end_turn)
+        await client.peer.send(
             [
-                {
-                    "jsonrpc": "2.0",
-                    "id": 1,
-                    "method": "session/prompt",
-                    "params": {"sessionId": session_id, "prompt": TEXT},
-                },
-                {
-                    "jsonrpc": "2.0",
-                    "id": 2,
-                    "method": "session/close",
-                    "params": {"sessionId": session_id},
-                },
+                request(1, "session/prompt", {"sessionId": session_id, "prompt": TEXT}),
+                request(2, "session/close", {"sessionId": session_id}),
             ]
         )
-        assert await peer.recv() == [
+        assert await client.peer.recv() == [
             {"jsonrpc": "2.0", "id": 1, "result": {}},
             {"jsonrpc": "2.0", "id": 2, "result": {}},
         ]
@@ -232,7 +195,7 @@ def test_session_list_includes_stored_sessions_once_and_filters_them_by_cwd() ->
         connection, peer, _ = await agent(end_turn, session_hooks=hooks)
         client = Client(peer)
         await client.setup()
-        live = await open_session(client, "/w")
+        live = await client.new_session("/w")
         listed = (await client.call("session/list", {"cwd": "/w"}))["result"]["sessions"]
         assert [info["sessionId"] for info in listed] == [live, "old"]
         assert listed[1] == {"sessionId": "old", "cwd": "/w", "title": "Old"}
@@ -246,10 +209,8 @@ def test_set_title_tells_the_client_and_session_list() -> None:
         await session.set_title("Fixing the build")
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(titled)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(titled)
+        await client.prompt(session_id)
         updates = await client.updates(4)
         assert updates[2] == {"sessionUpdate": "session_info_update", "title": "Fixing the build"}
         (info,) = (await client.call("session/list", {}))["result"]["sessions"]

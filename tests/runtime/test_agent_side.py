@@ -4,72 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 
 from acp_codegen.runtime.agent_session import AgentSession, Prompt
-from acp_codegen.runtime.agent_side import AgentSide
-from acp_codegen.runtime.connection import Connection
 from acp_codegen.runtime.protocol import selected_option
 
-from .streams import RawPeer, connected, run
-
-INFO = {"name": "test-agent", "version": "0.0.1"}
-TEXT = [{"type": "text", "text": "hi"}]
-Handler = Callable[[AgentSession, Prompt], Awaitable[str | None]]
-
-
-async def agent(on_prompt: Handler, **options: Any) -> tuple[Connection, RawPeer, AgentSide]:
-    sides: list[AgentSide] = []
-
-    def factory(connection: Connection) -> AgentSide:
-        sides.append(AgentSide(connection, info=INFO, on_prompt=on_prompt, **options))
-        return sides[0]
-
-    connection, peer = await connected(factory)
-    return connection, peer, sides[0]
-
-
-class Client:
-    """Drives a raw peer with request ids of its own."""
-
-    def __init__(self, peer: RawPeer) -> None:
-        self.peer = peer
-        self.next_id = 100
-
-    async def call(self, method: str, params: Any) -> Any:
-        """Send a request; return its reply (the next line must be that reply)."""
-        self.next_id += 1
-        await self.peer.send(
-            {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
-        )
-        reply = await self.peer.recv()
-        assert reply.get("id") == self.next_id, reply
-        return reply
-
-    async def setup(self, version: int = 2) -> str:
-        reply = await self.call(
-            "initialize", {"protocolVersion": version, "info": {"name": "c", "version": "1"}}
-        )
-        assert "result" in reply
-        reply = await self.call("session/new", {"cwd": "/tmp"})
-        session_id: str = reply["result"]["sessionId"]
-        return session_id
-
-    async def updates(self, count: int) -> list[dict[str, Any]]:
-        messages = [await self.peer.recv() for _ in range(count)]
-        assert all(m["method"] == "session/update" for m in messages), messages
-        return [m["params"]["update"] for m in messages]
-
-    async def notify(self, method: str, params: Any) -> None:
-        await self.peer.send({"jsonrpc": "2.0", "method": method, "params": params})
-
-
-async def end_turn(session: AgentSession, prompt: Prompt) -> str | None:
-    return None
-
+from .agent_harness import INFO, TEXT, Client, agent, agent_with_session, end_turn, request
+from .streams import run
 
 # -- initialize -------------------------------------------------------------------------------
 
@@ -160,11 +103,9 @@ def test_prompt_content_outside_the_prompt_capabilities_is_invalid_params() -> N
             calls.append(prompt)
 
         capabilities: dict[str, Any] = {"session": {"prompt": {"image": {}, "audio": None}}}
-        connection, peer, _ = await agent(record, capabilities=capabilities)
-        client = Client(peer)
-        session_id = await client.setup()
+        connection, client, session_id = await agent_with_session(record, capabilities=capabilities)
         prompt = [*TEXT, link, image, resource, {"type": "audio", "data": "", "mimeType": "a/b"}]
-        reply = await client.call("session/prompt", {"sessionId": session_id, "prompt": prompt})
+        reply = await client.prompt(session_id, prompt)
         assert reply["error"]["code"] == -32602
         assert [problem["loc"] for problem in reply["error"]["data"]] == [
             ["prompt", 3, "type"],
@@ -193,10 +134,8 @@ def test_a_turn_answers_then_reports_user_message_running_output_and_idle() -> N
         return "max_tokens"
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(handler)
-        client = Client(peer)
-        session_id = await client.setup()
-        reply = await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(handler)
+        reply = await client.prompt(session_id)
         assert reply["result"] == {}  # the answer comes before any update of the turn
         user, running, chunk1, chunk2, idle = await client.updates(5)
         assert user["sessionUpdate"] == "user_message"
@@ -218,10 +157,8 @@ def test_a_turn_answers_then_reports_user_message_running_output_and_idle() -> N
 
 def test_a_handler_returning_none_ends_the_turn_with_end_turn() -> None:
     async def scenario() -> None:
-        connection, peer, _ = await agent(end_turn)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(end_turn)
+        await client.prompt(session_id)
         *_, idle = await client.updates(3)
         assert idle["stopReason"] == "end_turn"
         await connection.close()
@@ -237,10 +174,8 @@ def test_a_failing_handler_ends_idle_with_internal_error_and_logs(
         raise KeyError("model exploded")
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(broken)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(broken)
+        await client.prompt(session_id)
         _, _, said, idle = await client.updates(4)
         assert said["sessionUpdate"] == "agent_message"
         assert idle == {
@@ -249,7 +184,7 @@ def test_a_failing_handler_ends_idle_with_internal_error_and_logs(
             "stopReason": "_internal_error",
         }
         # The session accepts the next prompt.
-        reply = await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        reply = await client.prompt(session_id)
         assert reply["result"] == {}
         await connection.close()
 
@@ -279,7 +214,7 @@ def test_cancel_stops_the_turn_after_its_updates_and_reports_idle_cancelled() ->
         connection, peer, side = await agent(slow)
         client = Client(peer)
         session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        await client.prompt(session_id)
         _, _, started = await client.updates(3)
         assert started["status"] == "in_progress"
         await client.notify("session/cancel", {"sessionId": session_id})
@@ -311,10 +246,8 @@ def test_an_aborted_operations_own_exception_still_reports_cancelled(
         return "end_turn"
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(wraps_cancellation)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(wraps_cancellation)
+        await client.prompt(session_id)
         await client.updates(2)
         await client.notify("session/cancel", {"sessionId": session_id})
         (idle,) = await client.updates(1)
@@ -333,19 +266,12 @@ def test_cancel_arriving_with_the_prompt_ends_the_turn_before_the_handler_runs()
         calls.append(prompt)
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(record)
-        client = Client(peer)
-        session_id = await client.setup()
-        await peer.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "session/prompt",
-                "params": {"sessionId": session_id, "prompt": TEXT},
-            },
+        connection, client, session_id = await agent_with_session(record)
+        await client.peer.send(
+            request(1, "session/prompt", {"sessionId": session_id, "prompt": TEXT}),
             {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session_id}},
         )
-        assert (await peer.recv())["result"] == {}
+        assert (await client.peer.recv())["result"] == {}
         user, idle = await client.updates(2)
         assert user["sessionUpdate"] == "user_message"
         assert idle == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}
@@ -357,12 +283,10 @@ def test_cancel_arriving_with_the_prompt_ends_the_turn_before_the_handler_runs()
 
 def test_cancel_without_running_work_is_ignored() -> None:
     async def scenario() -> None:
-        connection, peer, _ = await agent(end_turn)
-        client = Client(peer)
-        session_id = await client.setup()
+        connection, client, session_id = await agent_with_session(end_turn)
         await client.notify("session/cancel", {"sessionId": session_id})
         await client.notify("session/cancel", {"sessionId": "unknown"})
-        reply = await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        reply = await client.prompt(session_id)
         assert reply["result"] == {}
         *_, idle = await client.updates(3)
         assert idle["stopReason"] == "end_turn"
@@ -385,13 +309,11 @@ def test_a_prompt_during_a_turn_is_accepted_reported_and_handled_in_the_same_wor
         return "end_turn"
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(handler)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(handler)
+        await client.prompt(session_id)
         await client.updates(2)  # user_message, running
         second = [{"type": "text", "text": "and also"}]
-        reply = await client.call("session/prompt", {"sessionId": session_id, "prompt": second})
+        reply = await client.prompt(session_id, second)
         assert reply["result"] == {}
         (user2,) = await client.updates(1)
         assert user2["sessionUpdate"] == "user_message"
@@ -416,10 +338,8 @@ def test_a_handler_can_take_queued_prompts_itself() -> None:
         return f"_took_{len(taken)}"
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(handler)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(handler)
+        await client.prompt(session_id)
         await client.updates(2)
         await client.call(
             "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "b"}]}
@@ -448,18 +368,16 @@ def test_request_permission_reports_requires_action_then_running() -> None:
         return "end_turn" if selected_option(outcome) == "yes" else "refusal"
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(handler)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(handler)
+        await client.prompt(session_id)
         await client.updates(2)
         (blocked,) = await client.updates(1)
         assert blocked == {"sessionUpdate": "state_update", "state": "requires_action"}
-        ask = await peer.recv()
+        ask = await client.peer.recv()
         assert ask["method"] == "session/request_permission"
         assert ask["params"]["sessionId"] == session_id
         assert ask["params"]["title"] == "Run rm?"
-        await peer.send(
+        await client.peer.send(
             {
                 "jsonrpc": "2.0",
                 "id": ask["id"],

@@ -11,8 +11,8 @@ from conftest import GeneratedPackage
 from acp_codegen.runtime.agent_session import AgentSession, Prompt
 from acp_codegen.runtime.jsonvalue import to_json
 
+from .agent_harness import agent_with_session
 from .streams import run
-from .test_agent_side import TEXT, Client, agent
 
 
 def test_to_json_dumps_models_inside_plain_data(canonical: GeneratedPackage) -> None:
@@ -52,10 +52,8 @@ def test_every_helper_accepts_models(canonical: GeneratedPackage) -> None:
         return "end_turn"
 
     async def scenario() -> None:
-        connection, peer, _ = await agent(handler)
-        client = Client(peer)
-        session_id = await client.setup()
-        await client.call("session/prompt", {"sessionId": session_id, "prompt": TEXT})
+        connection, client, session_id = await agent_with_session(handler)
+        await client.prompt(session_id)
         _user, _running, plan, chunk, start, patch, item, _blocked = await client.updates(8)
         assert plan["plan"]["entries"] == [
             {"content": "Read", "priority": "high", "status": "pending"}
@@ -65,7 +63,7 @@ def test_every_helper_accepts_models(canonical: GeneratedPackage) -> None:
         assert patch["locations"] == [{"path": "/a"}]
         assert patch["rawInput"] is None and "rawOutput" not in patch
         assert item["content"] == {"type": "content", "content": {"type": "text", "text": "x"}}
-        ask = await peer.recv()
+        ask = await client.peer.recv()
         assert ask["params"]["options"] == [{"optionId": "ok", "name": "OK", "kind": "allow_once"}]
         await connection.close()
 
