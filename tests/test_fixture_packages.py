@@ -2,67 +2,17 @@
 
 from __future__ import annotations
 
-import copy
-import json
 import keyword
-from typing import Any
 
 import pytest
-from conftest import (
-    SCHEMA,
-    FixturePackages,
-)
+from conftest import FixturePackages
 from fixtures.samples import (
-    SampleBuilder,
     branch_schema,
     expected_merge_row,
     known_tags,
 )
-from pydantic import BaseModel, TypeAdapter, ValidationError
-
-_SCHEMA: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
-_DEFS: dict[str, Any] = _SCHEMA["$defs"]
-_METHODS: list[dict[str, Any]] = _SCHEMA.get("x-methods", [])
-_UPDATE_UNION: str = _SCHEMA.get("x-update-union", "SessionUpdate")
-_UPDATE_TAGS: list[str] = known_tags(_DEFS[_UPDATE_UNION]) if _UPDATE_UNION in _DEFS else []
-_UPDATE_TAG_PROPERTY: str = (
-    _DEFS.get(_UPDATE_UNION, {}).get("x-union", {}).get("tag", "sessionUpdate")
-)
-BUILDER = SampleBuilder(_DEFS)
-# Only these may be imported (besides the standard library) by a generated package.
-ALLOWED_THIRD_PARTY = {
-    "pydantic",
-    "pydantic_core",
-    "typing_extensions",
-    "typing_inspection",
-    "annotated_types",
-}
-GENERATOR_MODULES = {"acp_codegen", "jinja2", "datamodel_code_generator", "black", "jsonschema"}
-
-_adapters: dict[int, TypeAdapter[Any]] = {}
-
-
-def adapter(tp: Any) -> TypeAdapter[Any]:
-    if id(tp) not in _adapters:
-        _adapters[id(tp)] = TypeAdapter(tp)
-    return _adapters[id(tp)]
-
-
-def round_trip(tp: Any, sample: Any) -> Any:
-    """Validate `sample` as `tp`, dump it back (by alias, JSON mode) and expect the same JSON."""
-    ta = adapter(tp)
-    obj = ta.validate_python(copy.deepcopy(sample))
-    assert ta.dump_python(obj, mode="json", by_alias=True) == sample
-    again = ta.validate_json(json.dumps(sample))
-    assert json.loads(ta.dump_json(again, by_alias=True)) == sample
-    return obj
-
-
-def field_name(model: type[BaseModel], wire: str) -> str:
-    names = [n for n, f in model.model_fields.items() if (f.alias or n) == wire]
-    assert names, f"{model.__name__} has no field for {wire!r}"
-    return names[0]
-
+from pydantic import ValidationError
+from round_trips import adapter, field_name, round_trip
 
 # ------------------------------------------------------------------ the small fixture schemas
 

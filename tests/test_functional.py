@@ -8,7 +8,6 @@ so a model that disagrees with the schema it came from shows up as a failed roun
 from __future__ import annotations
 
 import ast
-import copy
 import json
 import keyword
 import shutil
@@ -33,7 +32,8 @@ from fixtures.samples import (
     known_tags,
     object_properties,
 )
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
+from round_trips import adapter, field_name, round_trip
 
 _SCHEMA: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
 _DEFS: dict[str, Any] = _SCHEMA["$defs"]
@@ -53,30 +53,6 @@ ALLOWED_THIRD_PARTY = {
     "annotated_types",
 }
 GENERATOR_MODULES = {"acp_codegen", "jinja2", "datamodel_code_generator", "black", "jsonschema"}
-
-_adapters: dict[int, TypeAdapter[Any]] = {}
-
-
-def adapter(tp: Any) -> TypeAdapter[Any]:
-    if id(tp) not in _adapters:
-        _adapters[id(tp)] = TypeAdapter(tp)
-    return _adapters[id(tp)]
-
-
-def round_trip(tp: Any, sample: Any) -> Any:
-    """Validate `sample` as `tp`, dump it back (by alias, JSON mode) and expect the same JSON."""
-    ta = adapter(tp)
-    obj = ta.validate_python(copy.deepcopy(sample))
-    assert ta.dump_python(obj, mode="json", by_alias=True) == sample
-    again = ta.validate_json(json.dumps(sample))
-    assert json.loads(ta.dump_json(again, by_alias=True)) == sample
-    return obj
-
-
-def field_name(model: type[BaseModel], wire: str) -> str:
-    names = [n for n, f in model.model_fields.items() if (f.alias or n) == wire]
-    assert names, f"{model.__name__} has no field for {wire!r}"
-    return names[0]
 
 
 def update_sample(tag: str, *, full: bool) -> dict[str, Any]:
