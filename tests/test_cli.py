@@ -17,32 +17,20 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURE_SCHEMAS
+from write_checks import file_states, render_once
 
-from acp_codegen import __version__, where
+from acp_codegen import __version__
 from acp_codegen.cli import main
-from acp_codegen.ir import Protocol
 from acp_codegen.manifest import MANIFEST
-from acp_codegen.render import Target
 
 SOURCE = FIXTURE_SCHEMAS / "merge_annotation.json"
 FIX = "acp-codegen generate --schema schema.json --out out --package pkg"
 ARGS = ["--schema", "schema.json", "--out", "out", "--package", "pkg"]
-_RENDERED: dict[tuple[str, str, Target], dict[str, bytes]] = {}
 
 
 @pytest.fixture(autouse=True)
 def _render_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Rendering is a pure function of (schema bytes, target), checked in test_determinism.py; these
-    tests are about what the CLI does with the result, so each distinct render runs once."""
-    real = where.render_files
-
-    def cached(protocol: Protocol, target: Target) -> dict[str, bytes]:
-        key = (protocol.sha256, protocol.source_name, target)
-        if key not in _RENDERED:
-            _RENDERED[key] = real(protocol, target)
-        return dict(_RENDERED[key])
-
-    monkeypatch.setattr(where, "render_files", cached)
+    render_once(monkeypatch)
 
 
 @pytest.fixture
@@ -58,15 +46,6 @@ def generated(work: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     assert main(["generate", *ARGS]) == 0
     capsys.readouterr()
     return work / "out"
-
-
-def state(root: Path) -> dict[str, tuple[bytes, int, int]]:
-    """Every file with its bytes, mtime and inode (a rewrite changes at least one of the two)."""
-    return {
-        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns, p.stat().st_ino)
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 def files_under(root: Path) -> set[str]:
@@ -156,10 +135,10 @@ def test_files_outside_the_package_are_not_ours(
 def test_second_generate_rewrites_nothing(
     generated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before = state(generated)
+    before = file_states(generated)
     assert main(["generate", *ARGS]) == 0
     out = capsys.readouterr().out
-    assert state(generated) == before
+    assert file_states(generated) == before
     assert re.search(r"\b0 file\(s\) changed, (\d+) unchanged", out), out
     assert f", {len(before)} unchanged" in out
 
@@ -167,11 +146,11 @@ def test_second_generate_rewrites_nothing(
 def test_generate_restores_a_deleted_file(
     generated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before = state(generated)
+    before = file_states(generated)
     (generated / "pkg" / "state.py").unlink()
     assert main(["generate", *ARGS]) == 0
     assert "1 file(s) changed" in capsys.readouterr().out
-    assert {rel: data for rel, (data, _, _) in state(generated).items()} == {
+    assert {rel: data for rel, (data, _, _) in file_states(generated).items()} == {
         rel: data for rel, (data, _, _) in before.items()
     }
 
@@ -179,7 +158,7 @@ def test_generate_restores_a_deleted_file(
 def test_generate_force_restores_the_tree(
     generated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before = {rel: data for rel, (data, _, _) in state(generated).items()}
+    before = {rel: data for rel, (data, _, _) in file_states(generated).items()}
     (generated / "pkg" / "methods.py").write_text("broken\n", encoding="utf-8")
     (generated / "pkg" / "state.py").unlink()
     (generated / "pkg" / "stray.py").write_text("x = 1\n", encoding="utf-8")
@@ -189,15 +168,15 @@ def test_generate_force_restores_the_tree(
     assert (generated / "pkg" / "stray.py").is_file()
     assert main(["generate", *ARGS, "--force"]) == 0
     assert "3 file(s) changed" in capsys.readouterr().out
-    assert {rel: data for rel, (data, _, _) in state(generated).items()} == before
+    assert {rel: data for rel, (data, _, _) in file_states(generated).items()} == before
     assert main(["check", *ARGS]) == 0
 
 
 def test_only_changed_files_are_rewritten(generated: Path) -> None:
-    before = state(generated)
+    before = file_states(generated)
     (generated / "pkg" / "methods.py").write_text("broken\n", encoding="utf-8")
     assert main(["generate", *ARGS, "--force"]) == 0
-    after = state(generated)
+    after = file_states(generated)
     rewritten = sorted(rel for rel in before if after[rel][1:] != before[rel][1:])
     assert rewritten == ["pkg/methods.py"]
 
@@ -216,12 +195,12 @@ def test_another_package_leaves_the_first_one_alone(
     generated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Each package has its own manifest: a second `--package` adds, it does not replace."""
-    before = state(generated / "pkg")
+    before = file_states(generated / "pkg")
     args = ["--schema", "schema.json", "--out", "out", "--package", "other"]
     assert main(["generate", *args]) == 0
     assert main(["check", *args]) == 0
     assert main(["check", *ARGS]) == 0
-    assert state(generated / "pkg") == before
+    assert file_states(generated / "pkg") == before
 
 
 @pytest.mark.parametrize("command", ["generate", "check", "validate"])

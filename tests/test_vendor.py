@@ -14,19 +14,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from write_checks import render_once
 
-from acp_codegen import where
 from acp_codegen.cli import main
 from acp_codegen.config import load_settings
-from acp_codegen.ir import Protocol
 from acp_codegen.manifest import MANIFEST, sha256
-from acp_codegen.render import Target
 
 PACKAGE = "myproj._vendor.acp"
 INTO = "src/myproj/_vendor/acp"
 VENDOR = ["vendor", "--into", INTO, "--package", PACKAGE]
 COMMAND = f"acp-codegen vendor --into {INTO} --package {PACKAGE}"
-_RENDERED: dict[tuple[str, Target], dict[str, bytes]] = {}
 
 AGENT = """\
 from myproj._vendor.acp import Agent, AgentSession, Prompt, models
@@ -74,15 +71,7 @@ asyncio.run(main())
 
 @pytest.fixture(autouse=True)
 def _render_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = where.render_files
-
-    def cached(protocol: Protocol, target: Target) -> dict[str, bytes]:
-        key = (protocol.sha256, target)
-        if key not in _RENDERED:
-            _RENDERED[key] = real(protocol, target)
-        return dict(_RENDERED[key])
-
-    monkeypatch.setattr(where, "render_files", cached)
+    render_once(monkeypatch)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURE_SCHEMAS
+from write_checks import file_states, render_once
 
 from acp_codegen import dcg, where, writer
 from acp_codegen.cli import main
@@ -24,21 +25,11 @@ from acp_codegen.manifest import MANIFEST
 from acp_codegen.render import Target
 
 SOURCE = FIXTURE_SCHEMAS / "merge_annotation.json"
-_RENDERED: dict[tuple[str, Target], dict[str, bytes]] = {}
 
 
 @pytest.fixture(autouse=True)
 def _render_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each distinct (schema, target) renders once: these tests are about writing."""
-    real = where.render_files
-
-    def cached(protocol: Protocol, target: Target) -> dict[str, bytes]:
-        key = (protocol.sha256, target)
-        if key not in _RENDERED:
-            _RENDERED[key] = real(protocol, target)
-        return dict(_RENDERED[key])
-
-    monkeypatch.setattr(where, "render_files", cached)
+    render_once(monkeypatch)
 
 
 @pytest.fixture
@@ -52,15 +43,6 @@ def generate(package: str = "pkg", *extra: str) -> int:
     return main(
         ["generate", "--schema", "schema.json", "--out", "out", "--package", package, *extra]
     )
-
-
-def snapshot(root: Path) -> dict[str, tuple[bytes, int, int]]:
-    """Every entry below `root`: bytes, mtime and inode (a rewrite changes one of them)."""
-    return {
-        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns, p.stat().st_ino)
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 def entries(root: Path) -> set[str]:
@@ -77,18 +59,18 @@ def test_a_folder_of_user_files_is_refused_and_left_intact(
     mine.mkdir(parents=True)
     (mine / "__init__.py").write_text("# my own package\n", encoding="utf-8")
     (mine / "notes.txt").write_text("mine\n", encoding="utf-8")
-    before = snapshot(work / "out")
+    before = file_states(work / "out")
     assert generate() == 1
     err = capsys.readouterr().err
     assert "out/pkg/__init__.py (not written by acp-codegen)" in err
     assert "out/pkg/notes.txt (not written by acp-codegen)" in err
     assert "Nothing was written" in err
-    assert snapshot(work / "out") == before
+    assert file_states(work / "out") == before
     assert entries(work / "out") == {"pkg", "pkg/__init__.py", "pkg/notes.txt"}
     # --force never takes over a folder acp-codegen did not create
     assert generate("pkg", "--force") == 1
     assert "not taken over even with --force" in capsys.readouterr().err
-    assert snapshot(work / "out") == before
+    assert file_states(work / "out") == before
 
 
 def test_stray_and_edited_files_block_until_force(
@@ -101,14 +83,14 @@ def test_stray_and_edited_files_block_until_force(
     (pkg / "helpers.py").write_text("x = 1\n", encoding="utf-8")
     (pkg / "sub").mkdir()
     (pkg / "sub" / "deep.txt").write_text("deep\n", encoding="utf-8")
-    before = snapshot(work / "out")
+    before = file_states(work / "out")
     capsys.readouterr()
     assert generate() == 1
     err = capsys.readouterr().err
     assert "out/pkg/state.py (edited since generated)" in err
     assert "out/pkg/helpers.py (not written by acp-codegen)" in err
     assert "out/pkg/sub/deep.txt (not written by acp-codegen)" in err
-    assert snapshot(work / "out") == before
+    assert file_states(work / "out") == before
     # check names the same files and offers the forcing fix
     assert main(["check", "--schema", "schema.json", "--out", "out", "--package", "pkg"]) == 1
     err = capsys.readouterr().err
@@ -141,9 +123,9 @@ def test_a_lost_manifest_does_not_block_identical_files(work: Path) -> None:
 
 def test_two_packages_share_one_out_and_both_import(work: Path) -> None:
     assert generate("first") == 0
-    before = snapshot(work / "out" / "first")
+    before = file_states(work / "out" / "first")
     assert generate("second") == 0
-    assert snapshot(work / "out" / "first") == before
+    assert file_states(work / "out" / "first") == before
     assert (work / "out" / "first" / MANIFEST).is_file()
     assert (work / "out" / "second" / MANIFEST).is_file()
     proc = subprocess.run(
@@ -192,7 +174,7 @@ def test_a_failure_mid_write_leaves_the_old_tree(
 ) -> None:
     assert generate() == 0
     (work / "out" / "pkg" / "state.py").unlink()  # so several files are due
-    before = snapshot(work / "out")
+    before = file_states(work / "out")
     _edit_schema(work)
     real = writer._write_file
     calls: list[Path] = []
@@ -207,7 +189,7 @@ def test_a_failure_mid_write_leaves_the_old_tree(
     assert generate() == 2
     assert "No space left on device" in capsys.readouterr().err
     assert len(calls) == 2
-    assert snapshot(work / "out") == before
+    assert file_states(work / "out") == before
     assert entries(work / "out") == {rel for rel in before} | {"pkg", "pkg/_runtime"}
 
 
@@ -215,7 +197,7 @@ def test_a_failure_at_the_swap_puts_the_old_folder_back(
     work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert generate() == 0
-    before = snapshot(work / "out")
+    before = file_states(work / "out")
     _edit_schema(work)
     real = os.rename
     calls: list[tuple[Any, Any]] = []
@@ -229,7 +211,7 @@ def test_a_failure_at_the_swap_puts_the_old_folder_back(
     monkeypatch.setattr(writer.os, "rename", failing)
     assert generate() == 2
     monkeypatch.setattr(writer.os, "rename", real)
-    assert snapshot(work / "out") == before
+    assert file_states(work / "out") == before
     assert not [p for p in (work / "out").iterdir() if p.name.startswith(".")]
 
 
@@ -244,7 +226,7 @@ def test_a_failure_in_a_new_out_leaves_nothing(work: Path, monkeypatch: pytest.M
 
 def test_a_template_exception_writes_nothing(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert generate() == 0
-    before = snapshot(work / "out")
+    before = file_states(work / "out")
     _edit_schema(work)
 
     def broken(protocol: Protocol, target: Target) -> dict[str, bytes]:
@@ -253,7 +235,7 @@ def test_a_template_exception_writes_nothing(work: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(where, "render_files", broken)
     with pytest.raises(RuntimeError):
         generate()
-    assert snapshot(work / "out") == before
+    assert file_states(work / "out") == before
 
 
 # ------------------------------------------------------------------ what a schema edit changes
@@ -261,12 +243,12 @@ def test_a_template_exception_writes_nothing(work: Path, monkeypatch: pytest.Mon
 
 def test_a_description_edit_changes_only_the_files_it_touches(work: Path) -> None:
     assert generate() == 0
-    before = snapshot(work / "out")
+    before = file_states(work / "out")
     doc = json.loads((work / "schema.json").read_text(encoding="utf-8"))
     doc["$defs"]["ContentChunk"]["description"] = "A piece of streamed content (edited)."
     (work / "schema.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
     assert generate() == 0
-    after = snapshot(work / "out")
+    after = file_states(work / "out")
     changed = sorted(rel for rel in after if after[rel] != before.get(rel))
     assert changed == ["pkg/.acp-codegen-manifest.json", "pkg/__init__.py", "pkg/models.py"]
     digest = hashlib.sha256((work / "schema.json").read_bytes()).hexdigest().encode()
