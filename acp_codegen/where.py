@@ -10,6 +10,7 @@ from pathlib import Path
 from .config import Settings, find_pyproject, load_settings
 from .fingerprint import current_file_count, input_fingerprint
 from .ir import Protocol
+from .leftovers import pending
 from .manifest import sha256
 from .pipeline import load_protocol, render_files
 from .render import Target
@@ -58,6 +59,8 @@ class Where:
         None otherwise (including any doubt: the caller renders in full)."""
         if self.overlay is not None:
             return None  # the fingerprint does not cover a user's overlay file
+        if pending(folder):
+            return None  # a killed run left copies beside it: writing puts them right
         try:
             digest = sha256(self.schema.read_bytes())
         except OSError:

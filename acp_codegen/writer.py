@@ -8,7 +8,8 @@ Rules, for `generate` and `vendor` alike:
 - a folder no manifest mentions is never taken over, even with `force`, unless it holds nothing
   that differs from what we would write;
 - the new folder is staged next to the old one and swapped in with renames: a failure part-way
-  leaves the previous folder exactly as it was.
+  leaves the previous folder exactly as it was; what a killed run leaves behind is put back in
+  order by the next write (`leftovers.py`).
 """
 
 from __future__ import annotations
@@ -16,10 +17,13 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
+import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .leftovers import recover
 from .manifest import (
     MANIFEST,
     Legacy,
@@ -42,6 +46,7 @@ class Plan:
     unknown: list[str] = field(default_factory=list)  # on disk, never written by us
     managed: bool = False  # a manifest mentions this folder
     stale_fingerprint: bool = False  # only the manifest's input fingerprint differs
+    recovered: list[str] = field(default_factory=list)  # leftovers of a killed run, put right
 
     @property
     def clean(self) -> bool:
@@ -113,12 +118,26 @@ def plan(folder: Path, files: dict[str, bytes], owned: Owned) -> Plan:
     return result
 
 
+def note(message: str) -> None:
+    print(f"note: {message}", file=sys.stderr)
+
+
 def write(
-    folder: Path, files: dict[str, bytes], *, force: bool = False, legacy: Legacy | None = None
+    folder: Path,
+    files: dict[str, bytes],
+    *,
+    force: bool = False,
+    legacy: Legacy | None = None,
+    report: Callable[[str], None] = note,
 ) -> Plan:
     """Make `folder` hold exactly `files`; raises Refused (nothing written) when that would
-    destroy a file we did not write, unless `force` and the folder is ours."""
+    destroy a file we did not write, unless `force` and the folder is ours. What an interrupted
+    earlier run left beside the folder is restored or removed first, each step `report`ed."""
+    recovered = recover(folder)
+    for message in recovered:
+        report(message)
     todo = plan(folder, files, read_owned(folder, legacy))
+    todo.recovered = recovered
     if todo.blockers and not (force and todo.managed):
         raise Refused(folder, todo)
     if not todo.clean:
