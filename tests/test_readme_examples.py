@@ -56,7 +56,16 @@ def test_readme_examples_pass_mypy_strict(tmp_path: Path) -> None:
 
 
 MISTAKES = """
-from acp_bindings import Prompt, Session, SessionState, message_text, models
+from acp_bindings import (
+    Client,
+    ClientSession,
+    PermissionRequest,
+    Prompt,
+    Session,
+    SessionState,
+    message_text,
+    models,
+)
 
 
 async def turn(session: Session, prompt: Prompt) -> None:
@@ -75,6 +84,22 @@ async def turn(session: Session, prompt: Prompt) -> None:
     message_text(snapshot["messages"][0])
     status: int = snapshot["toolCalls"]["c"]["status"]  # MISTAKE a status is no int
     snapshot["messages"][0]["content"][0]["txt"]  # MISTAKE no such key on any block
+
+
+async def client_side(client: Client) -> None:
+    session = await client.lifecycle.new_session(cwd="/tmp")
+    snapshot = session.snapshot()
+    snapshot["toolcalls"]  # MISTAKE misspelt entity
+    message_text(snapshot["messages"][0])
+    status: int = snapshot["toolCalls"]["c"]["status"]  # MISTAKE a status is no int
+
+
+class TypedClient(Client):
+    async def on_permission(
+        self, session: ClientSession, request: PermissionRequest
+    ) -> models.RequestPermissionOutcome:
+        session.snapshot()["toolCalls"]  # a plain ClientSession still overrides the hook
+        return models.SelectedPermissionOutcome(option_id="yes")
 """
 
 

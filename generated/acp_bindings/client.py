@@ -18,6 +18,7 @@ from ._runtime.wire import from_wire, to_wire
 from .dispatch import ClientDispatcher
 from .merge_rules import MERGE_RULES, UPDATE_TAG
 from .methods import CLIENT_SPECS
+from .snapshot import SessionSnapshot
 from .tolerance import params_repairs
 
 
@@ -142,13 +143,14 @@ class Client:
         name="acp-client", version="0.0.0"
     )
     capabilities: ClassVar[models.ClientCapabilities] = models.ClientCapabilities()
-    lifecycle: ClientSide
+    # Its sessions' `snapshot()` returns this schema's snapshot type.
+    lifecycle: ClientSide[SessionSnapshot]
     # Reject a session update with any bad part instead of dropping the part (and logging it)
     # where the schema allows; set before connecting.
     strict: bool = False
 
     async def on_permission(
-        self, session: ClientSession, request: PermissionRequest
+        self, session: ClientSession[SessionSnapshot], request: PermissionRequest
     ) -> Mapping[str, Any] | models.RequestPermissionOutcome:
         """Answer a permission request with an outcome: a generated model (e.g.
         `models.SelectedPermissionOutcome(option_id=...)`) or its JSON object."""
@@ -158,7 +160,7 @@ class Client:
         """Use `connection` to talk to an agent."""
         self.agent = AgentProxy(connection)
         overridden = type(self).on_permission is not Client.on_permission
-        self.lifecycle = ClientSide(
+        self.lifecycle = ClientSide[SessionSnapshot](
             connection,
             info=to_wire(self.info),
             rules=MERGE_RULES,

@@ -26,9 +26,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Generic
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar  # a TypeVar default (PEP 696) before Python 3.13
 
 from .connection import Connection
 from .dispatch import Dispatcher
@@ -63,8 +64,13 @@ from .tables import MergeRule
 
 logger = logging.getLogger(__name__)
 
+# The static type of a session's snapshot: generated clients bind it to their `SessionSnapshot`
+# TypedDict, so `session.snapshot()` is typed; a bare `ClientSession` reads as a Mapping.
+SnapshotT = TypeVar("SnapshotT", default=Mapping[str, Any])
+SnapshotT_co = TypeVar("SnapshotT_co", covariant=True, default=Mapping[str, Any])
+
 PermissionHandler = Callable[
-    ["ClientSession", "PermissionRequest"], Awaitable[Mapping[str, Any] | BaseModel]
+    ["ClientSession[Any]", "PermissionRequest"], Awaitable[Mapping[str, Any] | BaseModel]
 ]
 UpdateValidator = Callable[[dict[str, Any]], object]
 
@@ -92,19 +98,20 @@ class PermissionRequest:
         self.respond({"outcome": OUTCOME_CANCELLED})
 
 
-class ClientSession:
+class ClientSession(Generic[SnapshotT_co]):
     """One session on the client side: its folded state, prompting and cancelling."""
 
-    def __init__(self, client: ClientSide, session_id: str) -> None:
+    def __init__(self, client: ClientSide[Any], session_id: str) -> None:
         self.client = client
         self.session_id = session_id
-        self.state = client.new_state()
+        self.state: SessionState[SnapshotT_co] = client.new_state()
         self.pending_permissions: list[PermissionRequest] = []
         self.closed = False
         self._idle_reports = 0
         self._idle_changed = asyncio.Event()
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> SnapshotT_co:
+        """The session's state as plain JSON (typed by the generated `SessionSnapshot`)."""
         return self.state.snapshot()
 
     def apply(self, update: Any) -> None:
@@ -162,7 +169,7 @@ class ClientSession:
             request.cancel()
 
 
-class ClientSide:
+class ClientSide(Generic[SnapshotT]):
     """Dispatcher for a client's connection, plus the calls a client makes.
 
     `rules`, `tag_field` and `validate_update` configure each session's `SessionState`
@@ -197,7 +204,7 @@ class ClientSide:
         self.agent_info: Any = None
         self.agent_capabilities: Any = None
         self.auth_methods: list[Any] = []
-        self.sessions: dict[str, ClientSession] = {}
+        self.sessions: dict[str, ClientSession[SnapshotT]] = {}
         self._setups_in_flight = 0
         self._early_updates: dict[str, list[Any]] = {}
 
@@ -205,7 +212,7 @@ class ClientSide:
     def initialized(self) -> bool:
         return self.protocol_version is not None
 
-    def new_state(self) -> SessionState[dict[str, Any]]:
+    def new_state(self) -> SessionState[Any]:
         return SessionState(self._rules, self._tag_field, self._validate_update)
 
     def is_state_update(self, update: Any) -> bool:
@@ -239,7 +246,7 @@ class ClientSide:
         self.auth_methods = list(result.get("authMethods") or [])
         return result
 
-    async def new_session(self, cwd: str, **params: Any) -> ClientSession:
+    async def new_session(self, cwd: str, **params: Any) -> ClientSession[SnapshotT]:
         return await self._set_up(SESSION_NEW, {"cwd": cwd, **params}, None)
 
     async def list_sessions(
@@ -250,14 +257,16 @@ class ClientSide:
         result: dict[str, Any] = await self.connection.request(SESSION_LIST, params)
         return result
 
-    async def resume_session(self, session_id: str, cwd: str, **params: Any) -> ClientSession:
+    async def resume_session(
+        self, session_id: str, cwd: str, **params: Any
+    ) -> ClientSession[SnapshotT]:
         """`session/resume`; replayed history (updates sent before the result) is kept."""
         params = {"sessionId": session_id, "cwd": cwd, **params}
         return await self._set_up(SESSION_RESUME, params, session_id)
 
     async def _set_up(
         self, method: str, params: dict[str, Any], session_id: str | None
-    ) -> ClientSession:
+    ) -> ClientSession[SnapshotT]:
         if not self.initialized:
             raise ProtocolUsageError(f"{method} before initialize")
         self._setups_in_flight += 1
@@ -270,7 +279,7 @@ class ClientSide:
             if not isinstance(session_id, str):
                 raise RpcError(ErrorCode.INTERNAL_ERROR, f"{method} result has no sessionId")
         # No await from here on: buffered updates are applied before any newer one.
-        session = self.sessions.get(session_id) or ClientSession(self, session_id)
+        session = self.sessions.get(session_id) or ClientSession[SnapshotT](self, session_id)
         session.closed = False  # a resumed session is open again
         self.sessions[session_id] = session
         for update in self._early_updates.pop(session_id, []):
@@ -348,7 +357,10 @@ class ClientSide:
         return {"outcome": outcome}
 
     async def _ask(
-        self, session: ClientSession, request: PermissionRequest, handler: PermissionHandler
+        self,
+        session: ClientSession[SnapshotT],
+        request: PermissionRequest,
+        handler: PermissionHandler,
     ) -> None:
         try:
             request.respond(await handler(session, request))
