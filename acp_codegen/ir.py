@@ -100,7 +100,7 @@ class Protocol:
     # Required fields of the `session/prompt` result: the lifecycle answers with them.
     prompt_result_required: tuple[str, ...] = ()
     # Tolerant-reading marks: (class name, wire field, default on error, skip invalid items).
-    deserialize_marks: tuple[tuple[str, str, bool, bool], ...] = ()
+    deserialize_marks: tuple[tuple[str, str, bool, bool, bool], ...] = ()
     # The schema rewritten for datamodel-code-generator (see codegen/lower.py).
     model_schema: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     # Per-class extra data for our datamodel-code-generator templates.

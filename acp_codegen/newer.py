@@ -29,6 +29,7 @@ KNOWN_KEYWORDS = frozenset(
         "x-docs-ignore",
         "x-deserialize-default-on-error",
         "x-deserialize-skip-invalid-items",
+        "x-deserialize-default-on-null",
     }
 )
 UPDATE_UNION = "SessionUpdate"

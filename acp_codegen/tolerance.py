@@ -1,11 +1,13 @@
 """The tolerant-reading table: where a reader may drop a bad part of a session update.
 
 The schema marks properties with `x-deserialize-skip-invalid-items` (a bad array item is
-dropped) and `x-deserialize-default-on-error` (a bad value falls back to its default: absent for
-an optional property). `read_marks` collects them per class (a `$defs` name, or the title of a
-tagged-union branch); `tolerance_table` joins them with the models' type graph so the runtime
-(`_runtime/tolerant.py`) can follow a validation error's location from the update union down to
-the innermost marked property. Only paths that lead to a mark are kept.
+dropped), `x-deserialize-default-on-error` (a bad value falls back to its default: absent for
+an optional property) and `x-deserialize-default-on-null` (a `null` the type does not allow
+falls back to its default, absent; any other bad value is still an error). `read_marks`
+collects them per class (a `$defs` name, or the title of a tagged-union branch);
+`tolerance_table` joins them with the models' type graph so the runtime (`_runtime/tolerant.py`)
+can follow a validation error's location from the update union down to the innermost marked
+property. Only paths that lead to a mark are kept.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from .model_fields import ModelInfo
 
 DEFAULT_ON_ERROR = "x-deserialize-default-on-error"
 SKIP_INVALID_ITEMS = "x-deserialize-skip-invalid-items"
+DEFAULT_ON_NULL = "x-deserialize-default-on-null"
 
-# (class name, wire field) -> (default on error, skip invalid items)
-Marks = tuple[tuple[str, str, bool, bool], ...]
+# (class name, wire field, default on error, skip invalid items, default on null)
+Marks = tuple[tuple[str, str, bool, bool, bool], ...]
+Flags = tuple[bool, bool, bool]  # default on error, skip invalid items, default on null
 
 
 def read_marks(defs: Mapping[str, Any]) -> Marks:
@@ -45,12 +49,13 @@ def read_marks(defs: Mapping[str, Any]) -> Marks:
         for field, schema in properties.items():
             if not isinstance(schema, dict):
                 continue
-            default, skip = (
+            default, skip, null = (
                 schema.get(DEFAULT_ON_ERROR) is True,
                 schema.get(SKIP_INVALID_ITEMS) is True,
+                schema.get(DEFAULT_ON_NULL) is True,
             )
-            if default or skip:
-                found.append((class_name, field, default, skip))
+            if default or skip or null:
+                found.append((class_name, field, default, skip, null))
     return tuple(sorted(found))
 
 
@@ -60,6 +65,11 @@ class FieldEntry:
     skip_invalid_items: bool
     required: bool
     type: str | None  # the class or tagged union its value (or items) hold, when it leads on
+    default_on_null: bool = False
+
+    @property
+    def marked(self) -> bool:
+        return self.default_on_error or self.skip_invalid_items or self.default_on_null
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,19 +109,19 @@ def tolerance_table(protocol: Protocol, info: ModelInfo) -> Table | None:
         u.name: {v.tag: v.class_name for v in u.known if v.tag is not None} for u in protocol.unions
     }
     lowered = protocol.model_schema.get("$defs", {})
-    marks: dict[str, dict[str, tuple[bool, bool]]] = {}
-    for class_name, field, default, skip in protocol.deserialize_marks:
-        marks.setdefault(class_name, {})[field] = (default, skip)
+    marks: dict[str, dict[str, Flags]] = {}
+    for class_name, field, default, skip, null in protocol.deserialize_marks:
+        marks.setdefault(class_name, {})[field] = (default, skip, null)
 
     def entries(class_name: str) -> dict[str, FieldEntry]:
-        own: dict[str, tuple[bool, bool]] = {}
+        own: dict[str, Flags] = {}
         for base in reversed(_bases(lowered, class_name)):
             own.update(marks.get(base, {}))
         out = {}
         for f in info.classes.get(class_name, ()):
-            default, skip = own.get(f.wire_name, (False, False))
+            default, skip, null = own.get(f.wire_name, (False, False, False))
             leads = _leads_to(f.annotation, info, unions)
-            out[f.wire_name] = FieldEntry(default, skip, f.required, leads)
+            out[f.wire_name] = FieldEntry(default, skip, f.required, leads, null)
         return out
 
     everything = {name: entries(name) for name in info.classes}
@@ -127,10 +137,7 @@ def tolerance_table(protocol: Protocol, info: ModelInfo) -> Table | None:
     while changed:
         changed = False
         for name, fields in everything.items():
-            if name not in useful and any(
-                e.default_on_error or e.skip_invalid_items or e.type in useful
-                for e in fields.values()
-            ):
+            if name not in useful and any(e.marked or e.type in useful for e in fields.values()):
                 useful.add(name)
                 changed = True
         for name, branches in unions.items():
@@ -150,9 +157,7 @@ def tolerance_table(protocol: Protocol, info: ModelInfo) -> Table | None:
     useful &= reachable
     classes = {
         name: {
-            field: entry
-            for field, entry in fields.items()
-            if entry.default_on_error or entry.skip_invalid_items or entry.type in useful
+            field: entry for field, entry in fields.items() if entry.marked or entry.type in useful
         }
         for name, fields in sorted(everything.items())
         if name in useful
@@ -162,6 +167,10 @@ def tolerance_table(protocol: Protocol, info: ModelInfo) -> Table | None:
         for field, entry in fields.items():
             if entry.type not in useful:
                 fields[field] = FieldEntry(
-                    entry.default_on_error, entry.skip_invalid_items, entry.required, None
+                    entry.default_on_error,
+                    entry.skip_invalid_items,
+                    entry.required,
+                    None,
+                    entry.default_on_null,
                 )
     return Table(protocol.update_union, classes, kept_unions, carriers)

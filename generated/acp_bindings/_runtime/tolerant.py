@@ -5,10 +5,11 @@
 
 The schema marks where a reader may recover (docs/design.md, "Tolerant reading"): a bad item of
 a `skip-invalid-items` array is dropped; a bad `default-on-error` value falls back to its default
-(absent for an optional property, `[]` for a required array). The generated `TOLERANCE` table
-says which class each tag and field leads to, so this module follows every pydantic error
-location from the update union down to the innermost marked property; it knows no update
-variant.
+(absent for an optional property, `[]` for a required array); a `null` the type does not allow,
+at an optional `default-on-null` property, is read as absent (any other bad value there stays an
+error). The generated `TOLERANCE` table says which class each tag and field leads to, so this
+module follows every pydantic error location from the update union down to the innermost marked
+property; it knows no update variant.
 
 Nothing is paid while updates are valid: `tolerant_validator` validates once and repairs only
 after a failure, in one pass over the errors, then validates the repaired copy once more. An
@@ -41,6 +42,7 @@ class FieldRule:
     skip_invalid_items: bool = False
     required: bool = False
     type: str | None = None  # the class or union its value (or items) hold, if the table goes on
+    default_on_null: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,7 @@ class Repair:
     path: Path  # where in the update
     replacement: Any  # DROP, or the default to put there
     reason: str
+    when_null: bool = False  # only if the value there is null (default-on-null)
 
 
 DROP: Any = object()
@@ -92,11 +95,24 @@ def plan_repair(
             best = Repair(tuple(path), DROP, "invalid value left out")
         elif rule.default_on_error and rule.skip_invalid_items:
             best = Repair(tuple(path), [], "invalid list emptied")
+        elif rule.default_on_null and index is None and not rule.required:
+            best = Repair(tuple(path), DROP, "null read as absent", when_null=True)
         if index is not None:
             path.append(index)
             i += 1
         current = rule.type
     return best
+
+
+def _null_at(data: Any, path: Path) -> bool:
+    """Whether `data` holds a JSON null at `path` (present, not merely absent)."""
+    parent = data
+    try:
+        for step in path[:-1]:
+            parent = parent[step]
+        return isinstance(parent, dict) and path[-1] in parent and parent[path[-1]] is None
+    except (KeyError, IndexError, TypeError):
+        return False
 
 
 def _apply(data: Any, repairs: list[Repair]) -> None:
@@ -123,7 +139,7 @@ def repair_update(
     repairs: dict[Path, Repair] = {}
     for item in error.errors(include_url=False):
         repair = plan_repair(table, tuple(item["loc"]), root)
-        if repair is None:
+        if repair is None or (repair.when_null and not _null_at(data, repair.path)):
             return None
         reason = f"{repair.reason} ({item['msg']})"
         repairs.setdefault(repair.path, Repair(repair.path, repair.replacement, reason))
