@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from write_checks import render_once
+from write_checks import file_states, render_once
 
 from acp_codegen.cli import main
 from acp_codegen.config import load_settings
@@ -229,3 +229,15 @@ def test_vendor_help_names_every_option(capsys: pytest.CaptureFixture[str]) -> N
     for option in ("--into", "--package", "--schema", "--force", "--check"):
         assert option in out
     assert "manifest" in out
+
+
+def test_a_vendored_copy_left_renamed_away_by_a_killed_run_is_restored(
+    vendored: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = file_states(vendored)
+    backup = vendored.with_name(f".{vendored.name}.old-k1ll3d00")
+    vendored.rename(backup)  # killed between the two renames of the swap
+    assert main(VENDOR) == 0
+    assert f"restored {INTO} from {backup.name}" in capsys.readouterr().err
+    assert not backup.exists()
+    assert file_states(vendored) == before  # put back, already current: nothing rewritten
