@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Mapping
 from typing import TextIO
@@ -76,16 +77,18 @@ def paint_diff_line(line: str) -> str:
     return line
 
 
+_STAT_ROW = re.compile(r"^(.* \| +\d+ )(\+*)(-*)$")
+
+
 def _paint_stat_line(line: str) -> str:
     """` path | 12 +++--`: the pluses green, the minuses red."""
-    head, sep, tail = line.rpartition(" | ")
-    if not sep:
+    body = line.rstrip("\n")
+    row = _STAT_ROW.match(body)
+    if row is None:
         return line
-    count, space, bar = tail.rstrip("\n").partition(" ")
-    plus = bar.rstrip("-")
-    minus = bar[len(plus) :]
+    head, plus, minus = row.groups()
     painted = (paint(plus, GREEN) if plus else "") + (paint(minus, RED) if minus else "")
-    return f"{head}{sep}{count}{space}{painted}" + tail[len(tail.rstrip("\n")) :]
+    return head + painted + line[len(body) :]
 
 
 class Console:
