@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import pytest
 from cli_work import ARGS, SOURCE, enter_work
 
-from acp_codegen.cli import main
+from acp_codegen.cli import _parser, main
 
 
 @pytest.fixture
@@ -111,3 +112,12 @@ def test_quiet_and_verbose_together_is_a_usage_error(capsys: pytest.CaptureFixtu
         main(["check", "-q", "-v"])
     assert info.value.code == 2
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_every_command_takes_quiet_and_verbose() -> None:
+    parser = _parser()
+    (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert {"generate", "check", "validate", "vendor", "diff"} <= set(sub.choices)
+    for name, command in sub.choices.items():
+        text = command.format_help()
+        assert "--quiet" in text and "--verbose" in text, name
