@@ -9,6 +9,7 @@ Colour (ANSI) only on a terminal, never with NO_COLOR set, always with FORCE_COL
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import sys
@@ -134,8 +135,7 @@ class Console:
         if marks and self.colour(self.out):
             for word, code in marks.items():
                 text = text.replace(word, paint(word, code))
-        self.out.write(text)
-        self.out.flush()
+        _write(self.out, text)
 
     def diff(self, text: str) -> None:
         """A unified diff, at every level; coloured line by line on a terminal."""
@@ -152,7 +152,7 @@ class Console:
     def info(self, line: str) -> None:
         """A one-line result such as "up to date" (not with --quiet)."""
         if self.verbosity >= NORMAL:
-            print(line, file=self.out, flush=True)
+            _write(self.out, line + "\n")
 
     # stderr: errors (every level), notes (NORMAL and up), steps (VERBOSE)
     def error(self, message: str) -> None:
@@ -168,13 +168,29 @@ class Console:
 
     def explain(self, line: str) -> None:
         """A line that belongs to an error (which files, how to fix it): every level."""
-        print(line, file=self.err, flush=True)
+        _write(self.err, line + "\n")
 
     def step(self, line: str) -> None:
         """What the command is doing, one line per step (only with --verbose)."""
         if self.verbose:
-            print(line, file=self.err, flush=True)
+            _write(self.err, line + "\n")
 
     def _labelled(self, label: str, code: str, message: str) -> None:
         shown = paint(f"{label}:", code) if self.colour(self.err) else f"{label}:"
-        print(f"{shown} {message}", file=self.err, flush=True)
+        _write(self.err, f"{shown} {message}\n")
+
+
+def _write(stream: TextIO, text: str) -> None:
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        # The reader went away (`acp-codegen check | head`): drop the rest quietly, as git
+        # does, instead of a traceback now and another when Python flushes at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass
+        finally:
+            os.close(devnull)

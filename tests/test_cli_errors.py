@@ -141,3 +141,22 @@ def test_exit_codes_are_in_help_and_readme() -> None:
         assert re.search(rf"^\| {code} \| \w", readme, flags=re.MULTILINE)
     assert len({EXIT_OK, EXIT_DIFFERS, EXIT_USAGE}) == 3
     assert "end_turn" in epilog and "breaking" in epilog
+
+
+def test_a_reader_that_goes_away_is_not_a_traceback(tmp_path: Path) -> None:
+    """`acp-codegen check | head`: the diff of a whole missing package (far more than a pipe
+    holds) meets a closed pipe; check still says out of date (exit 1) without a traceback."""
+    (tmp_path / "s.json").write_text(SCHEMA, encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_codegen", "check", "--schema", "s.json", *GOOD],
+        cwd=tmp_path,
+        env=plain_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait() == EXIT_DIFFERS
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+    assert "out/pkg is out of date" in err
