@@ -145,8 +145,8 @@ def _generate_or_check(args: argparse.Namespace, console: Console) -> int:
         legacy=legacy,
     )
     if args.command == "check":
-        return check(job, console, summary=args.stat)
-    return apply(job, console, force=args.force)
+        return check(job, console=console, summary=args.stat)
+    return apply(job, force=args.force, console=console)
 
 
 if __name__ == "__main__":

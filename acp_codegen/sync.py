@@ -23,8 +23,11 @@ class Job:
     legacy: Legacy | None = None
 
 
-def report_current(shown: str, count: int, *, checking: bool, console: Console) -> int:
+def report_current(
+    shown: str, count: int, *, checking: bool, console: Console | None = None
+) -> int:
     """What `check` or a write prints when the folder is already current (nothing rendered)."""
+    console = console or Console()
     if checking:
         console.info(f"{shown}: up to date")
     else:
@@ -32,9 +35,10 @@ def report_current(shown: str, count: int, *, checking: bool, console: Console) 
     return EXIT_OK
 
 
-def check(job: Job, console: Console, *, summary: bool = False) -> int:
+def check(job: Job, *, console: Console | None = None, summary: bool = False) -> int:
     """Exit 0 when the folder holds exactly `job.files`; else print a diff (or with `summary`
     a `--stat` table), the fix, exit 1."""
+    console = console or Console()
     todo = plan(job.folder, job.files, read_owned(job.folder, job.legacy))
     if todo.clean:
         console.info(f"{job.shown}: up to date")
@@ -70,8 +74,9 @@ def _blocker_lines(job: Job, todo: Plan) -> list[str]:
     ]
 
 
-def apply(job: Job, console: Console, *, force: bool) -> int:
+def apply(job: Job, *, force: bool, console: Console | None = None) -> int:
     """Write the folder; exit 1 (nothing written) when that would destroy the user's files."""
+    console = console or Console()
     try:
         done = write(job.folder, job.files, force=force, legacy=job.legacy)
     except Refused as refused:

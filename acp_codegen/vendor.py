@@ -73,8 +73,8 @@ def run_vendor(args: argparse.Namespace) -> int:
         return report_current(shown, count, checking=args.check, console=console)
     job = Job(folder=into, files=where.render(target), shown=shown, label=shown, command=command)
     if args.check:
-        return check(job, console, summary=args.stat)
-    return apply(job, console, force=args.force)
+        return check(job, console=console, summary=args.stat)
+    return apply(job, force=args.force, console=console)
 
 
 def _note_import_path(into: Path, package: str, console: Console) -> None:
