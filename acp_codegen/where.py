@@ -36,9 +36,17 @@ class Where:
         root = (pyproject.parent if pyproject else cwd).resolve()
         bundled = schema is None and settings.bundled_schema
         chosen = None if overlay is None else expanded(overlay)
-        shown = console or Console()
-        shown.step(f"project root: {root}" + ("" if pyproject else " (no pyproject.toml)"))
-        return cls(root, settings, expanded(schema or settings.schema), bundled, chosen, shown)
+        told = console or Console()
+        told.step(f"project root: {root}" + ("" if pyproject else " (no pyproject.toml)"))
+        if schema is not None:
+            origin = "--schema"
+        elif bundled:
+            origin = "shipped with acp-codegen"
+        else:
+            origin = f"[tool.acp-codegen] in {pyproject}"
+        path = expanded(schema or settings.schema)
+        told.step(f"schema: {path} (from {origin})")
+        return cls(root, settings, path, bundled, chosen, told)
 
     def shown(self, path: Path) -> str:
         """A path as the regenerate command shows it: relative to the project when inside it."""
@@ -79,10 +87,9 @@ class Where:
         return count
 
     def load(self) -> Protocol:
-        origin = " (shipped with acp-codegen)" if self.bundled else ""
-        self.console.step(f"schema: {self.schema}{origin}")
+        self.console.step(f"reading {self.schema}")
         if self.overlay is not None:
-            self.console.step(f"overlay: {self.overlay}")
+            self.console.step(f"reading overlay {self.overlay}")
         protocol = load_protocol(self.schema, self.shown(self.schema), self.overlay)
         for note in protocol.notes:
             self.console.note(note)

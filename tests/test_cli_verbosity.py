@@ -39,7 +39,8 @@ def test_generate_verbose_lists_each_file_and_the_steps(
 ) -> None:
     code, out, err = run(capsys, "generate", "--verbose", *ARGS)
     assert code == 0 and out.startswith("out/pkg: 36 file(s) changed")
-    assert "schema: schema.json\n" in err
+    assert "schema: schema.json (from --schema)\n" in err
+    assert "reading schema.json\n" in err
     assert "fingerprint: no match" in err
     assert "  written   out/pkg/models.py\n" in err
     assert "generate: " in err.splitlines()[-1]  # the time taken, last
@@ -50,7 +51,7 @@ def test_generate_verbose_lists_each_file_and_the_steps(
     assert out_again == "out/pkg: 1 file(s) changed, 35 unchanged (1 written, 0 removed)\n"
     code, _, err = run(capsys, "generate", "-v", *ARGS)
     assert "fingerprint: matches the manifest and all 36 file(s); nothing to render" in err
-    assert "schema: " not in err  # skipped: the schema was hashed, not parsed
+    assert "reading schema.json" not in err  # skipped: the schema was hashed, not parsed
 
 
 def test_check_quiet_still_prints_the_diff(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -94,6 +95,18 @@ def test_vendor_levels(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "note: v does not end in a/b" in err and out.startswith("v: 0 file(s) changed")
     code, out, err = run(capsys, *vendor, "--check", "-v")
     assert code == 0 and out == "v: up to date\n" and "fingerprint: matches" in err
+
+
+def test_verbose_says_where_the_schema_comes_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = enter_work(tmp_path, monkeypatch)
+    (project / "pyproject.toml").write_text(
+        '[tool.acp-codegen]\nschema = "schema.json"\n', encoding="utf-8"
+    )
+    code, _, err = run(capsys, "check", "-v")
+    assert code == 1
+    assert f"schema: {project / 'schema.json'} (from [tool.acp-codegen] in " in err
 
 
 def test_diff_quiet_keeps_the_report_verbose_adds_steps(
