@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .console import common_options
+from .console import Console, common_options
 from .errors import SchemaError
-from .exits import EXIT_OK, EXIT_USAGE
+from .exits import EXIT_HELP, EXIT_OK, EXIT_USAGE
 from .manifest import MANIFEST, Legacy
 from .pipeline import load_protocol
 from .protodiff import command as diff_command
@@ -25,12 +25,19 @@ FORCE_HELP = (
     "edited files get the generated text back, files the manifest does not list are deleted "
     "(caches aside). A folder without an acp-codegen manifest is never taken over, even so."
 )
+OVERLAY_HELP = (
+    "overlay file with merge rules and patch fields for an input that lacks them "
+    "(default: the built-in ACP v2 overlay for a v2 input without x-merge)"
+)
+STAT_HELP = "one line per differing file with +/- counts and a total, instead of the diff"
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acp-codegen",
         description="Generate typed Python bindings for the Agent Client Protocol.",
+        epilog=EXIT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"acp-codegen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -57,14 +64,11 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument(
             "--package", help="generated package name (default from [tool.acp-codegen])"
         )
-        cmd.add_argument(
-            "--overlay",
-            type=Path,
-            help="overlay file with merge rules and patch fields for an input that lacks them "
-            "(default: the built-in ACP v2 overlay for a v2 input without x-merge)",
-        )
+        cmd.add_argument("--overlay", type=Path, help=OVERLAY_HELP)
         if name == "generate":
             cmd.add_argument("--force", action="store_true", help=FORCE_HELP)
+        else:
+            cmd.add_argument("--stat", action="store_true", help=STAT_HELP)
     val = sub.add_parser(
         "validate",
         help="report every problem in a schema",
@@ -72,6 +76,7 @@ def _parser() -> argparse.ArgumentParser:
         parents=parents,
     )
     val.add_argument("path", type=Path)
+    val.add_argument("--overlay", type=Path, help=OVERLAY_HELP)
     add_vendor_parser(sub, FORCE_HELP, parents)
     diff_command.add_command(sub, parents)
     return parser
@@ -81,29 +86,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "diff":
         return diff_command.run(args)
+    console = Console.from_args(args)
+    started = time.perf_counter()
     try:
         if args.command == "validate":
-            load_protocol(expanded(args.path))
-            print(f"{args.path}: ok")
-            return EXIT_OK
+            return _validate(args, console)
         if args.command == "vendor":
             return run_vendor(args)
-        return _generate_or_check(args)
+        return _generate_or_check(args, console)
     except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        console.error(str(exc))
         return EXIT_USAGE
     except OSError as exc:  # disk full, permissions: the writer has put the old folder back
-        print(f"error: {exc}; nothing was changed.", file=sys.stderr)
+        console.error(f"{exc}; nothing was changed.")
         return EXIT_USAGE
     except SchemaError as exc:
         for problem in exc.problems:
-            print(f"error: {problem}", file=sys.stderr)
-        print(f"{len(exc.problems)} problem(s); nothing written.", file=sys.stderr)
+            console.error(str(problem))
+        done = "" if args.command == "validate" else "; nothing written"
+        console.explain(f"{len(exc.problems)} problem(s){done}.")
         return EXIT_USAGE
+    finally:
+        console.step(f"{args.command}: {time.perf_counter() - started:.2f}s")
 
 
-def _generate_or_check(args: argparse.Namespace) -> int:
-    where = Where.from_cwd(args.schema, args.overlay)
+def _validate(args: argparse.Namespace, console: Console) -> int:
+    overlay = None if args.overlay is None else expanded(args.overlay)
+    console.step(f"schema: {args.path}" + (f", overlay: {overlay}" if overlay else ""))
+    protocol = load_protocol(expanded(args.path), overlay=overlay)
+    for note in protocol.notes:
+        console.step(f"note: {note}")
+    console.info(f"{args.path}: ok")
+    return EXIT_OK
+
+
+def _generate_or_check(args: argparse.Namespace, console: Console) -> int:
+    where = Where.from_cwd(args.schema, args.overlay, console)
     out = checked_folder(where.settings.out if args.out is None else args.out, "--out")
     package = checked_package(where.settings.package if args.package is None else args.package)
     folder = checked_folder(out / package, "--out/--package", replaced=True)
@@ -117,7 +135,7 @@ def _generate_or_check(args: argparse.Namespace) -> int:
     legacy = Legacy(out / MANIFEST, package)
     count = None if legacy.path.exists() else where.current_file_count(folder, target)
     if count is not None:
-        return report_current(shown, count, checking=args.command == "check")
+        return report_current(shown, count, checking=args.command == "check", console=console)
     job = Job(
         folder=folder,
         files=where.render(target),
@@ -127,8 +145,8 @@ def _generate_or_check(args: argparse.Namespace) -> int:
         legacy=legacy,
     )
     if args.command == "check":
-        return check(job)
-    return apply(job, force=args.force)
+        return check(job, console=console, summary=args.stat)
+    return apply(job, force=args.force, console=console)
 
 
 if __name__ == "__main__":

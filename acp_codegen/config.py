@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .paths import BUNDLED_SCHEMA
+from .targets import UsageError
 
 DEFAULT_OUT = "generated"
 DEFAULT_PACKAGE = "acp_bindings"
@@ -35,8 +36,7 @@ def load_settings(cwd: Path) -> Settings:
     table: dict[str, object] = {}
     base = cwd
     if pyproject is not None:
-        with pyproject.open("rb") as handle:
-            table = tomllib.load(handle).get("tool", {}).get("acp-codegen", {})
+        table = _table(pyproject)
         if table:
             base = pyproject.parent
     schema = table.get("schema")
@@ -46,3 +46,21 @@ def load_settings(cwd: Path) -> Settings:
         package=str(table.get("package", DEFAULT_PACKAGE)),
         bundled_schema=schema is None,
     )
+
+
+def _table(pyproject: Path) -> dict[str, object]:
+    """`[tool.acp-codegen]`, checked: a broken pyproject.toml is the user's to fix, so it is
+    reported as a usage error (exit 2) naming the file, never a traceback."""
+    try:
+        with pyproject.open("rb") as handle:
+            doc = tomllib.load(handle)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"{pyproject}: cannot be read as TOML: {exc}") from exc
+    tool = doc.get("tool", {})
+    table = tool.get("acp-codegen", {}) if isinstance(tool, dict) else {}
+    if not isinstance(table, dict):
+        raise UsageError(f"{pyproject}: [tool.acp-codegen] must be a table")
+    for key in ("schema", "out", "package"):
+        if key in table and not isinstance(table[key], str):
+            raise UsageError(f"{pyproject}: [tool.acp-codegen] {key} must be a string")
+    return table

@@ -5,13 +5,13 @@ and never names itself). Writing goes through the same writer as `generate`."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
+from .console import Console
 from .render import Target
 from .sync import Job, apply, check, report_current
-from .targets import checked_folder, checked_package
+from .targets import UsageError, checked_folder, checked_package
 from .where import Where, command_line
 
 TEXT = (
@@ -47,13 +47,21 @@ def add_vendor_parser(sub: Any, force_help: str, parents: list[argparse.Argument
         help="write nothing; exit 1 with a diff when DIR is not what vendoring would write, "
         "0 when it is (for CI)",
     )
+    cmd.add_argument(
+        "--stat",
+        action="store_true",
+        help="with --check: one line per differing file with +/- counts instead of the diff",
+    )
 
 
 def run_vendor(args: argparse.Namespace) -> int:
-    where = Where.from_cwd(args.schema)
+    if args.stat and not args.check:
+        raise UsageError("--stat only goes with --check")
+    console = Console.from_args(args)
+    where = Where.from_cwd(args.schema, console=console)
     package = checked_package(args.package, dotted=True)
     into = checked_folder(args.into, "--into", replaced=True)
-    _note_import_path(into, package)
+    _note_import_path(into, package, console)
     command = command_line(
         ["acp-codegen", "vendor", "--into", where.shown(into), "--package", package],
         where.schema_option(),
@@ -62,21 +70,19 @@ def run_vendor(args: argparse.Namespace) -> int:
     shown = where.shown(into)
     count = where.current_file_count(into, target)
     if count is not None:
-        return report_current(shown, count, checking=args.check)
+        return report_current(shown, count, checking=args.check, console=console)
     job = Job(folder=into, files=where.render(target), shown=shown, label=shown, command=command)
     if args.check:
-        return check(job)
-    return apply(job, force=args.force)
+        return check(job, console=console, summary=args.stat)
+    return apply(job, force=args.force, console=console)
 
 
-def _note_import_path(into: Path, package: str) -> None:
+def _note_import_path(into: Path, package: str, console: Console) -> None:
     """The folder only imports as `package` if its path ends in the name's parts (unless the
     project maps packages elsewhere): say so early rather than at the user's first import."""
     parts = package.split(".")
     tail = into.resolve().parts[-len(parts) :]
     if list(tail) != parts:
-        print(
-            f"note: {into} does not end in {'/'.join(parts)}; make sure it is importable as "
-            f"{package}",
-            file=sys.stderr,
+        console.note(
+            f"{into} does not end in {'/'.join(parts)}; make sure it is importable as {package}"
         )

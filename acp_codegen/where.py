@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shlex
-import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import Settings, find_pyproject, load_settings
+from .console import Console
 from .fingerprint import current_file_count, input_fingerprint
 from .ir import Protocol
 from .leftovers import pending
@@ -25,16 +25,29 @@ class Where:
     schema: Path
     bundled: bool  # the schema shipped with the tool, by default
     overlay: Path | None = None  # merge rules for an input that lacks them (see overlay.py)
+    console: Console = field(default_factory=Console)
 
     @classmethod
-    def from_cwd(cls, schema: Path | None, overlay: Path | None = None) -> Where:
+    def from_cwd(
+        cls, schema: Path | None, overlay: Path | None = None, console: Console | None = None
+    ) -> Where:
         cwd = Path.cwd()
         settings = load_settings(cwd)
         pyproject = find_pyproject(cwd)
         root = (pyproject.parent if pyproject else cwd).resolve()
         bundled = schema is None and settings.bundled_schema
         chosen = None if overlay is None else expanded(overlay)
-        return cls(root, settings, expanded(schema or settings.schema), bundled, chosen)
+        told = console or Console()
+        told.step(f"project root: {root}" + ("" if pyproject else " (no pyproject.toml)"))
+        if schema is not None:
+            origin = "--schema"
+        elif bundled:
+            origin = "shipped with acp-codegen"
+        else:
+            origin = f"[tool.acp-codegen] in {pyproject}"
+        path = expanded(schema or settings.schema)
+        told.step(f"schema: {path} (from {origin})")
+        return cls(root, settings, path, bundled, chosen, told)
 
     def shown(self, path: Path) -> str:
         """A path as the regenerate command shows it: relative to the project when inside it."""
@@ -58,6 +71,7 @@ class Where:
         fingerprint and every file's hash match its manifest), so rendering can be skipped;
         None otherwise (including any doubt: the caller renders in full)."""
         if self.overlay is not None:
+            self.console.step("fingerprint: not used with --overlay; rendering")
             return None  # the fingerprint does not cover a user's overlay file
         if pending(folder):
             return None  # a killed run left copies beside it: writing puts them right
@@ -67,12 +81,21 @@ class Where:
             return None  # the full path reports it properly
         source_name = Path(self.shown(self.schema)).name  # as the parser names the source
         fingerprint = input_fingerprint(digest, source_name, target)
-        return current_file_count(folder, fingerprint, set(files_on_disk(folder)))
+        count = current_file_count(folder, fingerprint, set(files_on_disk(folder)))
+        self.console.step(
+            f"fingerprint: matches the manifest and all {count} file(s); nothing to render"
+            if count is not None
+            else "fingerprint: no match with the manifest (or its files); rendering"
+        )
+        return count
 
     def load(self) -> Protocol:
+        self.console.step(f"reading {self.schema}")
+        if self.overlay is not None:
+            self.console.step(f"reading overlay {self.overlay}")
         protocol = load_protocol(self.schema, self.shown(self.schema), self.overlay)
         for note in protocol.notes:
-            print(f"note: {note}", file=sys.stderr)
+            self.console.note(note)
         return protocol
 
 

@@ -229,19 +229,25 @@ def _umask() -> int:
 def diff(folder: Path, files: dict[str, bytes], todo: Plan, label: str) -> str:
     """A unified diff from the folder on disk to what writing would make it (`label` prefixes
     the paths shown)."""
-    chunks: list[str] = []
+    return "".join(line for _, lines in file_diffs(folder, files, todo, label) for line in lines)
+
+
+def file_diffs(
+    folder: Path, files: dict[str, bytes], todo: Plan, label: str
+) -> list[tuple[str, list[str]]]:
+    """Each differing file's unified diff lines, by the path shown (`label`/path inside)."""
+    result: list[tuple[str, list[str]]] = []
     for rel in sorted(todo.changed + todo.missing + todo.extra):
         path = folder / rel
         old_bytes = _bytes(path) if rel not in todo.missing else None
         old = old_bytes.decode("utf-8", errors="replace") if old_bytes is not None else ""
         new = files[rel].decode("utf-8", errors="replace") if rel in files else ""
         shown = f"{label}/{rel}" if label else rel
-        chunks.extend(
-            difflib.unified_diff(
-                old.splitlines(keepends=True),
-                new.splitlines(keepends=True),
-                fromfile=f"a/{shown}" if rel not in todo.missing else "/dev/null",
-                tofile=f"b/{shown}" if rel in files else "/dev/null",
-            )
+        lines = difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile=f"a/{shown}" if rel not in todo.missing else "/dev/null",
+            tofile=f"b/{shown}" if rel in files else "/dev/null",
         )
-    return "".join(chunks)
+        result.append((shown, list(lines)))
+    return result

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import textwrap
 from pathlib import Path
 
+from ..console import RED, Console
 from ..errors import SchemaError
 from ..exits import EXIT_DIFFERS as EXIT_BREAKING
 from ..exits import EXIT_OK
@@ -44,13 +44,20 @@ def add_command(
 
 
 def run(args: argparse.Namespace) -> int:
+    console = Console.from_args(args)
     try:
+        console.step(f"old: {args.old}")
+        console.step(f"new: {args.new}")
         changes = diff_files(args.old, args.new)
     except SchemaError as exc:
         for problem in exc.problems:
-            print(f"error: {problem}", file=sys.stderr)
-        print(f"{len(exc.problems)} problem(s); nothing compared.", file=sys.stderr)
+            console.error(str(problem))
+        console.explain(f"{len(exc.problems)} problem(s); nothing compared.")
         return EXIT_SCHEMA
-    render = as_json if args.format == "json" else as_text
-    sys.stdout.write(render(changes, str(args.old), str(args.new)))
-    return EXIT_BREAKING if any(c.breaking for c in changes) else EXIT_OK
+    breaking = sum(c.breaking for c in changes)
+    console.step(f"{len(changes)} change(s), {breaking} breaking")
+    if args.format == "json":
+        console.result(as_json(changes, str(args.old), str(args.new)))
+    else:
+        console.result(as_text(changes, str(args.old), str(args.new)), marks={"BREAKING": RED})
+    return EXIT_BREAKING if breaking else EXIT_OK

@@ -1,0 +1,136 @@
+"""`--quiet` and `--verbose` on every command: quiet keeps errors and what the command is for
+(a diff, a report), verbose adds the steps on stderr and never changes stdout."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+from cli_work import ARGS, SOURCE, enter_work
+
+from acp_codegen.cli import _parser, main
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return enter_work(tmp_path, monkeypatch)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_generate_quiet_prints_nothing_normal_prints_the_result_and_notes(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "generate", "-q", *ARGS) == (0, "", "")
+    (work / "out" / "pkg" / "methods.py").unlink()
+    code, out, err = run(capsys, "generate", *ARGS)
+    assert code == 0
+    assert out == "out/pkg: 1 file(s) changed, 35 unchanged (1 written, 0 removed)\n"
+    assert err.startswith("note: schema.json: ")  # this fixture's schema always gets notes
+
+
+def test_generate_verbose_lists_each_file_and_the_steps(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "generate", "--verbose", *ARGS)
+    assert code == 0 and out.startswith("out/pkg: 36 file(s) changed")
+    assert "schema: schema.json (from --schema)\n" in err
+    assert "reading schema.json\n" in err
+    assert "fingerprint: no match" in err
+    assert "  written   out/pkg/models.py\n" in err
+    assert "generate: " in err.splitlines()[-1]  # the time taken, last
+    (work / "out" / "pkg" / "methods.py").unlink()
+    code, out_again, err = run(capsys, "generate", "-v", *ARGS)
+    assert "  written   out/pkg/methods.py\n" in err
+    assert "  unchanged out/pkg/models.py\n" in err
+    assert out_again == "out/pkg: 1 file(s) changed, 35 unchanged (1 written, 0 removed)\n"
+    code, _, err = run(capsys, "generate", "-v", *ARGS)
+    assert "fingerprint: matches the manifest and all 36 file(s); nothing to render" in err
+    assert "reading schema.json" not in err  # skipped: the schema was hashed, not parsed
+
+
+def test_check_quiet_still_prints_the_diff(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "generate", *ARGS)[0] == 0
+    assert run(capsys, "check", "-q", *ARGS) == (0, "", "")
+    methods = work / "out" / "pkg" / "methods.py"
+    methods.write_text(methods.read_text(encoding="utf-8") + "# mine\n", encoding="utf-8")
+    code, out, err = run(capsys, "check", "-q", *ARGS)
+    assert code == 1
+    assert "-# mine\n" in out and out.startswith("--- a/pkg/methods.py")
+    assert "note:" not in err and "out/pkg is out of date" in err
+
+
+def test_verbose_never_changes_stdout(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["generate", *ARGS]) == 0
+    (work / "out" / "pkg" / "state.py").unlink()
+    capsys.readouterr()
+    normal = run(capsys, "check", *ARGS)
+    verbose = run(capsys, "check", "-v", *ARGS)
+    assert normal[:2] == verbose[:2] and normal[0] == 1
+    assert len(verbose[2]) > len(normal[2])
+
+
+def test_validate_levels(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "validate", "-q", "schema.json") == (0, "", "")
+    assert run(capsys, "validate", "schema.json") == (0, "schema.json: ok\n", "")
+    code, out, err = run(capsys, "validate", "-v", "schema.json")
+    assert (code, out) == (0, "schema.json: ok\n")
+    assert "schema: schema.json" in err and "note: " in err
+    (work / "broken.json").write_text("{", encoding="utf-8")
+    code, out, err = run(capsys, "validate", "-q", "broken.json")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: broken.json#/: not valid JSON")  # errors survive --quiet
+
+
+def test_vendor_levels(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vendor = ["vendor", "--schema", "schema.json", "--into", "v", "--package", "a.b"]
+    code, out, err = run(capsys, *vendor, "-q")
+    assert (code, out, err) == (0, "", "")  # no note about the import path, no result line
+    code, out, err = run(capsys, *vendor)
+    assert "note: v does not end in a/b" in err and out.startswith("v: 0 file(s) changed")
+    code, out, err = run(capsys, *vendor, "--check", "-v")
+    assert code == 0 and out == "v: up to date\n" and "fingerprint: matches" in err
+
+
+def test_verbose_says_where_the_schema_comes_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = enter_work(tmp_path, monkeypatch)
+    (project / "pyproject.toml").write_text(
+        '[tool.acp-codegen]\nschema = "schema.json"\n', encoding="utf-8"
+    )
+    code, _, err = run(capsys, "check", "-v")
+    assert code == 1
+    assert f"schema: {project / 'schema.json'} (from [tool.acp-codegen] in " in err
+
+
+def test_diff_quiet_keeps_the_report_verbose_adds_steps(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    normal = run(capsys, "diff", str(SOURCE), "schema.json")
+    quiet = run(capsys, "diff", "-q", str(SOURCE), "schema.json")
+    code, out, err = run(capsys, "diff", "-v", str(SOURCE), "schema.json")
+    assert normal == quiet and normal[1].startswith("no changes")
+    assert (code, out) == normal[:2]
+    assert f"old: {SOURCE}\nnew: schema.json\n" in err
+
+
+def test_quiet_and_verbose_together_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["check", "-q", "-v"])
+    assert info.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_every_command_takes_quiet_and_verbose() -> None:
+    parser = _parser()
+    (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert {"generate", "check", "validate", "vendor", "diff"} <= set(sub.choices)
+    for name, command in sub.choices.items():
+        text = command.format_help()
+        assert "--quiet" in text and "--verbose" in text, name
