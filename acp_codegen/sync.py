@@ -78,7 +78,7 @@ def apply(job: Job, *, force: bool, console: Console | None = None) -> int:
     """Write the folder; exit 1 (nothing written) when that would destroy the user's files."""
     console = console or Console()
     try:
-        done = write(job.folder, job.files, force=force, legacy=job.legacy)
+        done = write(job.folder, job.files, force=force, legacy=job.legacy, report=console.note)
     except Refused as refused:
         _report_refusal(job, refused, console)
         return EXIT_DIFFERS
