@@ -11,15 +11,15 @@ from __future__ import annotations
 import ast
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import jinja2
 
 from .ir import KNOWN_SIDES, MergeRule, Method, Protocol
 from .markdown import Anchors, code, prose
+from .merge_text import merge_sentence, stored_as
 from .model_fields import ModelField, ModelInfo, read_models
-from .runtime.merge_plan import KEYED_ENTITIES, SLOT_ENTITIES, STATE_ENTITY
 
 TEMPLATE = "PROTOCOL.md.j2"
 
@@ -54,6 +54,8 @@ class MethodDoc:
     description: str | None
     params_fields: tuple[FieldDoc, ...] | None  # None: the params type is not a model class
     result_fields: tuple[FieldDoc, ...] | None
+    params_union: TypeDoc | None  # the params type when it is a tagged union
+    result_union: TypeDoc | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +88,8 @@ class TypeDoc:
     variants: tuple[VariantDoc, ...] = ()
     alias_of: str | None = None
     open_as: str | None = None  # open enums: the Python type any other value has
+    used_by: tuple[TypeRef, ...] = ()  # types whose declarations name this one
+    extends: tuple[TypeRef, ...] = ()  # model base classes of this package (fields inherited)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,52 +177,6 @@ def _handled_by(protocol: Protocol, method: Method) -> tuple[str, bool]:
     return method.handler, False
 
 
-def merge_sentence(rule: MergeRule | None) -> str:
-    """A Markdown sentence saying what the rule does to session state."""
-    if rule is None:
-        return "No merge rule: `SessionState` keeps the update as unknown."
-    entity = code(rule.entity, cell=True)
-    keyed = f" identified by {code(rule.key, cell=True)}" if rule.key else ""
-    role = f" (a new message gets role {code(rule.role, cell=True)})" if rule.role else ""
-    if rule.op == "upsert":
-        text = (
-            f"Upsert the {entity}{keyed}{role}: created when new; every other field is a patch"
-            " (absent keeps, `null` clears, a value replaces)."
-        )
-        for name, source in rule.bytes_fields:
-            text += (
-                f" {code(name, cell=True)} is stored as bytes decoded from the base64 text at"
-                f" {code(source, cell=True)}."
-            )
-        return text
-    if rule.op == "append":
-        source = code(rule.source or f"/{rule.field}", cell=True)
-        decoded = " decoded from base64" if rule.encoding == "base64" else ""
-        return (
-            f"Append: the value at {source}{decoded} is added to the end of"
-            f" {code(rule.field or '', cell=True)} of the {entity}{keyed}{role}, created when new;"
-            " other fields of the update belong to this chunk only."
-        )
-    if rule.op == "replace":
-        what = code(rule.source, cell=True) if rule.source else "the whole update (tag left out)"
-        return f"Replace: {what} replaces the {entity}{keyed}."
-    return f"Operation {code(rule.op, cell=True)} on the {entity}{keyed}."
-
-
-def _stored_as(entity: str) -> str:
-    if entity in KEYED_ENTITIES:
-        order = ", in order of first appearance" if entity == "message" else ""
-        return (
-            f"one record per key{order}; in a snapshot under "
-            f"{code(KEYED_ENTITIES[entity], cell=True)}"
-        )
-    if entity == STATE_ENTITY:
-        return "the session's current state (one value)"
-    if entity in SLOT_ENTITIES:
-        return "one value, replaced or patched as a whole"
-    return "not known to this runtime"
-
-
 def _enum_values(expr: ast.expr) -> tuple[tuple[str, ...], str | None] | None:
     """Values of `Literal[a] | Literal[b] | ...` and the open base type (`str`, `int`) that
     may follow them (an open enum), else None."""
@@ -295,7 +253,12 @@ class _Builder:
             description=self.models.description(m.params),
             params_fields=self.fields(m.params),
             result_fields=self.fields(m.result) if m.result else None,
+            params_union=self.union_doc(m.params),
+            result_union=self.union_doc(m.result) if m.result else None,
         )
+
+    def union_doc(self, name: str) -> TypeDoc | None:
+        return self.type_doc(name) if name in self.unions else None
 
     def update(self, tag: str, class_name: str, rule: MergeRule | None) -> UpdateDoc:
         return UpdateDoc(
@@ -308,12 +271,32 @@ class _Builder:
             description=self.models.description(class_name),
         )
 
+    def used_by(self) -> dict[str, tuple[TypeRef, ...]]:
+        """For each type, the types and unions whose declarations name it (sorted)."""
+        users: dict[str, set[str]] = {}
+        info = self.models.info
+        for owner, fields in info.classes.items():
+            for f in fields:
+                for node in ast.walk(f.annotation):
+                    if isinstance(node, ast.Name) and node.id != owner:
+                        users.setdefault(node.id, set()).add(owner)
+        for owner, expr in info.aliases.items():
+            for node in ast.walk(expr):
+                if isinstance(node, ast.Name) and node.id != owner:
+                    users.setdefault(node.id, set()).add(owner)
+        for union in self.unions.values():
+            for v in union.variants:
+                users.setdefault(v.class_name, set()).add(union.name)
+        return {name: tuple(self.ref(u) for u in sorted(found)) for name, found in users.items()}
+
     def type_doc(self, name: str) -> TypeDoc:
         anchor = self.anchors.get("type", name)
         description = self.models.description(name)
         info = self.models.info
         if name in info.classes:
-            return TypeDoc(anchor, name, "model", description, fields=self.fields(name) or ())
+            bases = tuple(self.ref(b) for b in self.models.bases.get(name, ()) if b in info.classes)
+            fields = self.fields(name) or ()
+            return TypeDoc(anchor, name, "model", description, fields=fields, extends=bases)
         if name in self.unions:
             union = self.unions[name]
             variants = tuple(
@@ -333,6 +316,7 @@ class _Builder:
     def build(self) -> Reference:
         methods = tuple(self.method(m) for m in self.p.methods)
         updates = tuple(self.update(v.tag, v.class_name, v.merge) for v in self.p.update_variants)
+        users = self.used_by()
         entities: dict[str, list[UpdateDoc]] = {}
         for doc in updates:
             if doc.entity is not None:
@@ -343,9 +327,11 @@ class _Builder:
             updates=updates,
             update_union=self.ref(self.p.update_union) if self.p.update_union else None,
             entities=tuple(
-                EntityDoc(name, _stored_as(name), tuple(docs)) for name, docs in entities.items()
+                EntityDoc(name, stored_as(name), tuple(docs)) for name, docs in entities.items()
             ),
-            types=tuple(self.type_doc(n) for n in self.type_names),
+            types=tuple(
+                replace(self.type_doc(n), used_by=users.get(n, ())) for n in self.type_names
+            ),
             runtime_served=tuple(m for m in methods if m.served_by_runtime),
         )
 
