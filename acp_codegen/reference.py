@@ -38,6 +38,7 @@ class FieldDoc:
     required: bool
     three_state: bool
     description: str | None
+    constant: Any = None  # a required single-value field (a union tag): its value
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +136,15 @@ class _Models:
                 return self.docstrings[cls]
         return None
 
+    def wire_required(self, name: str, wire: str) -> bool:
+        """`wire` is in the `required` list of the class or of a base it inherits from."""
+        for cls in self.lineage(name):
+            schema = self.defs.get(cls)
+            required = schema.get("required") if isinstance(schema, dict) else None
+            if isinstance(required, list) and wire in required:
+                return True
+        return False
+
     def lineage(self, name: str) -> list[str]:
         out = [name]
         for base in self.bases.get(name, ()):
@@ -146,19 +156,31 @@ def _field_doc(
     field: ModelField, owner: str, models: _Models, tristate: set[tuple[str, str]]
 ) -> FieldDoc:
     annotation = field.annotation
-    tag_constant = (
-        isinstance(annotation, ast.Subscript)
-        and isinstance(annotation.value, ast.Name)
-        and annotation.value.id == "Literal"
-        and not isinstance(annotation.slice, ast.Tuple)
+    # A tag has a default in Python (its constant) but is always on the wire: the schema's
+    # `required` says what the wire needs.
+    on_wire = field.required or models.wire_required(owner, field.wire_name)
+    tag = (
+        annotation.slice
+        if isinstance(annotation, ast.Subscript) and _is_literal(annotation)
+        else None
     )
     return FieldDoc(
         python_name=field.python_name or field.wire_name,
         wire_name=field.wire_name,
         type=ast.unparse(annotation),
-        required=field.required or tag_constant,  # a tag constant is always on the wire
+        required=on_wire,
         three_state=any((cls, field.wire_name) in tristate for cls in models.lineage(owner)),
         description=field.description,
+        constant=tag.value if isinstance(tag, ast.Constant) and on_wire else None,
+    )
+
+
+def _is_literal(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "Literal"
+        and not isinstance(node.slice, ast.Tuple)
     )
 
 
