@@ -19,6 +19,8 @@ class ModelField:
     wire_name: str
     annotation: ast.expr  # the declared type, `| MISSING` and `Annotated` metadata removed
     required: bool
+    python_name: str = ""  # the attribute name (differs from wire_name where an alias is set)
+    description: str | None = None  # the `Field(description=...)` text, as the schema gave it
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +84,7 @@ def _field_of(statement: ast.AnnAssign) -> ModelField | None:
     name = statement.target.id
     annotation = statement.annotation
     wire_name = name
+    description: str | None = None
     if (
         isinstance(annotation, ast.Subscript)
         and isinstance(annotation.value, ast.Name)
@@ -93,10 +96,14 @@ def _field_of(statement: ast.AnnAssign) -> ModelField | None:
                 for keyword in meta.keywords:
                     if keyword.arg == "alias" and isinstance(keyword.value, ast.Constant):
                         wire_name = str(keyword.value.value)
+                    if keyword.arg == "description" and isinstance(keyword.value, ast.Constant):
+                        description = str(keyword.value.value)
     return ModelField(
         wire_name=wire_name,
         annotation=_without_missing(_strip_annotated(annotation)),
         required=statement.value is None,
+        python_name=name,
+        description=description,
     )
 
 

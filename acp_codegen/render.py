@@ -16,6 +16,7 @@ from .dcg import PYDANTIC_MINIMUM, generate_models
 from .ir import Protocol
 from .naming import docstring_text
 from .paths import RUNTIME_DIR, TEMPLATE_DIR
+from .reference import markdown_filters, render_reference
 from .typed_surface import TypedSurface
 
 # Modules rendered from our templates: output name -> template name.
@@ -47,6 +48,12 @@ def header(protocol: Protocol, target: Target) -> str:
     )
 
 
+def markdown_header(protocol: Protocol, target: Target) -> str:
+    """The same words as `header`, as an HTML comment (a `#` line would be a Markdown heading)."""
+    text = header(protocol, target).replace("# ", "").replace("\n#", "\n").strip()
+    return "<!--\n" + text.replace("-->", "-- >") + "\n-->\n"
+
+
 def export_order(names: list[str]) -> list[str]:
     """`__all__` in the order ruff checks: CONSTANTS, then Classes, then the rest."""
 
@@ -70,6 +77,7 @@ def _environment() -> jinja2.Environment:
     env.filters["py"] = repr
     env.filters["doc"] = docstring_text
     env.filters["export_order"] = export_order
+    markdown_filters(env)
     return env
 
 
@@ -94,6 +102,9 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
         files[out_name] = top + page
     files.update({name: top + page for name, page in typed.render(env).items()})
     rendered = {name: format_python(text).encode("utf-8") for name, text in files.items()}
+    # The reference is Markdown: not for black, and its own header syntax.
+    reference = render_reference(env, protocol, files["models.py"])
+    rendered["PROTOCOL.md"] = (markdown_header(protocol, target) + reference).encode("utf-8")
     # The runtime is copied verbatim behind the header: it is hand-written and linted where it
     # lives, and formatting it again was over a third of black's time in a full generate.
     for source in sorted(RUNTIME_DIR.glob("*.py")):

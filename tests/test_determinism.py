@@ -36,6 +36,7 @@ def digests(files: dict[str, bytes]) -> dict[str, str]:
 def test_generating_twice_gives_the_same_bytes(canonical_files: dict[str, bytes]) -> None:
     again = render_tree(load_protocol(SCHEMA), CANONICAL_TARGET)
     assert list(again) == list(canonical_files)  # same files, same order
+    assert f"{CANONICAL_TARGET.package}/PROTOCOL.md" in again  # the reference is covered too
     changed = sorted(rel for rel in again if again[rel] != canonical_files[rel])
     assert not changed
 

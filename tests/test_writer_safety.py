@@ -250,7 +250,13 @@ def test_a_description_edit_changes_only_the_files_it_touches(work: Path) -> Non
     assert generate() == 0
     after = file_states(work / "out")
     changed = sorted(rel for rel in after if after[rel] != before.get(rel))
-    assert changed == ["pkg/.acp-codegen-manifest.json", "pkg/__init__.py", "pkg/models.py"]
+    # PROTOCOL.md shows the description too.
+    assert changed == [
+        "pkg/.acp-codegen-manifest.json",
+        "pkg/PROTOCOL.md",
+        "pkg/__init__.py",
+        "pkg/models.py",
+    ]
     digest = hashlib.sha256((work / "schema.json").read_bytes()).hexdigest().encode()
     holding = sorted(rel for rel, (data, _, _) in after.items() if digest in data)
     assert holding == ["pkg/.acp-codegen-manifest.json", "pkg/__init__.py"]
