@@ -4,6 +4,8 @@ the exit code following the stop reason; failures are one line, never a tracebac
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -122,6 +124,23 @@ def test_an_agent_dying_mid_turn_exits_1_after_showing_what_it_said() -> None:
     assert proc.returncode == 1
     assert "agent: partial" in proc.stdout
     assert proc.stderr.strip().splitlines() == [
-        "error: dying-agent stopped during the turn "
-        "(exit code 5; last stderr line: giving up now)"
+        "error: dying-agent stopped during the turn (exit code 5; last stderr line: giving up now)"
     ]
+
+
+def test_readme_chat_commands_work_as_written(tmp_path: Path) -> None:
+    """Each `acp-codegen chat --prompt` line of the README's chat section exits as its comment
+    says (0 when it says nothing)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Talk to an agent: acp-codegen chat", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("acp-codegen chat --prompt")]
+    lines += [line for line in section.splitlines() if line.startswith("acp-codegen chat -q")]
+    assert len(lines) == 3
+    for line in lines:
+        command, _, comment = line.partition("#")
+        expected = re.match(r"\s*exit (\d)", comment)
+        words = shlex.split(command)[2:]
+        swap = {"python": sys.executable, "/tmp/chat.jsonl": str(tmp_path / "chat.jsonl")}
+        words = [swap.get(word, word) for word in words]
+        proc = chat(*words)
+        assert proc.returncode == (int(expected.group(1)) if expected else 0), (line, proc.stderr)
