@@ -169,7 +169,8 @@ class AgentLink:
             raise
         finally:
             garbage.cancel()
-        if not task.done():
+        succeeded = task.done() and not task.cancelled() and task.exception() is None
+        if not succeeded and self._garbage.done():  # the likely cause of whatever failed
             task.cancel()
             line = self._garbage.result()
             raise ChatError(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = [sys.executable, str(REPO / "examples" / "demo_agent.py")]
-DYING = [sys.executable, str(Path(__file__).with_name("dying_agent.py"))]
+ODD = [sys.executable, str(Path(__file__).with_name("odd_agent.py"))]
 
 
 def chat(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
@@ -120,11 +120,21 @@ def test_an_agent_that_dies_at_start_quotes_its_stderr() -> None:
 
 
 def test_an_agent_dying_mid_turn_exits_1_after_showing_what_it_said() -> None:
-    proc = chat("--prompt", "hi", "--", *DYING)
+    proc = chat("--prompt", "hi", "--", *ODD, "die")
     assert proc.returncode == 1
     assert "agent: partial" in proc.stdout
     assert proc.stderr.strip().splitlines() == [
-        "error: dying-agent stopped during the turn (exit code 5; last stderr line: giving up now)"
+        "error: die-agent stopped during the turn (exit code 5; last stderr line: giving up now)"
+    ]
+
+
+def test_an_agent_writing_garbage_mid_turn_exits_1_and_is_stopped() -> None:
+    proc = chat("--prompt", "hi", "--", *ODD, "garbage")
+    assert proc.returncode == 1
+    assert "agent: partial" in proc.stdout
+    assert proc.stderr.strip().splitlines() == [
+        "error: garbage-agent wrote something that is not JSON-RPC on stdout during the turn: "
+        "'this is not json'"
     ]
 
 

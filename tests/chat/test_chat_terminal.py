@@ -13,14 +13,15 @@ pexpect = pytest.importorskip("pexpect")
 
 REPO = Path(__file__).resolve().parents[2]
 AGENT = [sys.executable, str(REPO / "examples" / "demo_agent.py"), "--slow", "0.3"]
+ODD = [sys.executable, str(Path(__file__).with_name("odd_agent.py"))]
 # `python -c` with rich made unimportable: the plain fallback of an install without the extra.
 WITHOUT_RICH = "import sys; sys.modules['rich'] = None; from acp_codegen.cli import main; main()"
 
 
-def spawn(*python_args: str) -> pexpect.spawn:
+def spawn(*python_args: str, agent: list[str] = AGENT) -> pexpect.spawn:
     child = pexpect.spawn(
         sys.executable,
-        [*python_args, "chat", "--", *AGENT],
+        [*python_args, "chat", "--", *agent],
         cwd=str(REPO),
         dimensions=(40, 120),
         encoding="utf-8",
@@ -98,3 +99,29 @@ def test_a_second_ctrl_c_during_a_turn_quits() -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_agent_commands_are_listed_and_sent() -> None:
+    child = spawn("-m", "acp_codegen", agent=[*ODD, "commands"])
+    child.expect("> ")
+    child.sendline("/help")
+    child.expect("/echo  repeat the text")
+    child.expect("> ")
+    child.sendline("/echo one two")
+    child.expect("you sent: /echo one two")
+    child.expect("> ")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_an_agent_dying_mid_turn_ends_the_chat_with_one_line() -> None:
+    child = spawn("-m", "acp_codegen", agent=[*ODD, "die"])
+    child.expect("> ")
+    child.sendline("hi")
+    child.expect("error: die-agent stopped during the turn")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1
+    assert "Traceback" not in (child.before or "")
