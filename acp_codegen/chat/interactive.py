@@ -15,7 +15,7 @@ from .._bindings import models
 from ..exits import EXIT_OK
 from .keys import Terminal
 from .link import AgentLink
-from .permissions import answer_text, selected
+from .permissions import CANCELLED, answer_text, selected
 from .screens import Asking, Screen, TurnView, asking, make_screen
 from .transcript import turn_since
 
@@ -23,6 +23,7 @@ T = TypeVar("T")
 REDRAW_SECONDS = 0.1  # how often a running turn is redrawn (only a drawing rate)
 HELP = ("/help", "/?")
 QUIT = ("/quit", "/exit")
+CTRL_D = "\x04"  # a plain byte in cbreak mode, not end of input
 
 
 class Chat:
@@ -71,6 +72,9 @@ class Chat:
             keys = dict(self.asking[1])
             while True:
                 key = await self.terminal.read_key()
+                if key in ("", CTRL_D):  # the terminal is gone, or the user leaves
+                    self.quitting.set()
+                    return CANCELLED
                 if key.lower() in keys:
                     outcome = selected(keys[key.lower()])
                     self.asking = None

@@ -125,3 +125,15 @@ def test_an_agent_dying_mid_turn_ends_the_chat_with_one_line() -> None:
     child.close()
     assert child.exitstatus == 1
     assert "Traceback" not in (child.before or "")
+
+
+def test_ctrl_d_at_a_permission_question_quits() -> None:
+    child = spawn("-m", "acp_codegen")
+    child.expect("> ")
+    child.sendline("hi")
+    child.expect(r"\[1\] Allow")
+    child.sendcontrol("d")
+    child.expect("bye")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
