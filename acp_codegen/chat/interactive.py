@@ -26,6 +26,12 @@ QUIT = ("/quit", "/exit")
 CTRL_D = "\x04"  # a plain byte in cbreak mode, not end of input
 
 
+def command_name(line: str) -> str:
+    """`/name args` -> `name` (empty for a lone `/`)."""
+    words = line[1:].split()
+    return words[0] if words else ""
+
+
 class Chat:
     def __init__(self, args: argparse.Namespace, argv: list[str], cwd: Path) -> None:
         self.screen: Screen = make_screen(args.verbosity)
@@ -102,8 +108,8 @@ class Chat:
                 break
             if text in HELP:
                 self.show_help()
-            elif text.startswith("/") and text[1:].split()[0] not in dict(self.link.commands):
-                self.screen.note(f"unknown command {text.split()[0]}; /help lists the commands")
+            elif text.startswith("/") and command_name(text) not in dict(self.link.commands):
+                self.screen.note(f"unknown command /{command_name(text)}; /help lists them")
             elif text:
                 await self.run_turn(text)
         self.screen.note("bye")
