@@ -76,7 +76,10 @@ class AgentLink:
         self.verbose = verbose
         self._client = ChatClient(ask)
         self._garbage: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._tap = TrafficTap(trace, show_methods=verbose, on_garbage=self._saw_garbage)
+        try:
+            self._tap = TrafficTap(trace, show_methods=verbose, on_garbage=self._saw_garbage)
+        except OSError as error:
+            raise ChatError(f"--trace {trace}: {error.strerror or error}", EXIT_USAGE) from None
         # Without --verbose the agent's stderr is kept aside, to quote when it fails.
         self._stderr: IO[bytes] | None = None if verbose else tempfile.TemporaryFile()  # noqa: SIM115
         self._process: AgentProcess | None = None

@@ -66,6 +66,13 @@ def test_trace_writes_json_lines_of_the_traffic(tmp_path: Path) -> None:
     assert "session/request_permission" in received and "session/update" in received
 
 
+def test_an_unwritable_trace_file_is_a_usage_error(tmp_path: Path) -> None:
+    trace = tmp_path / "missing-folder" / "trace.jsonl"
+    proc = chat("--prompt", "hi", "--trace", str(trace), "--", *DEMO)
+    assert proc.returncode == 2
+    assert proc.stderr == f"error: --trace {trace}: No such file or directory\n"
+
+
 def test_cwd_is_the_session_directory(tmp_path: Path) -> None:
     trace = tmp_path / "trace.jsonl"
     chat("--prompt", "hi", "--cwd", str(tmp_path), "--trace", str(trace), "--", *DEMO)
