@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
+from .chat import command as chat_command
 from .console import Console, common_options
 from .errors import SchemaError
 from .exits import EXIT_HELP, EXIT_OK, EXIT_USAGE
@@ -79,6 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     val.add_argument("--overlay", type=Path, help=OVERLAY_HELP)
     add_vendor_parser(sub, FORCE_HELP, parents)
     diff_command.add_command(sub, parents)
+    chat_command.add_command(sub, parents)
     return parser
 
 
@@ -86,6 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "diff":
         return diff_command.run(args)
+    if args.command == "chat":
+        return chat_command.run(args)
     console = Console.from_args(args)
     started = time.perf_counter()
     try:

@@ -35,8 +35,9 @@ def generator_digest() -> str:
             digest.update(f"{name} -\n".encode())
     for path in sorted(PACKAGE_DIR.rglob("*")):
         rel = path.relative_to(PACKAGE_DIR)
-        # bundled/ is input, covered by the schema's own hash
-        skipped = "__pycache__" in rel.parts or rel.parts[0] == "bundled"
+        # bundled/ is input, covered by the schema's own hash; _bindings/ is output (the tool's
+        # own vendored copy, whose manifest holds this digest: hashing it would never settle)
+        skipped = "__pycache__" in rel.parts or rel.parts[0] in ("bundled", "_bindings")
         if path.suffix in _SOURCE_SUFFIXES and not skipped:
             digest.update(f"{rel.as_posix()} {sha256(path.read_bytes())}\n".encode())
     return digest.hexdigest()

@@ -132,3 +132,21 @@ def test_the_generator_digest_covers_templates_and_runtime() -> None:
     assert fingerprint.generator_digest() == fingerprint.generator_digest()
     covered = fingerprint._SOURCE_SUFFIXES
     assert {".py", ".j2", ".jinja2"} <= set(covered)
+
+
+def test_the_tools_own_vendored_bindings_do_not_shape_the_digest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`acp_codegen/_bindings` is output (its manifest holds this digest): vendoring it must not
+    change the digest, or it would never be current; the tool's code still counts."""
+    (tmp_path / "_bindings").mkdir()
+    (tmp_path / "tool.py").write_text("a = 1\n")
+    (tmp_path / "_bindings" / MANIFEST).write_text('{"fingerprint": "one"}\n')
+    monkeypatch.setattr(fingerprint, "PACKAGE_DIR", tmp_path)
+    digest = fingerprint.generator_digest.__wrapped__
+    before = digest()
+    (tmp_path / "_bindings" / MANIFEST).write_text('{"fingerprint": "two"}\n')
+    (tmp_path / "_bindings" / "models.py").write_text("b = 2\n")
+    assert digest() == before
+    (tmp_path / "tool.py").write_text("a = 2\n")
+    assert digest() != before

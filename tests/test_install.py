@@ -98,3 +98,14 @@ def test_generate_from_the_shipped_schema_in_an_empty_directory(
 def test_python_dash_m_runs_the_installed_tool(installed: Path, tmp_path: Path) -> None:
     proc = run([str(installed / "python"), "-m", "acp_codegen", "--version"], tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("acp-codegen "), proc.stderr
+
+
+def test_the_installed_chat_runs_on_its_shipped_bindings(installed: Path, tmp_path: Path) -> None:
+    """`chat` needs `acp_codegen._bindings` inside the wheel (not `generated/`)."""
+    demo = [sys.executable, str(REPO / "examples" / "demo_agent.py")]
+    proc = run([str(installed / "acp-codegen"), "chat", "-q", "--prompt", "hi there", "--approve",
+                "--", *demo], tmp_path)  # fmt: skip
+    assert (proc.returncode, proc.stdout) == (0, "hi there\n"), proc.stderr
+    where = "import acp_codegen._bindings as b; print(b.__file__)"
+    module = run([str(installed / "python"), "-c", where], tmp_path).stdout.strip()
+    assert not Path(module).is_relative_to(REPO)

@@ -1,0 +1,93 @@
+"""`acp-codegen chat [options] -- AGENT_CMD [ARGS...]`: talk to an agent from a terminal, or
+run one prompt (`--prompt`) for scripts and CI."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..exits import EXIT_DIFFERS, EXIT_USAGE
+
+NAME = "chat"
+TEXT = (
+    "talk to an ACP agent: start AGENT_CMD, open a session and prompt it interactively, or "
+    "run one --prompt and exit 0 when the turn ends with end_turn, 1 otherwise"
+)
+
+
+def add_command(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    """The `chat` subcommand on the CLI's subparsers (`sub`: argparse's subparsers action)."""
+    cmd: argparse.ArgumentParser = sub.add_parser(
+        NAME,
+        help=TEXT,
+        description=TEXT,
+        parents=parents,
+        usage="acp-codegen chat [options] -- AGENT_CMD [ARGS...]",
+    )
+    cmd.add_argument("agent", nargs="*", metavar="AGENT_CMD", help="the agent's command line")
+    cmd.add_argument(
+        "--prompt", metavar="TEXT", help="send TEXT as one turn, print it as plain text, exit"
+    )
+    cmd.add_argument(
+        "--approve",
+        action="store_true",
+        help="with --prompt: answer permission requests with their first allow option "
+        "(without it they are answered cancelled)",
+    )
+    cmd.add_argument(
+        "--cwd",
+        type=Path,
+        metavar="DIR",
+        help="the session's working directory (default: the current directory)",
+    )
+    cmd.add_argument(
+        "--trace",
+        type=Path,
+        metavar="FILE",
+        default=_env_trace(),
+        help="append the JSON-RPC traffic to FILE as JSON lines (default: $ACP_TRACE)",
+    )
+
+
+def _env_trace() -> Path | None:
+    value = os.environ.get("ACP_TRACE")
+    return Path(value) if value else None
+
+
+def run(args: argparse.Namespace) -> int:
+    argv: list[str] = list(args.agent)
+    if not argv:
+        return _usage("give the agent's command after --, e.g. acp-codegen chat -- ./agent.py")
+    cwd = (args.cwd or Path.cwd()).resolve()
+    if not cwd.is_dir():
+        return _usage(f"--cwd {args.cwd}: not a directory")
+    if args.approve and args.prompt is None:
+        return _usage("--approve only applies with --prompt (interactively you answer by key)")
+    if args.prompt is None and not sys.stdin.isatty():
+        return _usage("stdin is not a terminal: pass --prompt TEXT to run one turn")
+    # The bindings import takes a moment: only `chat` pays for it.
+    from .link import ChatError
+
+    try:
+        if args.prompt is not None:
+            from .oneshot import run_once
+
+            return asyncio.run(run_once(args, argv, cwd))
+        from .interactive import run_interactive
+
+        return asyncio.run(run_interactive(args, argv, cwd))
+    except ChatError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_DIFFERS
+
+
+def _usage(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_USAGE

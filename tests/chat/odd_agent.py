@@ -1,0 +1,46 @@
+"""A test agent that misbehaves on purpose, chosen by its argument:
+
+- `die`: says one word in the turn, then exits with code 5;
+- `garbage`: says one word, then writes a line that is not JSON-RPC on stdout and waits;
+- `commands`: lists one slash command (`/echo`) when the session opens and answers each prompt
+  with its own text.
+"""
+
+import asyncio
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
+
+from acp_bindings import Agent, Prompt, Session, models
+
+MODE = sys.argv[1]
+
+
+class Odd(Agent):
+    info = models.Implementation(name=f"{MODE}-agent", version="1.0.0")
+
+    async def on_new_session(self, session: Session) -> Mapping[str, Any] | None:
+        if MODE == "commands":
+            echo = models.AvailableCommand(name="echo", description="repeat the text")
+            await session.send_update(models.AvailableCommandsUpdate(available_commands=[echo]))
+        return None
+
+    async def on_prompt(self, session: Session, prompt: Prompt) -> str | None:
+        if MODE == "commands":
+            await session.say(f"you sent: {prompt.text}")
+            return "end_turn"
+        await session.say("partial")
+        if MODE == "die":
+            print("giving up now", file=sys.stderr, flush=True)
+            os._exit(5)
+        os.write(sys.__stdout__.fileno(), b"this is not json\n")
+        await asyncio.Event().wait()  # never answers
+        return None
+
+
+if __name__ == "__main__":
+    Odd().run()

@@ -1,0 +1,163 @@
+"""`acp-codegen chat --prompt`: one turn against real agent processes, printed as plain text,
+the exit code following the stop reason; failures are one line, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO = [sys.executable, str(REPO / "examples" / "demo_agent.py")]
+ODD = [sys.executable, str(Path(__file__).with_name("odd_agent.py"))]
+
+
+def chat(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    """`python -m acp_codegen chat ARGS` with stdin not a terminal and stdout a pipe."""
+    return subprocess.run(
+        [sys.executable, "-m", "acp_codegen", "chat", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_approved_turn_prints_the_conversation_and_exits_0() -> None:
+    proc = chat("--prompt", "hello there", "--approve", "--", *DEMO)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "permission: Inspect the prompt? -> Allow (allow_once)" in out
+    assert "(thinking) Reading the prompt. Planning one tool call." in out
+    assert "plan:\n  [x] Inspect the prompt\n  [x] Answer\n" in out
+    assert "tool: Inspect the prompt (read): completed\n  | 11 characters, 2 words\n" in out
+    assert "agent: hello there\n" in out
+    assert out.endswith("[turn ended: end_turn]\n")
+    assert "\x1b[" not in out  # no colours on a pipe
+    assert "Traceback" not in proc.stderr
+
+
+def test_without_approve_the_permission_is_cancelled_and_the_exit_code_follows() -> None:
+    proc = chat("--prompt", "hello there", "--", *DEMO)
+    assert "permission: Inspect the prompt? -> cancelled" in proc.stdout
+    assert "tool: Inspect the prompt (read): failed" in proc.stdout
+    assert "[turn ended: refusal]" in proc.stdout  # what the demo agent decides
+    assert proc.returncode == 1, proc.stderr
+
+
+def test_quiet_prints_only_the_answer() -> None:
+    proc = chat("-q", "--prompt", "just this", "--approve", "--", *DEMO)
+    assert (proc.returncode, proc.stdout) == (0, "just this\n")
+
+
+def test_trace_writes_json_lines_of_the_traffic(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.jsonl"
+    proc = chat("--prompt", "hi", "--approve", "--trace", str(trace), "--", *DEMO)
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    sent = [r["message"].get("method") for r in records if r["dir"] == "send"]
+    received = [r["message"].get("method") for r in records if r["dir"] == "recv"]
+    assert sent[:3] == ["initialize", "session/new", "session/prompt"]
+    assert "session/request_permission" in received and "session/update" in received
+
+
+def test_an_unwritable_trace_file_is_a_usage_error(tmp_path: Path) -> None:
+    trace = tmp_path / "missing-folder" / "trace.jsonl"
+    proc = chat("--prompt", "hi", "--trace", str(trace), "--", *DEMO)
+    assert proc.returncode == 2
+    assert proc.stderr == f"error: --trace {trace}: No such file or directory\n"
+
+
+def test_cwd_is_the_session_directory(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.jsonl"
+    chat("--prompt", "hi", "--cwd", str(tmp_path), "--trace", str(trace), "--", *DEMO)
+    new = next(
+        json.loads(line)["message"]
+        for line in trace.read_text().splitlines()
+        if json.loads(line)["message"].get("method") == "session/new"
+    )
+    assert new["params"]["cwd"] == str(tmp_path.resolve())
+
+
+def test_verbose_shows_method_names_on_stderr() -> None:
+    proc = chat("-v", "--prompt", "hi", "--approve", "--", *DEMO)
+    assert "-> session/prompt" in proc.stderr
+    assert "<- session/request_permission" in proc.stderr
+
+
+def test_missing_agent_command_is_a_usage_error(tmp_path: Path) -> None:
+    proc = chat("--prompt", "hi", "--", str(tmp_path / "no-such-agent"))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"error: cannot start {str(tmp_path / 'no-such-agent')!r}: No such file or directory"
+    ]
+
+
+def test_no_agent_command_at_all_is_a_usage_error() -> None:
+    proc = chat("--prompt", "hi")
+    assert proc.returncode == 2
+    assert "give the agent's command after --" in proc.stderr
+
+
+def test_no_terminal_and_no_prompt_is_a_usage_error() -> None:
+    proc = chat("--", *DEMO)
+    assert proc.returncode == 2
+    assert "pass --prompt TEXT" in proc.stderr
+
+
+def test_an_agent_that_prints_garbage_is_one_line_and_exit_2() -> None:
+    proc = chat("--prompt", "hi", "--", sys.executable, "-c", "print('hello, not json')")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert "not JSON-RPC on stdout during initialize: 'hello, not json'" in proc.stderr
+
+
+def test_an_agent_that_dies_at_start_quotes_its_stderr() -> None:
+    script = "import sys; print('cannot load model', file=sys.stderr); sys.exit(3)"
+    proc = chat("--prompt", "hi", "--", sys.executable, "-c", script)
+    assert proc.returncode == 2
+    assert "stopped during initialize (exit code 3; last stderr line: cannot load model)" in (
+        proc.stderr
+    )
+
+
+def test_an_agent_dying_mid_turn_exits_1_after_showing_what_it_said() -> None:
+    proc = chat("--prompt", "hi", "--", *ODD, "die")
+    assert proc.returncode == 1
+    assert "agent: partial" in proc.stdout
+    assert proc.stderr.strip().splitlines() == [
+        "error: die-agent stopped during the turn (exit code 5; last stderr line: giving up now)"
+    ]
+
+
+def test_an_agent_writing_garbage_mid_turn_exits_1_and_is_stopped() -> None:
+    proc = chat("--prompt", "hi", "--", *ODD, "garbage")
+    assert proc.returncode == 1
+    assert "agent: partial" in proc.stdout
+    assert proc.stderr.strip().splitlines() == [
+        "error: garbage-agent wrote something that is not JSON-RPC on stdout during the turn: "
+        "'this is not json'"
+    ]
+
+
+def test_readme_chat_commands_work_as_written(tmp_path: Path) -> None:
+    """Each `acp-codegen chat --prompt` line of the README's chat section exits as its comment
+    says (0 when it says nothing)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Talk to an agent: acp-codegen chat", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("acp-codegen chat --prompt")]
+    lines += [line for line in section.splitlines() if line.startswith("acp-codegen chat -q")]
+    assert len(lines) == 3
+    for line in lines:
+        command, _, comment = line.partition("#")
+        expected = re.match(r"\s*exit (\d)", comment)
+        words = shlex.split(command)[2:]
+        swap = {"python": sys.executable, "/tmp/chat.jsonl": str(tmp_path / "chat.jsonl")}
+        words = [swap.get(word, word) for word in words]
+        proc = chat(*words)
+        assert proc.returncode == (int(expected.group(1)) if expected else 0), (line, proc.stderr)

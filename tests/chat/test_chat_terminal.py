@@ -1,0 +1,142 @@
+"""`acp-codegen chat` in a real terminal (a pty, driven by pexpect): prompt, permission by key,
+Ctrl-C cancelling a slow turn, Ctrl-C again quitting; with rich (live) and without (plain).
+Synchronisation is on screen text only."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+REPO = Path(__file__).resolve().parents[2]
+AGENT = [sys.executable, str(REPO / "examples" / "demo_agent.py"), "--slow", "0.3"]
+ODD = [sys.executable, str(Path(__file__).with_name("odd_agent.py"))]
+# `python -c` with rich made unimportable: the plain fallback of an install without the extra.
+WITHOUT_RICH = "import sys; sys.modules['rich'] = None; from acp_codegen.cli import main; main()"
+
+
+def spawn(*python_args: str, agent: list[str] = AGENT) -> pexpect.spawn:
+    child = pexpect.spawn(
+        sys.executable,
+        [*python_args, "chat", "--", *agent],
+        cwd=str(REPO),
+        dimensions=(40, 120),
+        encoding="utf-8",
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"},
+    )
+    child.expect("session open in")
+    return child
+
+
+def converse(child: pexpect.spawn, ended: str) -> None:
+    """One approved turn, one cancelled, then quit; `ended` is how a stop reason is shown."""
+    child.expect("> ")
+    child.sendline("hello brave world")
+    child.expect(r"\[1\] Allow \(allow_once\)")
+    child.send("1")
+    child.expect(r"permission: Inspect the prompt\? -> Allow \(allow_once\)")
+    child.expect(ended + "end_turn")
+    child.expect("> ")
+    child.sendline("/help")
+    child.expect("/quit")
+    child.expect("> ")
+    child.sendline("/nonsense")
+    child.expect("unknown command /nonsense")
+    child.expect("> ")
+    child.sendline("/")
+    child.expect("unknown command /;")
+    child.expect("> ")
+    child.sendline("a slow turn to cancel")
+    child.expect(r"\[1\] Allow")
+    child.send("1")
+    # Answered: the slow agent now has several steps (0.3 s each) to go.
+    child.expect(r"-> Allow \(allow_once\)")
+    child.sendintr()
+    child.expect("cancelling the turn")
+    child.expect(ended + "cancelled")
+    child.expect("> ")
+    child.sendintr()
+    child.expect("bye")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "Traceback" not in (child.before or "")
+
+
+@pytest.mark.parametrize(
+    ("python_args", "ended"),
+    [
+        pytest.param(["-m", "acp_codegen"], "turn ended: ", id="live-with-rich"),
+        pytest.param(["-c", WITHOUT_RICH], r"\[turn ended: ", id="plain-without-rich"),
+    ],
+)
+def test_a_conversation_in_a_terminal(python_args: list[str], ended: str) -> None:
+    if python_args[0] == "-m":
+        pytest.importorskip("rich")
+    converse(spawn(*python_args), ended)
+
+
+def test_ctrl_d_when_idle_quits_and_stops_the_agent() -> None:
+    child = spawn("-m", "acp_codegen")
+    child.expect("> ")
+    child.sendeof()
+    child.expect("bye")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_a_second_ctrl_c_during_a_turn_quits() -> None:
+    child = spawn("-m", "acp_codegen")
+    child.expect("> ")
+    child.sendline("never answered")
+    child.expect(r"\[1\] Allow")
+    child.sendintr()
+    child.expect("cancelling the turn")
+    child.sendintr()
+    child.expect("bye")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_agent_commands_are_listed_and_sent() -> None:
+    child = spawn("-m", "acp_codegen", agent=[*ODD, "commands"])
+    child.expect("> ")
+    child.sendline("/help")
+    child.expect("/echo  repeat the text")
+    child.expect("> ")
+    child.sendline("/echo one two")
+    child.expect("you sent: /echo one two")
+    child.expect("> ")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_an_agent_dying_mid_turn_ends_the_chat_with_one_line() -> None:
+    child = spawn("-m", "acp_codegen", agent=[*ODD, "die"])
+    child.expect("> ")
+    child.sendline("hi")
+    child.expect("error: die-agent stopped during the turn")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1
+    assert "Traceback" not in (child.before or "")
+
+
+def test_ctrl_d_at_a_permission_question_quits() -> None:
+    child = spawn("-m", "acp_codegen")
+    child.expect("> ")
+    child.sendline("hi")
+    child.expect(r"\[1\] Allow")
+    child.sendcontrol("d")
+    child.expect("bye")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
