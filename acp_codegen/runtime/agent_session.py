@@ -16,7 +16,7 @@ import asyncio
 import base64
 import contextlib
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -104,6 +104,13 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def _notifier(peer: Peer) -> Callable[[str, Any], Awaitable[None]]:
+    """How a session sends its updates: they are wire JSON already (converted once), so a
+    connection that can write JSON as it is (`notify_json`) skips its own conversion walk."""
+    notify_json = getattr(peer, "notify_json", None)
+    return notify_json if callable(notify_json) else peer.notify
+
+
 class AgentSession:
     """One session on the agent side. Turn handlers get it as their first argument.
 
@@ -124,13 +131,25 @@ class AgentSession:
         self.setup = dict(setup)  # the session/new (or resume) params
         self.client_capabilities = client_capabilities
         self._peer = peer
+        self._notify = _notifier(peer)
         self._checks = checks or NoChecks()
         self.turn: Turn | None = None  # the running foreground work, if any
         self.title: str | None = None
-        self.updated_at = now_iso()
+        self._updated: datetime | str = datetime.now(UTC)  # formatted when read
         self.closed = False
         self.history: list[Any] = []
         self.last_state: dict[str, Any] | None = None  # the latest state report
+
+    @property
+    def updated_at(self) -> str:
+        """When the session last sent an update (ISO 8601, UTC), as `session/list` shows it."""
+        if isinstance(self._updated, datetime):  # formatting per update was ~1 µs per send
+            self._updated = self._updated.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return self._updated
+
+    @updated_at.setter
+    def updated_at(self, value: str) -> None:
+        self._updated = value
 
     @property
     def cwd(self) -> str | None:
@@ -140,6 +159,7 @@ class AgentSession:
     def attach(self, peer: Peer, setup: Mapping[str, Any], client_capabilities: Any) -> None:
         """Reopen (session/resume): new setup params, open again."""
         self._peer = peer
+        self._notify = _notifier(peer)
         self.setup = dict(setup)
         self.client_capabilities = client_capabilities
         self.closed = False
@@ -178,8 +198,8 @@ class AgentSession:
         here directly: a cancelled turn still ends idle after its session was closed."""
         params = {"sessionId": self.session_id, "update": data}
         self._checks.notification(SESSION_UPDATE, params)
-        await self._peer.notify(SESSION_UPDATE, params)
-        self.updated_at = now_iso()
+        await self._notify(SESSION_UPDATE, params)
+        self._updated = datetime.now(UTC)
         tag = data.get(UPDATE_TAG_FIELD) if isinstance(data, dict) else None
         if tag == STATE_UPDATE:
             self.last_state = data

@@ -254,6 +254,11 @@ class Connection:
         """Send a notification (written before this returns)."""
         await self._write_message(notification_message(method, to_json(params)))
 
+    async def notify_json(self, method: str, params: Any) -> None:
+        """`notify` for params that are already wire JSON (no models inside): written as they
+        are, without another conversion walk (the session's updates are converted once)."""
+        await self._write_message(notification_message(method, params))
+
     async def _write_message(self, message: dict[str, Any]) -> None:
         await self._write_frame(encode_json(message))
 
