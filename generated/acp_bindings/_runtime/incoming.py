@@ -93,8 +93,8 @@ class IncomingMessages:
         return task
 
     async def _on_line(self, line: bytes) -> None:
-        if not line.strip():
-            return  # tolerate blank lines between messages
+        if not line or line.isspace():
+            return  # tolerate blank lines between messages (`strip()` would copy every line)
         try:
             payload = decode_line(line)
         except ValueError as problem:
