@@ -116,7 +116,7 @@ class IncomingMessages:
             return
         message = classify(payload)
         if isinstance(message, Request):
-            self._track(message.id, self._spawn(self._answer_and_write(message)))
+            self._spawn_request(message.id, self._answer_and_write(message))
             await asyncio.sleep(0)  # let the handler start before the next message is read
         elif isinstance(message, Notification):
             await self._on_notification(message.method, message.params)
@@ -195,23 +195,29 @@ class IncomingMessages:
             self._peer_cancelled.add(task)
             task.cancel()
 
-    def _track(self, request_id: RequestId, task: asyncio.Task[Any]) -> None:
-        """Remember a running request's task so `$/cancel_request` can find it."""
+    def _spawn_request(
+        self, request_id: RequestId, coroutine: Coroutine[Any, Any, Any]
+    ) -> asyncio.Task[Any]:
+        """`_spawn` for a request's handler, which `$/cancel_request` can find while it runs
+        (one done callback for both: each is a loop callback per request)."""
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
         self._inbound[request_id] = task
 
-        def forget(done: asyncio.Task[Any]) -> None:
-            self._peer_cancelled.discard(done)
-            if self._inbound.get(request_id) is done:
+        def done(finished: asyncio.Task[Any]) -> None:
+            self._tasks.discard(finished)
+            self._peer_cancelled.discard(finished)
+            if self._inbound.get(request_id) is finished:
                 del self._inbound[request_id]
 
-        task.add_done_callback(forget)
+        task.add_done_callback(done)
+        return task
 
     def _start_request(
         self, message: Request, written: asyncio.Future[None]
     ) -> asyncio.Task[bytes]:
         """A batch entry: the task returns the encoded answer for the batch's array."""
-        task: asyncio.Task[bytes] = self._spawn(self._answer(message, written))
-        self._track(message.id, task)
+        task: asyncio.Task[bytes] = self._spawn_request(message.id, self._answer(message, written))
         return task
 
     async def _answer_and_write(self, message: Request) -> None:
