@@ -16,7 +16,7 @@ import asyncio
 import base64
 import contextlib
 import secrets
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -25,9 +25,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from .errors import ConnectionClosed, ProtocolUsageError
+from .history import HistoryRecorder
 from .jsonvalue import as_object, to_json
 from .outgoing import NoChecks, OutgoingChecks
-from .peer import Peer
+from .peer import Peer, notifier
 from .protocol import (
     AGENT_MESSAGE,
     AGENT_MESSAGE_CHUNK,
@@ -104,19 +105,13 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _notifier(peer: Peer) -> Callable[[str, Any], Awaitable[None]]:
-    """How a session sends its updates: they are wire JSON already (converted once), so a
-    connection that can write JSON as it is (`notify_json`) skips its own conversion walk."""
-    notify_json = getattr(peer, "notify_json", None)
-    return notify_json if callable(notify_json) else peer.notify
-
-
 class AgentSession:
     """One session on the agent side. Turn handlers get it as their first argument.
 
     `title` (set it to name the session) and `updated_at` appear in `session/list`; `history`
-    holds every update sent except state reports and `last_state` the latest of those:
-    `session/resume` replays both. (An author who persists sessions restores them in
+    holds the updates sent except state reports (runs of chunks that start a message kept as
+    that whole message: history.py) and `last_state` the latest of those: `session/resume`
+    replays both. (An author who persists sessions restores them in
     `load_session`.)"""
 
     def __init__(
@@ -131,13 +126,14 @@ class AgentSession:
         self.setup = dict(setup)  # the session/new (or resume) params
         self.client_capabilities = client_capabilities
         self._peer = peer
-        self._notify = _notifier(peer)
+        self._notify = notifier(peer)
         self._checks = checks or NoChecks()
         self.turn: Turn | None = None  # the running foreground work, if any
         self.title: str | None = None
         self._updated: datetime | str = datetime.now(UTC)  # formatted when read
         self.closed = False
         self.history: list[Any] = []
+        self._history = HistoryRecorder()
         self.last_state: dict[str, Any] | None = None  # the latest state report
 
     @property
@@ -159,7 +155,7 @@ class AgentSession:
     def attach(self, peer: Peer, setup: Mapping[str, Any], client_capabilities: Any) -> None:
         """Reopen (session/resume): new setup params, open again."""
         self._peer = peer
-        self._notify = _notifier(peer)
+        self._notify = notifier(peer)
         self.setup = dict(setup)
         self.client_capabilities = client_capabilities
         self.closed = False
@@ -206,7 +202,7 @@ class AgentSession:
             return
         if tag == SESSION_INFO_UPDATE and "title" in data:
             self.title = data["title"]  # session/list shows what the client was told
-        self.history.append(data)
+        self._history.record(self.history, data)
 
     async def _send(self, tag: str, **fields: Any) -> None:
         await self.send_update({UPDATE_TAG_FIELD: tag, **fields})

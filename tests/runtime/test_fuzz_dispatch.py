@@ -48,7 +48,12 @@ invalid = st.one_of(
     st.builds(lambda v: {"jsonrpc": v, "method": "echo"}, st.sampled_from(["1.0", 2, None])),
     st.builds(
         lambda i: {"jsonrpc": "2.0", "id": i, "method": "echo"},
-        st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.booleans(), st.just({}), st.just([1])),
+        st.one_of(
+            st.floats(allow_nan=False, allow_infinity=False),
+            st.booleans(),
+            st.just({}),
+            st.just([1]),
+        ),
     ),
     st.builds(
         lambda m: {"jsonrpc": "2.0", "id": "inv", "method": m}, st.one_of(st.integers(), st.none())

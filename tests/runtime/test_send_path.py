@@ -62,7 +62,14 @@ def test_a_model_inside_an_update_reaches_the_connection_as_wire_json() -> None:
         "method": "session/update",
         "params": {"sessionId": "s1", "update": EXPECTED_UPDATE},
     }
-    assert history == [EXPECTED_UPDATE]
+    # kept for resume as the whole message it starts (history.py)
+    assert history == [
+        {
+            "sessionUpdate": "agent_message",
+            "messageId": "m1",
+            "content": [{"type": "text", "text": "hi"}],
+        }
+    ]
 
 
 def test_a_peer_without_notify_json_gets_the_same_params() -> None:
