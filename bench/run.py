@@ -242,56 +242,56 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
                 )
             )
     if wanted("round_trips"):
-        got = sample("round_trips", {**mine, "sdk": ours_dir}, repeat)
-        ours, sdk = got["ours"], got["sdk"]
+        trips = sample("round_trips", {**mine, "sdk": ours_dir}, repeat)
+        our_trips, sdk_trips = trips["ours"], trips["sdk"]
         for name, label in (("session_new", "session/new"), ("ext", "extension request")):
             rows.append(
                 Row(
                     f"(5) {label} round trips over pipes",
-                    fmt_rate(ours[name]),
-                    f"SDK {fmt_rate(sdk[name])}",
-                    ours[name] / sdk[name],
+                    fmt_rate(our_trips[name]),
+                    f"SDK {fmt_rate(sdk_trips[name])}",
+                    our_trips[name] / sdk_trips[name],
                     ">= 1.0",
-                    ours[name] >= sdk[name],
-                    before(got, name, fmt_rate),
+                    our_trips[name] >= sdk_trips[name],
+                    before(trips, name, fmt_rate),
                 )
             )
         rows.append(
             Row(
                 "(5) one prompt turn streaming 10k chunks (time)",
-                f"{ours['turn']:.3f} s",
-                f"SDK {sdk['turn']:.3f} s",
-                ours["turn"] / sdk["turn"],
+                f"{our_trips['turn']:.3f} s",
+                f"SDK {sdk_trips['turn']:.3f} s",
+                our_trips["turn"] / sdk_trips["turn"],
                 "<= 0.6",
-                ours["turn"] / sdk["turn"] <= 0.6,
-                before(got, "turn", lambda s: f"{s:.3f} s"),
+                our_trips["turn"] / sdk_trips["turn"] <= 0.6,
+                before(trips, "turn", lambda s: f"{s:.3f} s"),
             )
         )
     if wanted("merge"):
-        got = sample("merge", mine, repeat)
-        ratio = got["ours"]["merge_ratio"]
+        merges = sample("merge", mine, repeat)
+        ratio = merges["ours"]["merge_ratio"]
         rows.append(
             Row(
                 "(6) merge 100k vs 10k chunks (time ratio)",
                 f"{ratio:.1f}",
-                f"10k: {got['ours']['merge_10k'] * 1e3:.0f} ms, 100k: "
-                f"{got['ours']['merge_100k'] * 1e3:.0f} ms",
+                f"10k: {merges['ours']['merge_10k'] * 1e3:.0f} ms, 100k: "
+                f"{merges['ours']['merge_100k'] * 1e3:.0f} ms",
                 ratio,
                 "<= 12",
                 ratio <= 12,
-                before(got, "merge_ratio", lambda r: f"{r:.1f}"),
+                before(merges, "merge_ratio", lambda r: f"{r:.1f}"),
             )
         )
     if wanted("outgoing"):
-        got = sample("outgoing", {"ours": ours_dir}, repeat)["ours"]
+        sends = sample("outgoing", {"ours": ours_dir}, repeat)["ours"]
         rows.append(
             Row(
                 "(6) validating an outgoing update vs sending it (mixed stream)",
-                us(got["validate"]),
-                f"send path (notify) {us(got['send'])}",
-                got["validate_share"],
+                us(sends["validate"]),
+                f"send path (notify) {us(sends['send'])}",
+                sends["validate_share"],
                 "<= 0.3",
-                got["validate_share"] <= 0.3,
+                sends["validate_share"] <= 0.3,
             )
         )
     return rows

@@ -73,15 +73,18 @@ def _events(n: int) -> Iterator[tuple[str, dict[str, Any]]]:
             message += 1
         if tag in ("tool_call_update", "tool_call_content_chunk") and rng.random() < 0.05:
             tool += 1
-        yield tag, {
-            "message": f"msg_{message}",
-            "tool": f"call_{tool}",
-            "text": _text(rng),
-            "status": rng.choice(("pending", "in_progress", "completed")),
-            "entries": rng.randint(1, 5),
-            "used": rng.randint(1000, 200_000),
-            "state": rng.choice(("running", "idle")),
-        }
+        yield (
+            tag,
+            {
+                "message": f"msg_{message}",
+                "tool": f"call_{tool}",
+                "text": _text(rng),
+                "status": rng.choice(("pending", "in_progress", "completed")),
+                "entries": rng.randint(1, 5),
+                "used": rng.randint(1000, 200_000),
+                "state": rng.choice(("running", "idle")),
+            },
+        )
 
 
 def _ours(tag: str, f: dict[str, Any]) -> dict[str, Any]:

@@ -4,27 +4,34 @@
 """Typed bindings for Agent Client Protocol v2 (Draft) (protocol version 2).
 
 Models live in `.models`; everything here is generated and needs only pydantic at run time.
+Only the models load with the package: the runtime (connections, sessions, state) loads on
+first use of one of its names, so a program that needs only the models does not pay for it.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from . import _pydantic_check, models  # the check runs first: old pydantic fails clearly
-from ._runtime.agent_session import AgentSession
-from ._runtime.client_side import ClientSession, PermissionRequest
-from ._runtime.errors import (
-    ConnectionClosed,
-    MalformedUpdateError,
-    ProtocolUsageError,
-    RpcError,
-    UnsupportedProtocolVersion,
-)
-from ._runtime.protocol import selected_option
-from .agent import Agent, ClientProxy
-from .client import AgentProxy, Client, permission_request
-from .dispatch import AgentDispatcher, ClientDispatcher
-from .merge_rules import MERGE_RULES, TRISTATE_FIELDS, UPDATE_TAG
-from .methods import AGENT_METHODS, CLIENT_METHODS, METHOD_SPECS, METHODS
-from .session import Prompt, Session
-from .snapshot import SessionSnapshot, joined_content, message_text, session_snapshot
-from .state import SessionState
+
+if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loads them
+    from ._runtime.agent_session import AgentSession
+    from ._runtime.client_side import ClientSession, PermissionRequest
+    from ._runtime.errors import (
+        ConnectionClosed,
+        MalformedUpdateError,
+        ProtocolUsageError,
+        RpcError,
+        UnsupportedProtocolVersion,
+    )
+    from ._runtime.protocol import selected_option
+    from .agent import Agent, ClientProxy
+    from .client import AgentProxy, Client, permission_request
+    from .dispatch import AgentDispatcher, ClientDispatcher
+    from .merge_rules import MERGE_RULES, TRISTATE_FIELDS, UPDATE_TAG
+    from .methods import AGENT_METHODS, CLIENT_METHODS, METHOD_SPECS, METHODS
+    from .session import Prompt, Session
+    from .snapshot import SessionSnapshot, joined_content, message_text, session_snapshot
+    from .state import SessionState
 
 # The oldest pydantic these bindings work with (checked when the package is imported).
 PYDANTIC_MINIMUM = _pydantic_check.PYDANTIC_MINIMUM
@@ -32,6 +39,54 @@ PYDANTIC_MINIMUM = _pydantic_check.PYDANTIC_MINIMUM
 SCHEMA_SHA256 = "c45273c86705101e5bc942d848eaded4d18759365203902a88cac53c6d7df2af"
 
 PROTOCOL_VERSION = 2
+
+# Each lazily loaded name and the module that defines it.
+_LAZY: dict[str, str] = {
+    "AgentSession": "._runtime.agent_session",
+    "ClientSession": "._runtime.client_side",
+    "PermissionRequest": "._runtime.client_side",
+    "ConnectionClosed": "._runtime.errors",
+    "MalformedUpdateError": "._runtime.errors",
+    "ProtocolUsageError": "._runtime.errors",
+    "RpcError": "._runtime.errors",
+    "UnsupportedProtocolVersion": "._runtime.errors",
+    "selected_option": "._runtime.protocol",
+    "Agent": ".agent",
+    "ClientProxy": ".agent",
+    "AgentProxy": ".client",
+    "Client": ".client",
+    "permission_request": ".client",
+    "AgentDispatcher": ".dispatch",
+    "ClientDispatcher": ".dispatch",
+    "MERGE_RULES": ".merge_rules",
+    "TRISTATE_FIELDS": ".merge_rules",
+    "UPDATE_TAG": ".merge_rules",
+    "AGENT_METHODS": ".methods",
+    "CLIENT_METHODS": ".methods",
+    "METHOD_SPECS": ".methods",
+    "METHODS": ".methods",
+    "Prompt": ".session",
+    "Session": ".session",
+    "SessionSnapshot": ".snapshot",
+    "joined_content": ".snapshot",
+    "message_text": ".snapshot",
+    "session_snapshot": ".snapshot",
+    "SessionState": ".state",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups do not come here again
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "AGENT_METHODS",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import uuid
+import secrets
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -25,9 +25,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from .errors import ConnectionClosed, ProtocolUsageError
+from .history import HistoryRecorder
 from .jsonvalue import as_object, to_json
 from .outgoing import NoChecks, OutgoingChecks
-from .peer import Peer
+from .peer import Peer, notifier
 from .protocol import (
     AGENT_MESSAGE,
     AGENT_MESSAGE_CHUNK,
@@ -54,7 +55,7 @@ Content = str | Mapping[str, Any] | BaseModel
 
 
 def new_id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:16]}"
+    return f"{prefix}_{secrets.token_hex(8)}"  # 16 hex digits, without building a UUID
 
 
 def as_block(content: Content) -> dict[str, Any]:
@@ -108,8 +109,9 @@ class AgentSession:
     """One session on the agent side. Turn handlers get it as their first argument.
 
     `title` (set it to name the session) and `updated_at` appear in `session/list`; `history`
-    holds every update sent except state reports and `last_state` the latest of those:
-    `session/resume` replays both. (An author who persists sessions restores them in
+    holds the updates sent except state reports (runs of chunks that start a message kept as
+    that whole message: history.py) and `last_state` the latest of those: `session/resume`
+    replays both. (An author who persists sessions restores them in
     `load_session`.)"""
 
     def __init__(
@@ -124,13 +126,26 @@ class AgentSession:
         self.setup = dict(setup)  # the session/new (or resume) params
         self.client_capabilities = client_capabilities
         self._peer = peer
+        self._notify = notifier(peer)
         self._checks = checks or NoChecks()
         self.turn: Turn | None = None  # the running foreground work, if any
         self.title: str | None = None
-        self.updated_at = now_iso()
+        self._updated: datetime | str = datetime.now(UTC)  # formatted when read
         self.closed = False
         self.history: list[Any] = []
+        self._history = HistoryRecorder()
         self.last_state: dict[str, Any] | None = None  # the latest state report
+
+    @property
+    def updated_at(self) -> str:
+        """When the session last sent an update (ISO 8601, UTC), as `session/list` shows it."""
+        if isinstance(self._updated, datetime):  # formatting per update was ~1 µs per send
+            self._updated = self._updated.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return self._updated
+
+    @updated_at.setter
+    def updated_at(self, value: str) -> None:
+        self._updated = value
 
     @property
     def cwd(self) -> str | None:
@@ -140,6 +155,7 @@ class AgentSession:
     def attach(self, peer: Peer, setup: Mapping[str, Any], client_capabilities: Any) -> None:
         """Reopen (session/resume): new setup params, open again."""
         self._peer = peer
+        self._notify = notifier(peer)
         self.setup = dict(setup)
         self.client_capabilities = client_capabilities
         self.closed = False
@@ -178,15 +194,15 @@ class AgentSession:
         here directly: a cancelled turn still ends idle after its session was closed."""
         params = {"sessionId": self.session_id, "update": data}
         self._checks.notification(SESSION_UPDATE, params)
-        await self._peer.notify(SESSION_UPDATE, params)
-        self.updated_at = now_iso()
+        await self._notify(SESSION_UPDATE, params)
+        self._updated = datetime.now(UTC)
         tag = data.get(UPDATE_TAG_FIELD) if isinstance(data, dict) else None
         if tag == STATE_UPDATE:
             self.last_state = data
             return
         if tag == SESSION_INFO_UPDATE and "title" in data:
             self.title = data["title"]  # session/list shows what the client was told
-        self.history.append(data)
+        self._history.record(self.history, data)
 
     async def _send(self, tag: str, **fields: Any) -> None:
         await self.send_update({UPDATE_TAG_FIELD: tag, **fields})

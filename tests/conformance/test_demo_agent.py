@@ -3,12 +3,27 @@ capability advertising, the session surface, prompts and cancels in every state,
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
+
+from acp_codegen.runtime.state import SessionState
 
 from .wire import RawAgent, is_idle, is_state, prompt, run
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
+
+from acp_bindings.merge_rules import MERGE_RULES, UPDATE_TAG
+
 ALLOW = {"outcome": {"outcome": "selected", "optionId": "allow"}}
 CANCELLED = {"outcome": {"outcome": "cancelled"}}
+
+
+def folded(updates: list[dict[str, Any]]) -> dict[str, Any]:
+    state: SessionState[dict[str, Any]] = SessionState(MERGE_RULES, UPDATE_TAG)
+    for update in updates:
+        state.apply(update)
+    return state.snapshot()
 
 
 async def until_permission(agent: RawAgent) -> dict[str, Any]:
@@ -79,7 +94,9 @@ def test_a_whole_turn_and_resume_with_replay() -> None:
         await agent.initialize()
         session_id = await agent.new_session()
         assert (await agent.call("session/prompt", prompt(session_id)))["result"] == {}
-        ask = await until_permission(agent)
+        asking = await agent.updates_until(is_state("requires_action"))
+        ask = await agent.recv()
+        assert ask["method"] == "session/request_permission"
         await agent.send({"jsonrpc": "2.0", "id": ask["id"], "result": ALLOW})
         updates = await agent.updates_until(is_idle)
         assert updates[0] == {"sessionUpdate": "state_update", "state": "running"}
@@ -94,9 +111,11 @@ def test_a_whole_turn_and_resume_with_replay() -> None:
             replayed.append(message["params"]["update"])
         assert message == {"jsonrpc": "2.0", "id": request["id"], "result": {}}
         tags = [update["sessionUpdate"] for update in replayed]
-        assert tags[0] == "user_message" and "agent_message_chunk" in tags
+        assert tags[0] == "user_message" and "agent_message" in tags  # the streamed answer, whole
         assert "state_update" not in tags[:-1]  # only where the session stands now, last
         assert replayed[-1] == updates[-1]
+        # The replay leaves the client where everything sent during the turn left it.
+        assert folded(replayed) == folded([*asking, *updates])
         await agent.close()
 
     run(scenario())

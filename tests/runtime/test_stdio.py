@@ -102,3 +102,19 @@ def test_serve_stdio_works_with_regular_files(tmp_path: Path) -> None:
     assert len(lines) == 2
     assert by_id[1] == {"jsonrpc": "2.0", "id": 1, "result": {"a": 1}}
     assert by_id[2]["error"]["code"] == -32601
+
+
+def test_serve_stdio_ends_at_once_on_dev_null() -> None:
+    """`agent < /dev/null > /dev/null`: the loop cannot poll /dev/null, so it is read like a
+    file (end of input at once) instead of waiting forever for a reader that never runs."""
+    done = subprocess.run(
+        [sys.executable, str(AGENT)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=ENV,
+        timeout=HANG_GUARD_SECONDS,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"Traceback" not in done.stderr

@@ -114,10 +114,11 @@ class ClientSession(Generic[SnapshotT_co]):
         """The session's state as plain JSON (typed by the generated `SessionSnapshot`)."""
         return self.state.snapshot()
 
-    def apply(self, update: Any) -> None:
-        """Fold one update; a malformed one is logged and skipped (it cannot be answered)."""
+    def apply(self, update: Any, *, owned: bool = False) -> None:
+        """Fold one update; a malformed one is logged and skipped (it cannot be answered).
+        `owned`: see `SessionState.apply` (the connection hands over what it decoded)."""
         try:
-            self.state.apply(update)
+            self.state.apply(update, owned=owned)
         except MalformedUpdateError as error:
             logger.error("session %s: %s", self.session_id, error)
             return
@@ -283,7 +284,7 @@ class ClientSide(Generic[SnapshotT]):
         session.closed = False  # a resumed session is open again
         self.sessions[session_id] = session
         for update in self._early_updates.pop(session_id, []):
-            session.apply(update)
+            session.apply(update, owned=True)
         if self._setups_in_flight == 0 and self._early_updates:
             logger.warning("dropping updates for unknown sessions %s", list(self._early_updates))
             self._early_updates.clear()
@@ -315,6 +316,8 @@ class ClientSide(Generic[SnapshotT]):
         raise RpcError.method_not_found(method)
 
     async def handle_notification(self, method: str, params: Any) -> None:
+        """Takes ownership of `params` (the connection decoded them for this call alone): a
+        session's state keeps their parts without copying them."""
         if method == SESSION_UPDATE:
             self._update(params)
         elif self._fallback is not None:
@@ -329,7 +332,7 @@ class ClientSide(Generic[SnapshotT]):
         if session is not None and session.closed:
             logger.warning("dropping a session/update for closed session %r", session_id)
         elif session is not None:
-            session.apply(params["update"])
+            session.apply(params["update"], owned=True)  # decoded for us, referenced nowhere
         elif self._setups_in_flight:
             self._early_updates.setdefault(session_id, []).append(params["update"])
         else:

@@ -17,7 +17,8 @@ Every agent served by the lifecycle implements the v2 session baseline, so it ad
   helpers raise `SessionClosed`. Prompts still waiting for the cancelled work are dropped.
 - `session/resume`: reopens a known session with the new setup params; a session this process
   does not know is offered to `load_session`, else -32002. With `replayFrom: {"type": "start"}`
-  the session's recorded history (every update sent except state reports) is replayed as
+  the session's recorded history (the updates sent except state reports, runs of chunks
+  kept as the whole message they start: history.py) is replayed as
   `session/update`s, followed by the last state report (where the session stands now), before
   the answer; another replay type is -32602.
 """

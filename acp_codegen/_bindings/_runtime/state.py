@@ -33,11 +33,16 @@ from .records import FieldPatch, Record, patch_plain
 from .tables import MergeRule
 
 Commit = Callable[[], None]
+Copy = Callable[[Any], Any]  # how a kept part is taken: copied, or kept as it is when owned
 logger = logging.getLogger(__name__)
 MESSAGE_ENTITY = "message"
 TOOL_CALL_ENTITY = "toolCall"
 # The snapshot's static type: generated packages bind it to their `SessionSnapshot` TypedDict.
 SnapshotT = TypeVar("SnapshotT")
+
+
+def _keep(value: Any) -> Any:
+    return value
 
 
 def _describe(error: Exception) -> str:
@@ -88,16 +93,22 @@ class SessionState(Generic[SnapshotT]):
     def stop_reason(self) -> str | None:
         return self._stop_reason
 
-    def apply(self, update: Mapping[str, Any] | BaseModel) -> None:
+    def apply(self, update: Mapping[str, Any] | BaseModel, *, owned: bool = False) -> None:
         """Fold one `update` object; raise `MalformedUpdateError` (a ValueError) and change
-        nothing when a known-tag update is malformed. Unknown tags are kept as they came."""
+        nothing when a known-tag update is malformed. Unknown tags are kept as they came.
+
+        The state never shares objects with the caller: the parts it keeps are copied, unless
+        `owned` says the caller hands `update` over (freshly decoded from the wire and
+        referenced nowhere else, as the client's connection does), so it keeps them as they are.
+        """
+        copy = _keep if owned else copy_json
         data = self._as_object(update)
         tag = data.get(self._tag_field)
         if not isinstance(tag, str):
             raise MalformedUpdateError(None, f"{self._tag_field!r} must be a string")
         compiled = self._plan.rules.get(tag)
         if compiled is None:
-            self._unknown.append(copy_json(data))
+            self._unknown.append(copy(data))
             return
         if self._validate is not None:
             try:
@@ -107,9 +118,9 @@ class SessionState(Generic[SnapshotT]):
             if isinstance(repaired, dict):  # a tolerant validator dropped a bad part
                 data = repaired
         if compiled.rule.op == "append":
-            self._append(tag, compiled, data)  # chunks: most updates, and nothing to roll back
+            self._append(tag, compiled, data, copy)  # chunks: most updates, nothing to undo
             return
-        commit = self._prepare(tag, compiled, data)
+        commit = self._prepare(tag, compiled, data, copy)
         commit()
 
     def mark_cancelled(self) -> None:
@@ -152,14 +163,16 @@ class SessionState(Generic[SnapshotT]):
             return dict(update)
         raise MalformedUpdateError(None, f"expected a JSON object, got {type(update).__name__}")
 
-    def _prepare(self, tag: str, compiled: CompiledRule, data: Mapping[str, Any]) -> Commit:
+    def _prepare(
+        self, tag: str, compiled: CompiledRule, data: Mapping[str, Any], copy: Copy
+    ) -> Commit:
         entity = compiled.rule.entity
         members = {name: value for name, value in data.items() if name != self._tag_field}
         if entity == STATE_ENTITY:
             return self._prepare_state(tag, compiled, members)
         if entity in KEYED_ENTITIES:
-            return self._prepare_keyed(tag, compiled, data, members)
-        return self._prepare_slot(tag, compiled, members)
+            return self._prepare_keyed(tag, compiled, data, members, copy)
+        return self._prepare_slot(tag, compiled, members, copy)
 
     def _source(self, tag: str, compiled: CompiledRule, members: dict[str, Any]) -> Any:
         if compiled.source is None:
@@ -186,11 +199,13 @@ class SessionState(Generic[SnapshotT]):
 
         return commit
 
-    def _prepare_slot(self, tag: str, compiled: CompiledRule, members: dict[str, Any]) -> Commit:
+    def _prepare_slot(
+        self, tag: str, compiled: CompiledRule, members: dict[str, Any], copy: Copy
+    ) -> Commit:
         entity = compiled.rule.entity
         value = self._source(tag, compiled, members)
         if compiled.rule.op == "replace":
-            replacement = copy_json(value)
+            replacement = copy(value)
 
             def replace() -> None:
                 self._slots[entity] = replacement
@@ -198,7 +213,7 @@ class SessionState(Generic[SnapshotT]):
             return replace
         if not isinstance(value, dict):
             raise MalformedUpdateError(tag, f"{compiled.rule.source} must be an object")
-        patches = self._patches(tag, compiled, value, keep_nulls=False)
+        patches = self._patches(tag, compiled, value, copy, keep_nulls=False)
 
         def upsert() -> None:
             slot = self._slots[entity]
@@ -210,7 +225,12 @@ class SessionState(Generic[SnapshotT]):
         return upsert
 
     def _prepare_keyed(
-        self, tag: str, compiled: CompiledRule, data: Mapping[str, Any], members: dict[str, Any]
+        self,
+        tag: str,
+        compiled: CompiledRule,
+        data: Mapping[str, Any],
+        members: dict[str, Any],
+        copy: Copy,
     ) -> Commit:
         rule = compiled.rule
         key = resolve(data, compiled.key)
@@ -220,13 +240,13 @@ class SessionState(Generic[SnapshotT]):
         if rule.op == "upsert":  # "append" never gets here: `_append` handles chunks
             if len(compiled.key) == 1:
                 members.pop(compiled.key_name, None)
-            patches = self._patches(tag, compiled, members, keep_nulls=False)
+            patches = self._patches(tag, compiled, members, copy, keep_nulls=False)
             reset = False
         else:
             value = self._source(tag, compiled, members)
             if not isinstance(value, dict):
                 raise MalformedUpdateError(tag, f"{rule.source} must be an object")
-            patches = self._patches(tag, compiled, value, keep_nulls=True)
+            patches = self._patches(tag, compiled, value, copy, keep_nulls=True)
             reset = True
 
         def commit() -> None:
@@ -238,7 +258,9 @@ class SessionState(Generic[SnapshotT]):
 
         return commit
 
-    def _append(self, tag: str, compiled: CompiledRule, data: Mapping[str, Any]) -> None:
+    def _append(
+        self, tag: str, compiled: CompiledRule, data: Mapping[str, Any], copy: Copy
+    ) -> None:
         """A chunk: check and convert its one item, then append it (a single change, so no
         commit closure). Its pointers read `data` itself unless they start at the tag."""
         rule = compiled.rule
@@ -259,11 +281,17 @@ class SessionState(Generic[SnapshotT]):
         if rule.encoding == "base64":
             item = _decode_base64(tag, rule.source or f"/{field}", value)
         else:
-            item = copy_json(value)
+            item = copy(value)
         self._record(compiled, key, data).append(field, item)
 
     def _patches(
-        self, tag: str, compiled: CompiledRule, members: Mapping[str, Any], *, keep_nulls: bool
+        self,
+        tag: str,
+        compiled: CompiledRule,
+        members: Mapping[str, Any],
+        copy: Copy,
+        *,
+        keep_nulls: bool,
     ) -> list[FieldPatch]:
         """Patches for each member: absent keeps (no patch), null drops or clears (or is kept
         as a value by `replace`), anything else replaces."""
@@ -275,14 +303,14 @@ class SessionState(Generic[SnapshotT]):
             if kind == "list":
                 if value is not None and not isinstance(value, list):
                     raise MalformedUpdateError(tag, f"{name!r} must be an array or null")
-                patches.append(FieldPatch("list", name, copy_json(value) if value else []))
+                patches.append(FieldPatch("list", name, copy(value) if value else []))
             elif kind == "bytes":
                 data = self._bytes_of(tag, compiled, name, value)
                 patches.append(FieldPatch("bytes", name, data))
             elif value is None and not keep_nulls:
                 patches.append(FieldPatch("drop", name))
             else:
-                patches.append(FieldPatch("set", name, copy_json(value)))
+                patches.append(FieldPatch("set", name, copy(value)))
         return patches
 
     def _bytes_of(self, tag: str, compiled: CompiledRule, name: str, value: Any) -> bytes:

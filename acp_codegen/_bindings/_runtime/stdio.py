@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import selectors
 import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -29,9 +30,20 @@ _background: set[asyncio.Task[None]] = set()
 
 
 def _is_pollable(fd: int) -> bool:
-    """Pipes, sockets and terminals work with the event loop; regular files do not."""
+    """Pipes, sockets and terminals work with the event loop; regular files do not, nor do
+    character devices the selector refuses (`/dev/null`: epoll says EPERM, and the loop would
+    only log that and never read)."""
     mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return True
+    if not stat.S_ISCHR(mode):
+        return False
+    with selectors.DefaultSelector() as probe:
+        try:
+            probe.register(fd, selectors.EVENT_READ)
+        except OSError:
+            return False
+    return True
 
 
 class _FileSink:

@@ -108,6 +108,12 @@ def decode_line(line: bytes) -> Any:
         raise ValueError("nested too deeply") from None
 
 
+# Built once: `json.dumps(..., separators=...)` would build a new encoder for every message.
+_COMPACT_ENCODER: Final = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False
+)
+
+
 def encode_json(message: Any) -> bytes:
     """Compact UTF-8 JSON; `json` escapes control characters, so it never contains a newline."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    return _COMPACT_ENCODER.encode(message).encode()

@@ -4,23 +4,30 @@
 """Typed bindings for Fixture: merge annotations (protocol version 2).
 
 Models live in `.models`; everything here is generated and needs only pydantic at run time.
+Only the models load with the package: the runtime (connections, sessions, state) loads on
+first use of one of its names, so a program that needs only the models does not pay for it.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from . import _pydantic_check, models  # the check runs first: old pydantic fails clearly
-from ._runtime.errors import (
-    ConnectionClosed,
-    MalformedUpdateError,
-    ProtocolUsageError,
-    RpcError,
-    UnsupportedProtocolVersion,
-)
-from .agent import Agent, ClientProxy
-from .client import AgentProxy, Client
-from .dispatch import AgentDispatcher, ClientDispatcher
-from .merge_rules import MERGE_RULES, TRISTATE_FIELDS, UPDATE_TAG
-from .methods import AGENT_METHODS, CLIENT_METHODS, METHOD_SPECS, METHODS
-from .snapshot import SessionSnapshot, session_snapshot
-from .state import SessionState
+
+if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loads them
+    from ._runtime.errors import (
+        ConnectionClosed,
+        MalformedUpdateError,
+        ProtocolUsageError,
+        RpcError,
+        UnsupportedProtocolVersion,
+    )
+    from .agent import Agent, ClientProxy
+    from .client import AgentProxy, Client
+    from .dispatch import AgentDispatcher, ClientDispatcher
+    from .merge_rules import MERGE_RULES, TRISTATE_FIELDS, UPDATE_TAG
+    from .methods import AGENT_METHODS, CLIENT_METHODS, METHOD_SPECS, METHODS
+    from .snapshot import SessionSnapshot, session_snapshot
+    from .state import SessionState
 
 # The oldest pydantic these bindings work with (checked when the package is imported).
 PYDANTIC_MINIMUM = _pydantic_check.PYDANTIC_MINIMUM
@@ -28,6 +35,45 @@ PYDANTIC_MINIMUM = _pydantic_check.PYDANTIC_MINIMUM
 SCHEMA_SHA256 = "736bb6288053d08147f8c63a420b749e8d2919a3694766ba1cf6346153a0e448"
 
 PROTOCOL_VERSION = 2
+
+# Each lazily loaded name and the module that defines it.
+_LAZY: dict[str, str] = {
+    "ConnectionClosed": "._runtime.errors",
+    "MalformedUpdateError": "._runtime.errors",
+    "ProtocolUsageError": "._runtime.errors",
+    "RpcError": "._runtime.errors",
+    "UnsupportedProtocolVersion": "._runtime.errors",
+    "Agent": ".agent",
+    "ClientProxy": ".agent",
+    "AgentProxy": ".client",
+    "Client": ".client",
+    "AgentDispatcher": ".dispatch",
+    "ClientDispatcher": ".dispatch",
+    "MERGE_RULES": ".merge_rules",
+    "TRISTATE_FIELDS": ".merge_rules",
+    "UPDATE_TAG": ".merge_rules",
+    "AGENT_METHODS": ".methods",
+    "CLIENT_METHODS": ".methods",
+    "METHOD_SPECS": ".methods",
+    "METHODS": ".methods",
+    "SessionSnapshot": ".snapshot",
+    "session_snapshot": ".snapshot",
+    "SessionState": ".state",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups do not come here again
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "AGENT_METHODS",

@@ -1,0 +1,259 @@
+"""The reading half of a JSON-RPC connection: what happens to each message the peer sends.
+
+`Connection` (connection.py, which owns the lifecycle and the writing) inherits these steps,
+so its reader loop calls them without an extra hop per line. The rules, part of the
+connection's concurrency model (see connection.py):
+
+- a well-formed notification is recognised without `classify` and handled inline;
+- a request runs as a task that starts before the next message is read; its answer is written
+  the moment the handler returns;
+- a batch: notifications and responses inline in order, requests as tasks, one array of
+  answers when all are done (none for a batch of only notifications);
+- `$/cancel_request` cancels a running request, which is answered with -32800.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Coroutine
+from contextvars import ContextVar
+from typing import Any
+
+from .dispatch import Dispatcher
+from .errors import ConnectionClosed, RpcError
+from .framing import decode_line, encode_json
+from .jsonvalue import to_json
+from .messages import (
+    Invalid,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    classify,
+    error_message,
+    is_valid_id,
+    success_message,
+)
+
+logger = logging.getLogger(__name__)
+
+CANCEL_REQUEST_METHOD = "$/cancel_request"
+
+# Set in each request handler's task: resolved once its answer (or its batch's) is written.
+_ANSWER_WRITTEN: ContextVar[asyncio.Future[None] | None] = ContextVar(
+    "answer_written", default=None
+)
+
+
+def answer_written() -> asyncio.Future[None] | None:
+    """In a request handler: a future resolved once the answer to the request (for a batch
+    entry: the batch's answer) has been written; None outside a handler."""
+    return _ANSWER_WRITTEN.get()
+
+
+def _encode_answer(request_id: RequestId, answer: Any, error: RpcError | None) -> bytes:
+    """Encode a response; a result or error data that is not JSON becomes -32603."""
+    try:
+        if error is None:
+            return encode_json(success_message(request_id, to_json(answer)))
+        return encode_json(error_message(request_id, error))
+    except Exception as problem:  # anything to_json / json.dumps can raise
+        logger.error("cannot encode the answer to request %r: %s", request_id, problem)
+        fallback = RpcError.internal_error(f"answer is not JSON-serialisable: {problem}")
+        return encode_json(error_message(request_id, fallback))
+
+
+class IncomingMessages:
+    """Handles each message read from the peer. The state it shares with `Connection` is
+    declared here; the writing steps it needs are `Connection`'s."""
+
+    dispatcher: Dispatcher | None
+    _closed: bool
+    _withdrawn: OrderedDict[RequestId, None]
+    _pending: dict[RequestId, asyncio.Future[Any]]
+    _inbound: dict[RequestId, asyncio.Task[Any]]
+    _peer_cancelled: set[asyncio.Task[Any]]
+    _tasks: set[asyncio.Task[Any]]
+
+    async def _write_frame(self, frame: bytes) -> None:
+        raise NotImplementedError  # Connection writes
+
+    async def _write_error(self, request_id: RequestId, error: RpcError) -> None:
+        raise NotImplementedError
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _on_line(self, line: bytes) -> None:
+        if not line or line.isspace():
+            return  # tolerate blank lines between messages (`strip()` would copy every line)
+        try:
+            payload = decode_line(line)
+        except ValueError as problem:
+            excerpt = line[:200].decode("utf-8", errors="replace")
+            logger.warning("the peer sent a line that is not JSON (%s): %r", problem, excerpt)
+            await self._write_error(None, RpcError.parse_error(str(problem)))
+            return
+        if isinstance(payload, list):
+            await self._on_batch(payload)
+            return
+        if (  # a well-formed notification (most traffic): `classify` would only say so
+            type(payload) is dict
+            and "id" not in payload
+            and payload.get("jsonrpc") == "2.0"
+            and type(payload.get("method")) is str
+            and type(payload.get("params")) is dict
+        ):
+            await self._on_notification(payload["method"], payload["params"])
+            return
+        message = classify(payload)
+        if isinstance(message, Request):
+            self._spawn_request(message.id, self._answer_and_write(message))
+            await asyncio.sleep(0)  # let the handler start before the next message is read
+        elif isinstance(message, Notification):
+            await self._on_notification(message.method, message.params)
+        elif isinstance(message, Response):
+            self._on_response(message)
+        else:
+            await self._write_error(message.id, RpcError.invalid_request(message.reason))
+
+    async def _on_batch(self, items: list[Any]) -> None:
+        if not items:
+            await self._write_error(None, RpcError.invalid_request("empty batch"))
+            return
+        parts: list[bytes | asyncio.Task[bytes]] = []
+        written: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        for item in items:
+            message = classify(item)
+            if isinstance(message, Request):
+                parts.append(self._start_request(message, written))
+                await asyncio.sleep(0)  # as for single requests: start in wire order
+            elif isinstance(message, Notification):
+                await self._on_notification(message.method, message.params)
+            elif isinstance(message, Response):
+                self._on_response(message)
+            else:
+                invalid: Invalid = message
+                error = RpcError.invalid_request(invalid.reason)
+                parts.append(encode_json(error_message(invalid.id, error)))
+        if parts:
+            self._spawn(self._write_batch(parts, written))
+        else:
+            written.set_result(None)
+
+    async def _write_batch(
+        self, parts: list[bytes | asyncio.Task[bytes]], written: asyncio.Future[None]
+    ) -> None:
+        try:
+            frames = [part if isinstance(part, bytes) else await part for part in parts]
+            await self._write_frame(b"[" + b",".join(frames) + b"]")
+        except ConnectionClosed:
+            logger.debug("batch answer dropped: connection closed")
+        finally:
+            if not written.done():
+                written.set_result(None)
+
+    async def _on_notification(self, method: str, params: Any) -> None:
+        if method == CANCEL_REQUEST_METHOD:
+            self._on_cancel_request(params)
+            return
+        if self.dispatcher is None:
+            return
+        try:
+            await self.dispatcher.handle_notification(method, params)
+        except Exception:
+            logger.exception("notification handler for %r failed", method)
+
+    def _on_response(self, message: Response) -> None:
+        future = self._pending.get(message.id)
+        if message.id is None and message.error is not None:
+            # No id: the peer could not tell which message it answers (e.g. one it could not parse).
+            logger.warning("the peer reported an error without a request id: %s", message.error)
+        elif message.id in self._withdrawn:
+            del self._withdrawn[message.id]  # a late answer to a request we withdrew
+        elif future is None or future.done():
+            logger.warning("dropping a response to unknown request id %r", message.id)
+        elif message.error is not None:
+            future.set_exception(message.error)
+        else:
+            future.set_result(message.result)
+
+    def _on_cancel_request(self, params: Any) -> None:
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        if not is_valid_id(request_id):
+            return
+        task = self._inbound.get(request_id)
+        if task is not None and not task.done():
+            self._peer_cancelled.add(task)
+            task.cancel()
+
+    def _spawn_request(
+        self, request_id: RequestId, coroutine: Coroutine[Any, Any, Any]
+    ) -> asyncio.Task[Any]:
+        """`_spawn` for a request's handler, which `$/cancel_request` can find while it runs
+        (one done callback for both: each is a loop callback per request)."""
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        self._inbound[request_id] = task
+
+        def done(finished: asyncio.Task[Any]) -> None:
+            self._tasks.discard(finished)
+            self._peer_cancelled.discard(finished)
+            if self._inbound.get(request_id) is finished:
+                del self._inbound[request_id]
+
+        task.add_done_callback(done)
+        return task
+
+    def _start_request(
+        self, message: Request, written: asyncio.Future[None]
+    ) -> asyncio.Task[bytes]:
+        """A batch entry: the task returns the encoded answer for the batch's array."""
+        task: asyncio.Task[bytes] = self._spawn_request(message.id, self._answer(message, written))
+        return task
+
+    async def _answer_and_write(self, message: Request) -> None:
+        # One task runs the handler and writes: no scheduling gap between return and write.
+        written: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        try:
+            frame = await self._answer(message, written)
+            await self._write_frame(frame)
+        except ConnectionClosed:
+            logger.debug("answer to %r dropped: connection closed", message.method)
+        finally:
+            if not written.done():
+                written.set_result(None)
+
+    async def _answer(self, message: Request, written: asyncio.Future[None]) -> bytes:
+        """Run the handler; return the encoded response (result or error)."""
+        _ANSWER_WRITTEN.set(written)  # this task's own context: visible to the handler only
+        try:
+            if self.dispatcher is None:
+                raise RpcError.method_not_found(message.method)
+            result = await self.dispatcher.handle_request(message.method, message.params)
+            return _encode_answer(message.id, result, None)
+        except RpcError as error:
+            return _encode_answer(message.id, None, error)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is None or self._closed:
+                raise
+            if task in self._peer_cancelled:
+                task.uncancel()
+                return _encode_answer(message.id, None, RpcError.request_cancelled())
+            if task.cancelling():
+                raise
+            # Nobody cancelled this task: the handler let a CancelledError of its own escape.
+            # The peer still gets its one answer.
+            logger.error("request handler for %r raised CancelledError", message.method)
+            cancelled = RpcError.internal_error("the handler was cancelled")
+            return _encode_answer(message.id, None, cancelled)
+        except Exception as problem:
+            logger.exception("request handler for %r failed", message.method)
+            detail = str(problem) or type(problem).__name__
+            return _encode_answer(message.id, None, RpcError.internal_error(detail))

@@ -1,0 +1,126 @@
+"""The agent session's history compacts runs of chunks that start a message into that whole
+message, and replaying it still gives the client the same state as everything that was sent."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acp_codegen.runtime.history import HistoryRecorder
+from acp_codegen.runtime.state import SessionState
+
+from .rules import RULES
+
+
+def chunk(tag: str, message_id: str, text: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "sessionUpdate": tag,
+        "messageId": message_id,
+        "content": {"type": "text", "text": text},
+        **extra,
+    }
+
+
+def fold(updates: list[dict[str, Any]]) -> str:
+    state: SessionState[Any] = SessionState(RULES)
+    for update in updates:
+        state.apply(update)
+    return json.dumps(state.snapshot(), sort_keys=True, default=repr)
+
+
+def recorded(updates: list[dict[str, Any]]) -> list[Any]:
+    history: list[Any] = []
+    recorder = HistoryRecorder()
+    for update in updates:
+        recorder.record(history, update)
+    return history
+
+
+message_ids = st.sampled_from(["m1", "m2", "m3"])
+updates = st.one_of(
+    st.builds(
+        chunk,
+        st.sampled_from(["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"]),
+        message_ids,
+        st.text(max_size=3),
+    ),
+    st.builds(
+        lambda m, t: chunk("agent_message_chunk", m, t, _meta={"k": 1}),
+        message_ids,
+        st.text(max_size=3),
+    ),
+    st.builds(
+        lambda tag, m, t: {
+            "sessionUpdate": tag,
+            "messageId": m,
+            "content": [{"type": "text", "text": t}],
+        },
+        st.sampled_from(["agent_message", "agent_thought", "user_message"]),
+        message_ids,
+        st.text(max_size=3),
+    ),
+    st.builds(
+        lambda m: {"sessionUpdate": "agent_message", "messageId": m, "_meta": {"x": m}}, message_ids
+    ),
+    st.builds(
+        lambda c: {"sessionUpdate": "tool_call_update", "toolCallId": c, "title": c},
+        st.sampled_from(["c1", "c2"]),
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(updates, max_size=30))
+def test_replaying_the_history_gives_the_same_state_as_what_was_sent(
+    sent: list[dict[str, Any]],
+) -> None:
+    assert fold(recorded(sent)) == fold(sent)
+
+
+def test_a_streamed_message_is_one_entry() -> None:
+    sent = [chunk("agent_message_chunk", "m", f"t{i} ") for i in range(10_000)]
+    history = recorded(sent)
+    assert history == [
+        {
+            "sessionUpdate": "agent_message",
+            "messageId": "m",
+            "content": [u["content"] for u in sent],
+        }
+    ]
+    assert fold(history) == fold(sent)
+
+
+def test_chunks_of_a_message_already_in_the_history_are_kept_as_chunks() -> None:
+    whole = {
+        "sessionUpdate": "agent_message",
+        "messageId": "m",
+        "content": [{"type": "text", "text": "a"}],
+    }
+    later = [chunk("agent_message_chunk", "m", "b"), chunk("agent_message_chunk", "m", "c")]
+    interrupted = [
+        chunk("agent_message_chunk", "n", "x"),
+        whole,
+        chunk("agent_message_chunk", "n", "y"),
+    ]
+    assert recorded([whole, *later]) == [whole, *later]
+    assert recorded(interrupted)[-1] == interrupted[-1]  # n was seen: the later chunk stays one
+
+
+def test_a_chunk_with_its_own_members_is_kept_as_it_came() -> None:
+    sent = [chunk("agent_message_chunk", "m", "a", _meta={"k": 1})]
+    assert recorded(sent) == sent
+
+
+def test_a_history_the_author_replaced_is_taken_as_it_is() -> None:
+    recorder = HistoryRecorder()
+    history: list[Any] = []
+    recorder.record(history, chunk("agent_message_chunk", "m", "a"))
+    restored = [{"sessionUpdate": "agent_message", "messageId": "old", "content": []}]
+    recorder.record(restored, chunk("agent_message_chunk", "old", "b"))  # e.g. load_session
+    assert restored[-1] == chunk("agent_message_chunk", "old", "b")
+    history.append({"sessionUpdate": "user_message", "messageId": "m", "content": []})
+    recorder.record(history, chunk("agent_message_chunk", "m", "c"))  # changed behind its back
+    assert history[-1] == chunk("agent_message_chunk", "m", "c")
