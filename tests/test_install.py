@@ -98,3 +98,19 @@ def test_generate_from_the_shipped_schema_in_an_empty_directory(
 def test_python_dash_m_runs_the_installed_tool(installed: Path, tmp_path: Path) -> None:
     proc = run([str(installed / "python"), "-m", "acp_codegen", "--version"], tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("acp-codegen "), proc.stderr
+
+
+def test_the_installed_tool_scaffolds_an_agent_from_its_shipped_templates(
+    installed: Path, tmp_path: Path
+) -> None:
+    proc = run([str(installed / "acp-codegen"), "new", "agent", "wheel-agent", "-q"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    project = tmp_path / "wheel-agent"
+    assert (project / "src" / "wheel_agent" / "agent.py").is_file()
+    assert (project / "src" / "wheel_agent" / "acp" / "__init__.py").is_file()
+    check = [
+        str(installed / "acp-codegen"),
+        *("vendor", "--into", "src/wheel_agent/acp", "--package", "wheel_agent.acp", "--check"),
+    ]
+    current = run(check, project)
+    assert current.returncode == 0, current.stdout + current.stderr
