@@ -16,6 +16,7 @@ from .manifest import MANIFEST, Legacy
 from .pipeline import load_protocol
 from .protodiff import command as diff_command
 from .render import Target
+from .scaffold import command as new_command
 from .sync import Job, apply, check, report_current
 from .targets import UsageError, checked_folder, checked_package, expanded
 from .vendor import add_vendor_parser, run_vendor
@@ -81,6 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     add_vendor_parser(sub, FORCE_HELP, parents)
     diff_command.add_command(sub, parents)
     chat_command.add_command(sub, parents)
+    new_command.add_command(sub, parents)
     return parser
 
 
@@ -88,6 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "diff":
         return diff_command.run(args)
+    if args.command == "new":
+        return new_command.run(args)
     if args.command == "chat":
         return chat_command.run(args)
     console = Console.from_args(args)

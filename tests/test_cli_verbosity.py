@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,20 @@ def test_every_command_takes_quiet_and_verbose() -> None:
     parser = _parser()
     (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     assert {"generate", "check", "validate", "vendor", "diff"} <= set(sub.choices)
-    for name, command in sub.choices.items():
+    leaves = list(_leaf_commands(parser, "acp-codegen"))
+    assert "acp-codegen new agent" in {name for name, _ in leaves}
+    for name, command in leaves:
         text = command.format_help()
         assert "--quiet" in text and "--verbose" in text, name
+
+
+def _leaf_commands(
+    parser: argparse.ArgumentParser, name: str
+) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    """Every command that runs (`new agent`, not the `new` group that only chooses one)."""
+    groups = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not groups:
+        yield name, parser
+    for group in groups:
+        for child, command in group.choices.items():
+            yield from _leaf_commands(command, f"{name} {child}")

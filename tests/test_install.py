@@ -109,3 +109,19 @@ def test_the_installed_chat_runs_on_its_shipped_bindings(installed: Path, tmp_pa
     where = "import acp_codegen._bindings as b; print(b.__file__)"
     module = run([str(installed / "python"), "-c", where], tmp_path).stdout.strip()
     assert not Path(module).is_relative_to(REPO)
+
+
+def test_the_installed_tool_scaffolds_an_agent_from_its_shipped_templates(
+    installed: Path, tmp_path: Path
+) -> None:
+    proc = run([str(installed / "acp-codegen"), "new", "agent", "wheel-agent", "-q"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    project = tmp_path / "wheel-agent"
+    assert (project / "src" / "wheel_agent" / "agent.py").is_file()
+    assert (project / "src" / "wheel_agent" / "acp" / "__init__.py").is_file()
+    check = [
+        str(installed / "acp-codegen"),
+        *("vendor", "--into", "src/wheel_agent/acp", "--package", "wheel_agent.acp", "--check"),
+    ]
+    current = run(check, project)
+    assert current.returncode == 0, current.stdout + current.stderr
