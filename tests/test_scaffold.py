@@ -167,11 +167,13 @@ def test_next_steps_are_printed(
     for step in (
         f"cd {NAME}",
         "python3 -m venv .venv",
-        'pip install -e ".[test]"',
-        "python -m pytest",
-        f"acp-codegen chat -- {NAME}",
+        '.venv/bin/pip install -e ".[test]"',
+        ".venv/bin/python -m pytest",
+        f"acp-codegen chat -- .venv/bin/{NAME}",
     ):
         assert step in out
+    # Activating the project's venv would hide the acp-codegen the chat step runs.
+    assert "activate" not in out
 
 
 @pytest.mark.parametrize(
@@ -264,8 +266,8 @@ def test_the_readme_of_acp_codegen_shows_the_commands_that_were_tested() -> None
     for line in (
         "acp-codegen new agent my-agent",
         "cd my-agent",
-        'pip install -e ".[test]"',
-        "python -m pytest",
-        "acp-codegen chat -- my-agent",
+        '.venv/bin/pip install -e ".[test]"',
+        ".venv/bin/python -m pytest",
+        "acp-codegen chat -- .venv/bin/my-agent",
     ):
         assert line in readme, line

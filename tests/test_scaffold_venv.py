@@ -87,6 +87,17 @@ def test_the_console_script_serves_turns_over_pipes(project: tuple[Path, Path]) 
     assert shown.returncode == 0 and "--slow SECONDS" in shown.stdout
 
 
+def test_chat_talks_to_it_as_its_readme_says(project: tuple[Path, Path]) -> None:
+    """The README's chat line, run where the project is, with acp-codegen from elsewhere."""
+    folder, _ = project
+    line = f'acp-codegen chat --prompt "count these words" --approve -- .venv/bin/{NAME}'
+    assert line in (folder / "README.md").read_text(encoding="utf-8")
+    argv = [sys.executable, "-m", "acp_codegen", "chat", "--prompt", "count these words"]
+    proc = run([*argv, "--approve", "--", f".venv/bin/{NAME}"], folder)
+    assert proc.returncode == EXIT_OK, proc.stdout + proc.stderr
+    assert "3 words" in proc.stdout and "[turn ended: end_turn]" in proc.stdout
+
+
 def test_a_wheel_of_it_carries_the_bindings(project: tuple[Path, Path], tmp_path: Path) -> None:
     """A non-editable install gets the whole package, vendored bindings and py.typed markers."""
     folder, bin_dir = project

@@ -62,9 +62,10 @@ def _print_next_steps(where: Path, layout: Layout, files: list[str]) -> None:
     print("Next:")
     for line in (
         f"cd {shlex.quote(str(where))}",
-        "python3 -m venv .venv && . .venv/bin/activate",
-        'pip install -e ".[test]"',
-        "python -m pytest",
-        f"acp-codegen chat -- {layout.project.name}",
+        # No `activate`: it would hide this acp-codegen, which the last line needs.
+        "python3 -m venv .venv",
+        '.venv/bin/pip install -e ".[test]"',
+        ".venv/bin/python -m pytest",
+        f"acp-codegen chat -- .venv/bin/{layout.project.name}",
     ):
         print(f"  {line}")
