@@ -135,7 +135,8 @@ class Client:
     Connected (`spawn(argv)` or `dispatcher(connection)`), `lifecycle` initializes, sets up
     sessions and prompts; every `session/update` is folded into its session's `SessionState`,
     and `session/request_permission` goes to `on_permission` (or waits in the session's
-    `pending_permissions` when that is not overridden).
+    `pending_permissions` when that is not overridden). Override the `session/update` handler
+    to hear each update too: it runs after the update is folded into its session's state.
     """
 
     agent: AgentProxy  # set when connected
@@ -160,6 +161,8 @@ class Client:
         """Use `connection` to talk to an agent."""
         self.agent = AgentProxy(connection)
         overridden = type(self).on_permission is not Client.on_permission
+        # An overridden `session_update` hears each update after its session has folded it in.
+        forward_updates = type(self).session_update is not Client.session_update
         self.lifecycle = ClientSide[SessionSnapshot](
             connection,
             info=to_wire(self.info),
@@ -170,6 +173,7 @@ class Client:
             capabilities=to_wire(self.capabilities),
             on_permission=self.on_permission if overridden else None,
             fallback=ClientDispatcher(self),
+            forward_updates=forward_updates,
         )
         repairs = {} if self.strict else params_repairs()
         return ValidatingDispatcher(CLIENT_SPECS, self.lifecycle, repairs)

@@ -189,6 +189,7 @@ class ClientSide(Generic[SnapshotT]):
         protocol_versions: Sequence[int] = SUPPORTED_PROTOCOL_VERSIONS,
         on_permission: PermissionHandler | None = None,
         fallback: Dispatcher | None = None,
+        forward_updates: bool = False,
     ) -> None:
         if not protocol_versions:
             raise ValueError("a client must support at least one protocol version")
@@ -201,6 +202,9 @@ class ClientSide(Generic[SnapshotT]):
         self._validate_update = validate_update
         self._on_permission = on_permission
         self._fallback = fallback
+        # Also hand each kept session/update to `fallback` (after it is folded into its
+        # session): the author's typed handler wants to know; off, nobody pays for it.
+        self._forward_updates = forward_updates and fallback is not None
         self.protocol_version: int | None = None
         self.agent_info: Any = None
         self.agent_capabilities: Any = None
@@ -319,24 +323,32 @@ class ClientSide(Generic[SnapshotT]):
         """Takes ownership of `params` (the connection decoded them for this call alone): a
         session's state keeps their parts without copying them."""
         if method == SESSION_UPDATE:
-            self._update(params)
+            kept = self._update(params)
+            if kept and self._forward_updates:
+                assert self._fallback is not None
+                await self._fallback.handle_notification(method, params)
         elif self._fallback is not None:
             await self._fallback.handle_notification(method, params)
 
-    def _update(self, params: Any) -> None:
+    def _update(self, params: Any) -> bool:
+        """Fold the update into its session (or keep it until session/new answers); False
+        when it is dropped."""
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         if not isinstance(session_id, str) or "update" not in params:
             logger.warning("ignoring a session/update without sessionId or update")
-            return
+            return False
         session = self.sessions.get(session_id)
         if session is not None and session.closed:
             logger.warning("dropping a session/update for closed session %r", session_id)
-        elif session is not None:
+            return False
+        if session is not None:
             session.apply(params["update"], owned=True)  # decoded for us, referenced nowhere
         elif self._setups_in_flight:
             self._early_updates.setdefault(session_id, []).append(params["update"])
         else:
             logger.warning("dropping a session/update for unknown session %r", session_id)
+            return False
+        return True
 
     async def _permission(self, params: Any) -> dict[str, Any]:
         session_id = params.get("sessionId") if isinstance(params, dict) else None
