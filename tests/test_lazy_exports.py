@@ -59,6 +59,19 @@ def test_every_exported_name_resolves_to_its_defining_module() -> None:
 
 
 @needs_committed
+def test_a_submodule_is_an_attribute_of_the_package_as_before() -> None:
+    """`import acp_bindings; acp_bindings.tolerance.TOLERANCE` worked when the package imported
+    every module at once; it loads the module on first use now."""
+    proc = python(
+        "import acp_bindings\n"
+        "print(type(acp_bindings.tolerance.TOLERANCE).__name__,"
+        " acp_bindings.snapshot.SessionSnapshot.__name__)"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[1] == "SessionSnapshot"
+
+
+@needs_committed
 def test_an_unknown_name_is_an_attribute_error() -> None:
     proc = python(
         "import acp_bindings\n"

@@ -9,6 +9,7 @@ first use of one of its names, so a program that needs only the models does not 
 """
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 from . import _pydantic_check, models  # the check runs first: old pydantic fails clearly
@@ -62,6 +63,9 @@ _LAZY: dict[str, str] = {
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
+        if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}"):
+            # `package.snapshot.X` works as it did when every module was imported at once.
+            return importlib.import_module(f".{name}", __name__)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value  # later lookups do not come here again
