@@ -13,6 +13,7 @@ from black.mode import Mode, TargetVersion
 
 from . import __version__
 from .dcg import PYDANTIC_MINIMUM, generate_models
+from .format_ahead import formatted_ahead
 from .ir import Protocol
 from .naming import docstring_text
 from .paths import RUNTIME_DIR, TEMPLATE_DIR
@@ -88,10 +89,21 @@ def format_python(source: str) -> str:
 def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     """Every file of the package, keyed by its path inside the package."""
     top = header(protocol, target)
+    models = generate_models(protocol.model_schema, protocol.model_template_data, top)
+    # black on the models module is most of a full generate's formatting: start it now (in a
+    # child where a spare core exists) and render everything else meanwhile.
+    with formatted_ahead(format_python, models) as formatted_models:
+        rendered = _render_rest(protocol, target, top, models)
+        rendered["models.py"] = formatted_models().encode("utf-8")
+    rendered["py.typed"] = b""
+    return dict(sorted(rendered.items()))
+
+
+def _render_rest(protocol: Protocol, target: Target, top: str, models: str) -> dict[str, bytes]:
+    """Every file but models.py, from the models module's unformatted source."""
     files: dict[str, str] = {}
-    files["models.py"] = generate_models(protocol.model_schema, protocol.model_template_data, top)
     env = _environment()
-    typed = TypedSurface.build(protocol, files["models.py"])
+    typed = TypedSurface.build(protocol, models)
     for out_name, template in TEMPLATES.items():
         page = env.get_template(template).render(
             p=protocol,
@@ -103,11 +115,10 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     files.update({name: top + page for name, page in typed.render(env).items()})
     rendered = {name: format_python(text).encode("utf-8") for name, text in files.items()}
     # The reference is Markdown: not for black, and its own header syntax.
-    reference = render_reference(env, protocol, files["models.py"])
+    reference = render_reference(env, protocol, models)
     rendered["PROTOCOL.md"] = (markdown_header(protocol, target) + reference).encode("utf-8")
     # The runtime is copied verbatim behind the header: it is hand-written and linted where it
     # lives, and formatting it again was over a third of black's time in a full generate.
     for source in sorted(RUNTIME_DIR.glob("*.py")):
         rendered[f"_runtime/{source.name}"] = (top + source.read_text(encoding="utf-8")).encode()
-    rendered["py.typed"] = b""
-    return dict(sorted(rendered.items()))
+    return rendered
