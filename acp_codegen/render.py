@@ -65,6 +65,15 @@ def export_order(names: list[str]) -> list[str]:
     return sorted(names, key=key)
 
 
+def py_literal(value: object) -> str:
+    """`repr`, but a string in double quotes when that needs no escape: black rewrites it so
+    anyway, and a module black leaves as it is costs one formatting pass instead of two."""
+    text = repr(value)
+    if isinstance(value, str) and text.startswith("'") and '"' not in text:
+        return f'"{text[1:-1]}"'
+    return text
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
@@ -75,7 +84,7 @@ def _environment() -> jinja2.Environment:
         autoescape=False,
     )
     # Schema text is untrusted: it only ever reaches generated code as a Python literal.
-    env.filters["py"] = repr
+    env.filters["py"] = py_literal
     env.filters["doc"] = docstring_text
     env.filters["export_order"] = export_order
     markdown_filters(env)

@@ -80,3 +80,16 @@ def test_forked_and_in_process_give_the_same_models_module(
     serial = render_package(protocol, target)["models.py"]
     monkeypatch.undo()
     assert render_package(protocol, target)["models.py"] == serial
+
+
+@pytest.mark.parametrize(
+    "value", ["plain", "it's", 'say "hi"', "both ' and \"", "tab\there", "back\\slash", 3, ["a"]]
+)
+def test_py_literals_are_what_black_would_write(value: object) -> None:
+    """The `py` filter writes strings as black leaves them (so fewer modules need a second pass)."""
+    from acp_codegen.render import format_python, py_literal
+
+    line = f"x = {py_literal(value)}\n"
+    assert eval(py_literal(value)) == value
+    if isinstance(value, str) and not ("'" in value and '"' in value):  # both: black's to pick
+        assert format_python(line) == line
