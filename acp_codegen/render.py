@@ -13,7 +13,6 @@ from black.mode import Mode, TargetVersion
 
 from . import __version__
 from .dcg import PYDANTIC_MINIMUM, generate_models
-from .format_ahead import formatted_ahead
 from .ir import Protocol
 from .naming import docstring_text
 from .paths import RUNTIME_DIR, TEMPLATE_DIR
@@ -99,18 +98,7 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     """Every file of the package, keyed by its path inside the package."""
     top = header(protocol, target)
     models = generate_models(protocol.model_schema, protocol.model_template_data, top)
-    # black on the models module is most of a full generate's formatting: start it now (in a
-    # child where a spare core exists) and render everything else meanwhile.
-    with formatted_ahead(format_python, models) as formatted_models:
-        rendered = _render_rest(protocol, target, top, models)
-        rendered["models.py"] = formatted_models().encode("utf-8")
-    rendered["py.typed"] = b""
-    return dict(sorted(rendered.items()))
-
-
-def _render_rest(protocol: Protocol, target: Target, top: str, models: str) -> dict[str, bytes]:
-    """Every file but models.py, from the models module's unformatted source."""
-    files: dict[str, str] = {}
+    files: dict[str, str] = {"models.py": models}
     env = _environment()
     typed = TypedSurface.build(protocol, models)
     for out_name, template in TEMPLATES.items():
@@ -130,4 +118,5 @@ def _render_rest(protocol: Protocol, target: Target, top: str, models: str) -> d
     # lives, and formatting it again was over a third of black's time in a full generate.
     for source in sorted(RUNTIME_DIR.glob("*.py")):
         rendered[f"_runtime/{source.name}"] = (top + source.read_text(encoding="utf-8")).encode()
-    return rendered
+    rendered["py.typed"] = b""
+    return dict(sorted(rendered.items()))
