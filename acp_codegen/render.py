@@ -64,6 +64,15 @@ def export_order(names: list[str]) -> list[str]:
     return sorted(names, key=key)
 
 
+def py_literal(value: object) -> str:
+    """`repr`, but a string in double quotes when that needs no escape: black rewrites it so
+    anyway, and a module black leaves as it is costs one formatting pass instead of two."""
+    text = repr(value)
+    if isinstance(value, str) and text.startswith("'") and '"' not in text:
+        return f'"{text[1:-1]}"'
+    return text
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
@@ -74,7 +83,7 @@ def _environment() -> jinja2.Environment:
         autoescape=False,
     )
     # Schema text is untrusted: it only ever reaches generated code as a Python literal.
-    env.filters["py"] = repr
+    env.filters["py"] = py_literal
     env.filters["doc"] = docstring_text
     env.filters["export_order"] = export_order
     markdown_filters(env)
@@ -88,10 +97,10 @@ def format_python(source: str) -> str:
 def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     """Every file of the package, keyed by its path inside the package."""
     top = header(protocol, target)
-    files: dict[str, str] = {}
-    files["models.py"] = generate_models(protocol.model_schema, protocol.model_template_data, top)
+    models = generate_models(protocol.model_schema, protocol.model_template_data, top)
+    files: dict[str, str] = {"models.py": models}
     env = _environment()
-    typed = TypedSurface.build(protocol, files["models.py"])
+    typed = TypedSurface.build(protocol, models)
     for out_name, template in TEMPLATES.items():
         page = env.get_template(template).render(
             p=protocol,
@@ -103,7 +112,7 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     files.update({name: top + page for name, page in typed.render(env).items()})
     rendered = {name: format_python(text).encode("utf-8") for name, text in files.items()}
     # The reference is Markdown: not for black, and its own header syntax.
-    reference = render_reference(env, protocol, files["models.py"])
+    reference = render_reference(env, protocol, models)
     rendered["PROTOCOL.md"] = (markdown_header(protocol, target) + reference).encode("utf-8")
     # The runtime is copied verbatim behind the header: it is hand-written and linted where it
     # lives, and formatting it again was over a third of black's time in a full generate.

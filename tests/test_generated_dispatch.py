@@ -143,3 +143,29 @@ def test_the_lifecycle_sits_behind_the_schema_types() -> None:
     with pytest.raises(acp.RpcError) as caught:  # before initialize
         call(dispatcher.handle_request("session/new", {"cwd": "/w"}))
     assert caught.value.code == -32600
+
+
+def test_every_session_update_is_checked_even_after_the_validator_is_cached(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The client's dispatcher builds each notification's validator once and keeps it: later
+    notifications of the same method are still checked (a bad one is dropped, not folded)."""
+    from acp_bindings._runtime.client_side import ClientSession
+
+    client = acp.Client()
+    dispatcher = client.dispatcher(_Wire())  # type: ignore[arg-type]
+    session = ClientSession[Any](client.lifecycle, "s1")
+    client.lifecycle.sessions["s1"] = session
+
+    def chunk(text: Any) -> dict[str, Any]:
+        content = {"type": "text", "text": text}
+        update = {"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": content}
+        return {"sessionId": "s1", "update": update}
+
+    call(dispatcher.handle_notification("session/update", chunk("a")))
+    call(dispatcher.handle_notification("session/update", chunk(5)))  # text must be a string
+    call(dispatcher.handle_notification("session/update", None))  # checked as {}: no sessionId
+    call(dispatcher.handle_notification("session/update", chunk("b")))
+    [message] = session.snapshot()["messages"]
+    assert [part["text"] for part in message["content"]] == ["a", "b"]
+    assert sum("dropping notification session/update" in r.message for r in caplog.records) == 2

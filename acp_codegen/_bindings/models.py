@@ -2084,6 +2084,10 @@ _AuthMethod_TAGS = frozenset(
 
 def _route_AuthMethod(value: Any) -> str | None:
     """Pick the branch of AuthMethod from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("type")
+        if type(tag) is str and tag in _AuthMethod_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("type")
     elif isinstance(value, BaseModel):
@@ -2163,6 +2167,10 @@ _CreateElicitationRequest_TAGS = frozenset(
 
 def _route_CreateElicitationRequest(value: Any) -> str | None:
     """Pick the branch of CreateElicitationRequest from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("mode")
+        if type(tag) is str and tag in _CreateElicitationRequest_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("mode")
     elif isinstance(value, BaseModel):
@@ -2222,6 +2230,10 @@ _CreateElicitationResponse_TAGS = frozenset(
 
 def _route_CreateElicitationResponse(value: Any) -> str | None:
     """Pick the branch of CreateElicitationResponse from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("action")
+        if type(tag) is str and tag in _CreateElicitationResponse_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("action")
     elif isinstance(value, BaseModel):
@@ -2292,6 +2304,10 @@ _DiffChange_TAGS = frozenset(
 
 def _route_DiffChange(value: Any) -> str | None:
     """Pick the branch of DiffChange from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("operation")
+        if type(tag) is str and tag in _DiffChange_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("operation")
     elif isinstance(value, BaseModel):
@@ -2356,6 +2372,10 @@ _McpServer_TAGS = frozenset(
 
 def _route_McpServer(value: Any) -> str | None:
     """Pick the branch of McpServer from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("type")
+        if type(tag) is str and tag in _McpServer_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("type")
     elif isinstance(value, BaseModel):
@@ -2684,6 +2704,10 @@ _PlanUpdateContent_TAGS = frozenset(
 
 def _route_PlanUpdateContent(value: Any) -> str | None:
     """Pick the branch of PlanUpdateContent from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("type")
+        if type(tag) is str and tag in _PlanUpdateContent_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("type")
     elif isinstance(value, BaseModel):
@@ -2898,6 +2922,10 @@ _ReplayFrom_TAGS = frozenset(
 
 def _route_ReplayFrom(value: Any) -> str | None:
     """Pick the branch of ReplayFrom from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("type")
+        if type(tag) is str and tag in _ReplayFrom_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("type")
     elif isinstance(value, BaseModel):
@@ -3190,6 +3218,10 @@ _RequestPermissionOutcome_TAGS = frozenset(
 
 def _route_RequestPermissionOutcome(value: Any) -> str | None:
     """Pick the branch of RequestPermissionOutcome from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("outcome")
+        if type(tag) is str and tag in _RequestPermissionOutcome_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("outcome")
     elif isinstance(value, BaseModel):
@@ -3382,6 +3414,10 @@ _SessionConfigOption_TAGS = frozenset(
 
 def _route_SessionConfigOption(value: Any) -> str | None:
     """Pick the branch of SessionConfigOption from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("type")
+        if type(tag) is str and tag in _SessionConfigOption_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("type")
     elif isinstance(value, BaseModel):
@@ -3635,6 +3671,10 @@ _SetSessionConfigOptionRequest_TAGS = frozenset(
 
 def _route_SetSessionConfigOptionRequest(value: Any) -> str | None:
     """Pick the branch of SetSessionConfigOptionRequest from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("type")
+        if type(tag) is str and tag in _SetSessionConfigOptionRequest_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("type")
     elif isinstance(value, BaseModel):
@@ -3701,6 +3741,10 @@ _StateUpdate_TAGS = frozenset(
 
 def _route_StateUpdate(value: Any) -> str | None:
     """Pick the branch of StateUpdate from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("state")
+        if type(tag) is str and tag in _StateUpdate_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("state")
     elif isinstance(value, BaseModel):
@@ -3845,6 +3889,10 @@ _ElicitationPropertySchema_TAGS = frozenset(
 
 def _route_ElicitationPropertySchema(value: Any) -> str | None:
     """Pick the branch of ElicitationPropertySchema from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("type")
+        if type(tag) is str and tag in _ElicitationPropertySchema_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("type")
     elif isinstance(value, BaseModel):
@@ -4086,6 +4134,10 @@ _AvailableCommandInput_TAGS = frozenset(
 
 def _route_AvailableCommandInput(value: Any) -> str | None:
     """Pick the branch of AvailableCommandInput from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("type")
+        if type(tag) is str and tag in _AvailableCommandInput_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("type")
     elif isinstance(value, BaseModel):
@@ -4154,6 +4206,10 @@ _ContentBlock_TAGS = frozenset(
 
 def _route_ContentBlock(value: Any) -> str | None:
     """Pick the branch of ContentBlock from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("type")
+        if type(tag) is str and tag in _ContentBlock_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("type")
     elif isinstance(value, BaseModel):
@@ -4258,6 +4314,10 @@ _MultiSelectItems_TAGS = frozenset(
 
 def _route_MultiSelectItems(value: Any) -> str | None:
     """Pick the branch of MultiSelectItems from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("type")
+        if type(tag) is str and tag in _MultiSelectItems_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("type")
     elif isinstance(value, BaseModel):
@@ -4300,6 +4360,10 @@ _ToolCallContent_TAGS = frozenset(
 
 def _route_ToolCallContent(value: Any) -> str | None:
     """Pick the branch of ToolCallContent from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("type")
+        if type(tag) is str and tag in _ToolCallContent_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("type")
     elif isinstance(value, BaseModel):
@@ -4422,6 +4486,10 @@ _RequestPermissionSubject_TAGS = frozenset(
 
 def _route_RequestPermissionSubject(value: Any) -> str | None:
     """Pick the branch of RequestPermissionSubject from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("type")
+        if type(tag) is str and tag in _RequestPermissionSubject_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("type")
     elif isinstance(value, BaseModel):
@@ -4679,6 +4747,10 @@ _SessionUpdate_TAGS = frozenset(
 
 def _route_SessionUpdate(value: Any) -> str | None:
     """Pick the branch of SessionUpdate from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("sessionUpdate")
+        if type(tag) is str and tag in _SessionUpdate_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("sessionUpdate")
     elif isinstance(value, BaseModel):

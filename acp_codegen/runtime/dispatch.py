@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from .errors import RpcError
 from .tables import MethodSpec
-from .wire import from_wire, to_wire
+from .wire import from_wire, to_wire, wire_validator
 
 logger = logging.getLogger(__name__)
 
@@ -144,6 +144,8 @@ class ValidatingDispatcher:
             for (method, kind), spec in self._methods.items()
             if kind == "notification"
         }
+        # Their validators, built on first use (`wire_validator`: one C call per notification).
+        self._notification_checks: dict[str, Callable[[Any], Any]] = {}
         self.inner = inner
         # Notifications whose params may be repaired instead of dropped (tolerant reading).
         self._repairs = dict(repairs or {})
@@ -158,10 +160,13 @@ class ValidatingDispatcher:
         return await self.inner.handle_request(method, params)
 
     async def handle_notification(self, method: str, params: Any) -> None:
-        params_type = self._notification_types.get(method)
-        if params_type is not None:
+        check = self._notification_checks.get(method)
+        if check is None and method in self._notification_types:
+            check = wire_validator(self._notification_types[method])
+            self._notification_checks[method] = check
+        if check is not None:
             try:
-                from_wire(params_type, params)
+                check({} if params is None else params)  # as `from_wire`: missing params are {}
             except ValidationError as error:
                 repair = self._repairs.get(method)
                 fixed = repair(params, error) if repair is not None else None

@@ -122,7 +122,7 @@ class ClientSession(Generic[SnapshotT_co]):
         except MalformedUpdateError as error:
             logger.error("session %s: %s", self.session_id, error)
             return
-        if self.client.is_state_update(update) and self.state.state == STATE_IDLE:
+        if self.state.state == STATE_IDLE and self.client.is_state_update(update):
             self._idle_reports += 1
             self._idle_changed.set()
             self._idle_changed = asyncio.Event()

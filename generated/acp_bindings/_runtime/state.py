@@ -102,7 +102,7 @@ class SessionState(Generic[SnapshotT]):
         referenced nowhere else, as the client's connection does), so it keeps them as they are.
         """
         copy = _keep if owned else copy_json
-        data = self._as_object(update)
+        data = update if type(update) is dict else self._as_object(update)
         tag = data.get(self._tag_field)
         if not isinstance(tag, str):
             raise MalformedUpdateError(None, f"{self._tag_field!r} must be a string")
@@ -266,11 +266,15 @@ class SessionState(Generic[SnapshotT]):
         rule = compiled.rule
         field, source = rule.field, compiled.source
         assert field is not None and source is not None  # compile_rules checked / defaulted
-        key = resolve(data, compiled.key)
+        # `data` is a dict (`_as_object`): a one-token pointer is one `get` (as in `resolve`).
+        tokens = compiled.key
+        key = data.get(tokens[0], ABSENT) if len(tokens) == 1 else resolve(data, tokens)
         if not isinstance(key, str):
             found = "nothing" if key is ABSENT else type(key).__name__
             raise MalformedUpdateError(tag, f"key {rule.key} must be a string, found {found}")
-        if source and source[0] != self._tag_field:
+        if len(source) == 1 and source[0] != self._tag_field:
+            value = data.get(source[0], ABSENT)
+        elif source and source[0] != self._tag_field:
             value = resolve(data, source)
         else:
             members = {name: value for name, value in data.items() if name != self._tag_field}

@@ -148,6 +148,10 @@ _SessionUpdate_TAGS = frozenset(
 
 def _route_SessionUpdate(value: Any) -> str | None:
     """Pick the branch of SessionUpdate from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("sessionUpdate")
+        if type(tag) is str and tag in _SessionUpdate_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("sessionUpdate")
     elif isinstance(value, BaseModel):

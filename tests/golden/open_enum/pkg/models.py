@@ -70,6 +70,10 @@ _Outcome_TAGS = frozenset(
 
 def _route_Outcome(value: Any) -> str | None:
     """Pick the branch of Outcome from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("outcome")
+        if type(tag) is str and tag in _Outcome_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("outcome")
     elif isinstance(value, BaseModel):

@@ -63,6 +63,10 @@ _Shape_TAGS = frozenset(
 
 def _route_Shape(value: Any) -> str | None:
     """Pick the branch of Shape from the tag; unknown tags go to the fallback."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get("kind")
+        if type(tag) is str and tag in _Shape_TAGS:
+            return tag
     if isinstance(value, dict):
         tag = value.get("kind")
     elif isinstance(value, BaseModel):
