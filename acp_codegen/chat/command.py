@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..console import Console
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
 
 NAME = "chat"
@@ -81,13 +82,13 @@ def run(args: argparse.Namespace) -> int:
 
         return asyncio.run(run_interactive(args, argv, cwd))
     except ChatError as error:
-        print(f"error: {error}", file=sys.stderr)
+        Console().error(str(error))
         return error.code
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        Console().explain("interrupted")
         return EXIT_DIFFERS
 
 
 def _usage(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    Console().error(message)
     return EXIT_USAGE

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
-from ..console import QUIET
+from ..console import Console
 from ..errors import SchemaError
 from ..exits import EXIT_OK, EXIT_USAGE
 from ..targets import UsageError, checked_folder
@@ -37,29 +36,29 @@ def add_command(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    console = Console.from_args(args)
     try:
         project = checked_name(args.name)
         where = checked_folder(args.dir or Path(args.name), "--dir", replaced=True)
         layout = Layout(project)
         files = create(layout, where)
     except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        console.error(str(exc))
         return EXIT_USAGE
     except SchemaError as exc:  # the shipped schema is broken: an install problem
         for problem in exc.problems:
-            print(f"error: {problem}", file=sys.stderr)
+            console.error(str(problem))
         return EXIT_USAGE
     except OSError as exc:
-        print(f"error: {exc}; nothing was written.", file=sys.stderr)
+        console.error(f"{exc}; nothing was written.")
         return EXIT_USAGE
-    if args.verbosity != QUIET:
-        _print_next_steps(where, layout, files)
+    _print_next_steps(console, where, layout, files)
     return EXIT_OK
 
 
-def _print_next_steps(where: Path, layout: Layout, files: list[str]) -> None:
-    print(f"Created {where} ({len(files)} files, bindings in {layout.bindings_dir}).")
-    print("Next:")
+def _print_next_steps(console: Console, where: Path, layout: Layout, files: list[str]) -> None:
+    console.info(f"Created {where} ({len(files)} files, bindings in {layout.bindings_dir}).")
+    console.info("Next:")
     for line in (
         f"cd {shlex.quote(str(where))}",
         # No `activate`: it would hide this acp-codegen, which the last line needs.
@@ -68,4 +67,4 @@ def _print_next_steps(where: Path, layout: Layout, files: list[str]) -> None:
         ".venv/bin/python -m pytest",
         f"acp-codegen chat -- .venv/bin/{layout.project.name}",
     ):
-        print(f"  {line}")
+        console.info(f"  {line}")
