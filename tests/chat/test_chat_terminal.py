@@ -123,7 +123,8 @@ def test_an_agent_dying_mid_turn_ends_the_chat_with_one_line() -> None:
     child = spawn("-m", "acp_codegen", agent=[*ODD, "die"])
     child.expect("> ")
     child.sendline("hi")
-    child.expect("error: die-agent stopped during the turn")
+    # On a terminal the `error:` label is painted red (as every acp-codegen error is).
+    child.expect(r"error:(\x1b\[0m)? die-agent stopped during the turn")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 1
