@@ -3,11 +3,18 @@
 The runtime checks every update it receives and every message it sends, and throws the
 validated models away: the session state and the wire keep the JSON. Building those model
 instances was over half the cost of a check. `wire_check(tp)` validates with the same core
-schema as `tp`'s models, except that each plain model is validated as a typed dict (same
-fields, aliases, defaults, extra-field rule, unions and discriminators; no instance built), so
-what passes and what fails is unchanged. On a failure the models' own validator runs again, so
-the error raised is exactly the one `wire.from_wire` raises (and if the models accept what the
-dict form rejected, the data passes: the models stay the authority).
+schema as `tp`'s models, with two changes that keep what passes and what fails:
+
+- each plain model is validated as a typed dict (same fields, aliases, defaults, extra-field
+  rule; no instance built);
+- a tagged union whose route callback declares its tag key and known tags (the generated
+  `_route_*` functions do, as keyword defaults) picks its branch in pydantic-core by that key,
+  among the known tags only: the callback returns a known string tag as it is, and everything
+  else (unknown or missing tags, the fallback branch) fails here and goes on to the models.
+
+On a failure the models' own validator runs again, so the error raised is exactly the one
+`wire.from_wire` raises (and if the models accept what the fast form rejected, the data passes:
+the models stay the authority).
 
 Input is wire JSON (dicts, lists, scalars): model instances are not accepted as dict data.
 """
@@ -61,12 +68,30 @@ def _as_typed_dict(node: dict[str, Any]) -> dict[str, Any]:
     return typed
 
 
+def _by_tag_key(node: dict[str, Any]) -> dict[str, Any] | None:
+    """A tagged union routed by a callback, as one routed by its declared key; else None."""
+    route = node.get("discriminator")
+    declared = getattr(route, "__kwdefaults__", None) if callable(route) else None
+    if not declared or not isinstance(declared.get("tag_key"), str):
+        return None
+    known = declared.get("known")
+    if not isinstance(known, frozenset):
+        return None
+    choices = {tag: dict_schema(schema) for tag, schema in node["choices"].items() if tag in known}
+    return {**node, "discriminator": declared["tag_key"], "choices": choices}
+
+
 def dict_schema(node: Any) -> Any:
-    """`node` (a pydantic-core schema) with each plain model validated as a typed dict; a new
-    structure, the original is not changed."""
+    """`node` (a pydantic-core schema) in its fast form (see above); a new structure, the
+    original is not changed."""
     if isinstance(node, dict):
-        if node.get("type") == "model" and _plain_model(node):
+        kind = node.get("type")
+        if kind == "model" and _plain_model(node):
             return _as_typed_dict(node)
+        if kind == "tagged-union":
+            by_key = _by_tag_key(node)
+            if by_key is not None:
+                return by_key
         return {key: dict_schema(value) for key, value in node.items()}
     if isinstance(node, list):
         return [dict_schema(value) for value in node]
@@ -77,8 +102,9 @@ def dict_schema(node: Any) -> Any:
 def wire_check(tp: Any) -> Check:
     """A check of wire JSON against `tp` (a model class or union alias): returns None when it
     fits, raises pydantic's `ValidationError` (the models' own) when it does not."""
-    validator = SchemaValidator(dict_schema(adapter(tp).core_schema))
-    fast = partial(validator.validate_python, **WIRE_RULES)
+    # Typed loosely: mypy cannot match the rules' keywords to pydantic-core's signature.
+    validate: Any = SchemaValidator(dict_schema(adapter(tp).core_schema)).validate_python
+    fast = partial(validate, **WIRE_RULES)
     authority = wire_validator(tp)
 
     def check(data: Any) -> None:

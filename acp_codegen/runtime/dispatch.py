@@ -16,9 +16,9 @@ from typing import Any, Protocol, TypeAlias
 
 from pydantic import ValidationError
 
+from .checks import wire_check
 from .errors import RpcError
 from .tables import MethodSpec
-from .checks import wire_check
 from .wire import from_wire, to_wire
 
 logger = logging.getLogger(__name__)

@@ -14,8 +14,8 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from .dispatch import MethodTable, index_methods
 from .checks import wire_check
+from .dispatch import MethodTable, index_methods
 
 Validator = Callable[[Any], Any]
 CUSTOM_PREFIX = "_"

@@ -2082,20 +2082,24 @@ _AuthMethod_TAGS = frozenset(
 )
 
 
-def _route_AuthMethod(value: Any) -> str | None:
-    """Pick the branch of AuthMethod from the tag; unknown tags go to the fallback."""
+def _route_AuthMethod(
+    value: Any, *, tag_key: str = "type", known: frozenset[str] = _AuthMethod_TAGS
+) -> str | None:
+    """Pick the branch of AuthMethod from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("type")
-        if type(tag) is str and tag in _AuthMethod_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("type")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "type"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -2103,7 +2107,7 @@ def _route_AuthMethod(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _AuthMethod_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -2165,20 +2169,24 @@ _CreateElicitationRequest_TAGS = frozenset(
 )
 
 
-def _route_CreateElicitationRequest(value: Any) -> str | None:
-    """Pick the branch of CreateElicitationRequest from the tag; unknown tags go to the fallback."""
+def _route_CreateElicitationRequest(
+    value: Any, *, tag_key: str = "mode", known: frozenset[str] = _CreateElicitationRequest_TAGS
+) -> str | None:
+    """Pick the branch of CreateElicitationRequest from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("mode")
-        if type(tag) is str and tag in _CreateElicitationRequest_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("mode")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "mode"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -2186,7 +2194,7 @@ def _route_CreateElicitationRequest(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _CreateElicitationRequest_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -2228,20 +2236,24 @@ _CreateElicitationResponse_TAGS = frozenset(
 )
 
 
-def _route_CreateElicitationResponse(value: Any) -> str | None:
-    """Pick the branch of CreateElicitationResponse from the tag; unknown tags go to the fallback."""
+def _route_CreateElicitationResponse(
+    value: Any, *, tag_key: str = "action", known: frozenset[str] = _CreateElicitationResponse_TAGS
+) -> str | None:
+    """Pick the branch of CreateElicitationResponse from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("action")
-        if type(tag) is str and tag in _CreateElicitationResponse_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("action")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "action"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -2249,7 +2261,7 @@ def _route_CreateElicitationResponse(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _CreateElicitationResponse_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -2302,20 +2314,24 @@ _DiffChange_TAGS = frozenset(
 )
 
 
-def _route_DiffChange(value: Any) -> str | None:
-    """Pick the branch of DiffChange from the tag; unknown tags go to the fallback."""
+def _route_DiffChange(
+    value: Any, *, tag_key: str = "operation", known: frozenset[str] = _DiffChange_TAGS
+) -> str | None:
+    """Pick the branch of DiffChange from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("operation")
-        if type(tag) is str and tag in _DiffChange_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("operation")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "operation"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -2323,7 +2339,7 @@ def _route_DiffChange(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _DiffChange_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -2370,20 +2386,24 @@ _McpServer_TAGS = frozenset(
 )
 
 
-def _route_McpServer(value: Any) -> str | None:
-    """Pick the branch of McpServer from the tag; unknown tags go to the fallback."""
+def _route_McpServer(
+    value: Any, *, tag_key: str = "type", known: frozenset[str] = _McpServer_TAGS
+) -> str | None:
+    """Pick the branch of McpServer from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("type")
-        if type(tag) is str and tag in _McpServer_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("type")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "type"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -2391,7 +2411,7 @@ def _route_McpServer(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _McpServer_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -2702,20 +2722,24 @@ _PlanUpdateContent_TAGS = frozenset(
 )
 
 
-def _route_PlanUpdateContent(value: Any) -> str | None:
-    """Pick the branch of PlanUpdateContent from the tag; unknown tags go to the fallback."""
+def _route_PlanUpdateContent(
+    value: Any, *, tag_key: str = "type", known: frozenset[str] = _PlanUpdateContent_TAGS
+) -> str | None:
+    """Pick the branch of PlanUpdateContent from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("type")
-        if type(tag) is str and tag in _PlanUpdateContent_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("type")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "type"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -2723,7 +2747,7 @@ def _route_PlanUpdateContent(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _PlanUpdateContent_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -2920,20 +2944,24 @@ _ReplayFrom_TAGS = frozenset(
 )
 
 
-def _route_ReplayFrom(value: Any) -> str | None:
-    """Pick the branch of ReplayFrom from the tag; unknown tags go to the fallback."""
+def _route_ReplayFrom(
+    value: Any, *, tag_key: str = "type", known: frozenset[str] = _ReplayFrom_TAGS
+) -> str | None:
+    """Pick the branch of ReplayFrom from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("type")
-        if type(tag) is str and tag in _ReplayFrom_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("type")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "type"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -2941,7 +2969,7 @@ def _route_ReplayFrom(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _ReplayFrom_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -3216,20 +3244,24 @@ _RequestPermissionOutcome_TAGS = frozenset(
 )
 
 
-def _route_RequestPermissionOutcome(value: Any) -> str | None:
-    """Pick the branch of RequestPermissionOutcome from the tag; unknown tags go to the fallback."""
+def _route_RequestPermissionOutcome(
+    value: Any, *, tag_key: str = "outcome", known: frozenset[str] = _RequestPermissionOutcome_TAGS
+) -> str | None:
+    """Pick the branch of RequestPermissionOutcome from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("outcome")
-        if type(tag) is str and tag in _RequestPermissionOutcome_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("outcome")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "outcome"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -3237,7 +3269,7 @@ def _route_RequestPermissionOutcome(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _RequestPermissionOutcome_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -3412,20 +3444,24 @@ _SessionConfigOption_TAGS = frozenset(
 )
 
 
-def _route_SessionConfigOption(value: Any) -> str | None:
-    """Pick the branch of SessionConfigOption from the tag; unknown tags go to the fallback."""
+def _route_SessionConfigOption(
+    value: Any, *, tag_key: str = "type", known: frozenset[str] = _SessionConfigOption_TAGS
+) -> str | None:
+    """Pick the branch of SessionConfigOption from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("type")
-        if type(tag) is str and tag in _SessionConfigOption_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("type")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "type"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -3433,7 +3469,7 @@ def _route_SessionConfigOption(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _SessionConfigOption_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -3669,20 +3705,27 @@ _SetSessionConfigOptionRequest_TAGS = frozenset(
 )
 
 
-def _route_SetSessionConfigOptionRequest(value: Any) -> str | None:
-    """Pick the branch of SetSessionConfigOptionRequest from the tag; unknown tags go to the fallback."""
+def _route_SetSessionConfigOptionRequest(
+    value: Any,
+    *,
+    tag_key: str = "type",
+    known: frozenset[str] = _SetSessionConfigOptionRequest_TAGS,
+) -> str | None:
+    """Pick the branch of SetSessionConfigOptionRequest from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("type")
-        if type(tag) is str and tag in _SetSessionConfigOptionRequest_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("type")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "type"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -3690,7 +3733,7 @@ def _route_SetSessionConfigOptionRequest(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _SetSessionConfigOptionRequest_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -3739,20 +3782,24 @@ _StateUpdate_TAGS = frozenset(
 )
 
 
-def _route_StateUpdate(value: Any) -> str | None:
-    """Pick the branch of StateUpdate from the tag; unknown tags go to the fallback."""
+def _route_StateUpdate(
+    value: Any, *, tag_key: str = "state", known: frozenset[str] = _StateUpdate_TAGS
+) -> str | None:
+    """Pick the branch of StateUpdate from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("state")
-        if type(tag) is str and tag in _StateUpdate_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("state")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "state"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -3760,7 +3807,7 @@ def _route_StateUpdate(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _StateUpdate_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -3887,20 +3934,24 @@ _ElicitationPropertySchema_TAGS = frozenset(
 )
 
 
-def _route_ElicitationPropertySchema(value: Any) -> str | None:
-    """Pick the branch of ElicitationPropertySchema from the tag; unknown tags go to the fallback."""
+def _route_ElicitationPropertySchema(
+    value: Any, *, tag_key: str = "type", known: frozenset[str] = _ElicitationPropertySchema_TAGS
+) -> str | None:
+    """Pick the branch of ElicitationPropertySchema from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("type")
-        if type(tag) is str and tag in _ElicitationPropertySchema_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("type")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "type"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -3908,7 +3959,7 @@ def _route_ElicitationPropertySchema(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _ElicitationPropertySchema_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -4132,20 +4183,24 @@ _AvailableCommandInput_TAGS = frozenset(
 )
 
 
-def _route_AvailableCommandInput(value: Any) -> str | None:
-    """Pick the branch of AvailableCommandInput from the tag; unknown tags go to the fallback."""
+def _route_AvailableCommandInput(
+    value: Any, *, tag_key: str = "type", known: frozenset[str] = _AvailableCommandInput_TAGS
+) -> str | None:
+    """Pick the branch of AvailableCommandInput from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("type")
-        if type(tag) is str and tag in _AvailableCommandInput_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("type")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "type"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -4153,7 +4208,7 @@ def _route_AvailableCommandInput(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _AvailableCommandInput_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -4204,20 +4259,24 @@ _ContentBlock_TAGS = frozenset(
 )
 
 
-def _route_ContentBlock(value: Any) -> str | None:
-    """Pick the branch of ContentBlock from the tag; unknown tags go to the fallback."""
+def _route_ContentBlock(
+    value: Any, *, tag_key: str = "type", known: frozenset[str] = _ContentBlock_TAGS
+) -> str | None:
+    """Pick the branch of ContentBlock from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("type")
-        if type(tag) is str and tag in _ContentBlock_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("type")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "type"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -4225,7 +4284,7 @@ def _route_ContentBlock(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _ContentBlock_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -4312,20 +4371,24 @@ _MultiSelectItems_TAGS = frozenset(
 )
 
 
-def _route_MultiSelectItems(value: Any) -> str | None:
-    """Pick the branch of MultiSelectItems from the tag; unknown tags go to the fallback."""
+def _route_MultiSelectItems(
+    value: Any, *, tag_key: str = "type", known: frozenset[str] = _MultiSelectItems_TAGS
+) -> str | None:
+    """Pick the branch of MultiSelectItems from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("type")
-        if type(tag) is str and tag in _MultiSelectItems_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("type")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "type"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -4333,7 +4396,7 @@ def _route_MultiSelectItems(value: Any) -> str | None:
         return None
     if tag is None:
         return "default"
-    if isinstance(tag, str) and tag in _MultiSelectItems_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -4358,20 +4421,24 @@ _ToolCallContent_TAGS = frozenset(
 )
 
 
-def _route_ToolCallContent(value: Any) -> str | None:
-    """Pick the branch of ToolCallContent from the tag; unknown tags go to the fallback."""
+def _route_ToolCallContent(
+    value: Any, *, tag_key: str = "type", known: frozenset[str] = _ToolCallContent_TAGS
+) -> str | None:
+    """Pick the branch of ToolCallContent from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("type")
-        if type(tag) is str and tag in _ToolCallContent_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("type")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "type"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -4379,7 +4446,7 @@ def _route_ToolCallContent(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _ToolCallContent_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -4484,20 +4551,24 @@ _RequestPermissionSubject_TAGS = frozenset(
 )
 
 
-def _route_RequestPermissionSubject(value: Any) -> str | None:
-    """Pick the branch of RequestPermissionSubject from the tag; unknown tags go to the fallback."""
+def _route_RequestPermissionSubject(
+    value: Any, *, tag_key: str = "type", known: frozenset[str] = _RequestPermissionSubject_TAGS
+) -> str | None:
+    """Pick the branch of RequestPermissionSubject from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("type")
-        if type(tag) is str and tag in _RequestPermissionSubject_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("type")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "type"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -4505,7 +4576,7 @@ def _route_RequestPermissionSubject(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _RequestPermissionSubject_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 
@@ -4745,20 +4816,24 @@ _SessionUpdate_TAGS = frozenset(
 )
 
 
-def _route_SessionUpdate(value: Any) -> str | None:
-    """Pick the branch of SessionUpdate from the tag; unknown tags go to the fallback."""
+def _route_SessionUpdate(
+    value: Any, *, tag_key: str = "sessionUpdate", known: frozenset[str] = _SessionUpdate_TAGS
+) -> str | None:
+    """Pick the branch of SessionUpdate from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("sessionUpdate")
-        if type(tag) is str and tag in _SessionUpdate_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("sessionUpdate")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "sessionUpdate"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -4766,7 +4841,7 @@ def _route_SessionUpdate(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _SessionUpdate_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 

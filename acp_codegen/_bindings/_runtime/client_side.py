@@ -32,7 +32,7 @@ from pydantic import BaseModel
 from typing_extensions import TypeVar  # a TypeVar default (PEP 696) before Python 3.13
 
 from .connection import Connection
-from .dispatch import Dispatcher
+from .dispatch import Dispatcher, InlineHandler
 from .errors import (
     ConnectionClosed,
     ErrorCode,
@@ -329,6 +329,11 @@ class ClientSide(Generic[SnapshotT]):
                 await self._fallback.handle_notification(method, params)
         elif self._fallback is not None:
             await self._fallback.handle_notification(method, params)
+
+    def inline_notifications(self) -> dict[str, InlineHandler]:
+        """`session/update` is folded without awaiting anything (`handle_notification` does
+        the same), unless it is also forwarded to the author's handler."""
+        return {} if self._forward_updates else {SESSION_UPDATE: self._update}
 
     def _update(self, params: Any) -> bool:
         """Fold the update into its session (or keep it until session/new answers); False

@@ -24,7 +24,7 @@ from collections.abc import Coroutine
 from contextvars import ContextVar
 from typing import Any
 
-from .dispatch import Dispatcher
+from .dispatch import Dispatcher, InlineHandler, inline_notifications
 from .errors import ConnectionClosed, RpcError
 from .framing import decode_line, encode_json
 from .jsonvalue import to_json
@@ -72,13 +72,27 @@ class IncomingMessages:
     """Handles each message read from the peer. The state it shares with `Connection` is
     declared here; the writing steps it needs are `Connection`'s."""
 
-    dispatcher: Dispatcher | None
+    _dispatcher: Dispatcher | None = None
+    # What the dispatcher handles synchronously (`dispatch.inline_notifications`), read when it
+    # is assigned: those notifications skip the chain of coroutines.
+    _inline: dict[str, InlineHandler] = {}  # noqa: RUF012 (replaced, never mutated)
     _closed: bool
     _withdrawn: OrderedDict[RequestId, None]
     _pending: dict[RequestId, asyncio.Future[Any]]
     _inbound: dict[RequestId, asyncio.Task[Any]]
     _peer_cancelled: set[asyncio.Task[Any]]
     _tasks: set[asyncio.Task[Any]]
+
+    @property
+    def dispatcher(self) -> Dispatcher | None:
+        """Handles what the peer sends (see `Connection`)."""
+        return self._dispatcher
+
+    @dispatcher.setter
+    def dispatcher(self, dispatcher: Dispatcher | None) -> None:
+        inline = {} if dispatcher is None else inline_notifications(dispatcher)
+        inline.pop(CANCEL_REQUEST_METHOD, None)  # always the connection's own
+        self._dispatcher, self._inline = dispatcher, inline
 
     async def _write_frame(self, frame: bytes) -> None:
         raise NotImplementedError  # Connection writes
@@ -112,7 +126,12 @@ class IncomingMessages:
             and type(payload.get("method")) is str
             and type(payload.get("params")) is dict
         ):
-            await self._on_notification(payload["method"], payload["params"])
+            method = payload["method"]
+            inline = self._inline.get(method)
+            if inline is None:
+                await self._on_notification(method, payload["params"])
+            else:
+                self._notify_inline(inline, method, payload["params"])
             return
         message = classify(payload)
         if isinstance(message, Request):
@@ -165,10 +184,21 @@ class IncomingMessages:
         if method == CANCEL_REQUEST_METHOD:
             self._on_cancel_request(params)
             return
-        if self.dispatcher is None:
+        inline = self._inline.get(method)
+        if inline is not None:
+            self._notify_inline(inline, method, params)
+            return
+        if self._dispatcher is None:
             return
         try:
-            await self.dispatcher.handle_notification(method, params)
+            await self._dispatcher.handle_notification(method, params)
+        except Exception:
+            logger.exception("notification handler for %r failed", method)
+
+    @staticmethod
+    def _notify_inline(inline: InlineHandler, method: str, params: Any) -> None:
+        try:
+            inline(params)
         except Exception:
             logger.exception("notification handler for %r failed", method)
 

@@ -7,8 +7,8 @@ The runtime never imports generated modules: generated code hands its `MethodSpe
 the stop-reason type) in, and `OutgoingChecks` validates each outgoing request's params,
 notification's params and response's result against the schema's types before it is written.
 A failure raises pydantic's `ValidationError` at the call that tried to send, so invalid data
-never reaches the wire. Each type gets one cached `TypeAdapter` (`wire.adapter`), and each
-message is validated once.
+never reaches the wire. Each type gets one cached check (`checks.wire_check`: no model instances
+built), and each message is validated once.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
+from .checks import wire_check
 from .dispatch import MethodTable, index_methods
-from .wire import wire_validator
 
 Validator = Callable[[Any], Any]
 CUSTOM_PREFIX = "_"
@@ -52,10 +52,10 @@ class OutgoingChecks:
         self, *, sent: MethodTable, answered: MethodTable, stop_reasons: Any = None
     ) -> None:
         self._params: dict[tuple[str, str], Validator] = {
-            key: wire_validator(spec.params_type) for key, spec in index_methods(sent).items()
+            key: wire_check(spec.params_type) for key, spec in index_methods(sent).items()
         }
         self._results: dict[str, Validator] = {
-            method: wire_validator(spec.result_type)
+            method: wire_check(spec.result_type)
             for (method, kind), spec in index_methods(answered).items()
             if kind == "request" and spec.result_type is not None
         }

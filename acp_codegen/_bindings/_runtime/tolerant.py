@@ -26,8 +26,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .checks import wire_check
 from .jsonvalue import copy_json, pointer_to
-from .wire import adapter
 
 logger = logging.getLogger(__name__)
 
@@ -151,9 +151,6 @@ def repair_update(
     return fixed, list(repairs.values())
 
 
-_WIRE_RULES: dict[str, Any] = {"strict": True, "by_alias": True, "by_name": False}
-
-
 def _repaired(
     tp: Any, table: ToleranceTable, data: Any, error: ValidationError, root: str, what: str
 ) -> dict[str, Any] | None:
@@ -165,7 +162,7 @@ def _repaired(
         return None
     fixed, repairs = outcome
     try:
-        adapter(tp).validate_python(fixed, **_WIRE_RULES)
+        wire_check(tp)(fixed)
     except ValidationError:
         return None
     for repair in repairs:
@@ -178,11 +175,11 @@ def tolerant_validator(
 ) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
     """A session-update validator for `SessionState`: returns None when the update is valid,
     the repaired update when it was repaired, and raises ValidationError otherwise."""
-    checked = adapter(tp)
+    checked = wire_check(tp)
 
     def validate(data: dict[str, Any]) -> dict[str, Any] | None:
         try:
-            checked.validate_python(data, **_WIRE_RULES)
+            checked(data)
             return None
         except ValidationError as error:
             if strict or table is None:

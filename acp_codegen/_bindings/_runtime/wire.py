@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-_WIRE_RULES: dict[str, Any] = {"strict": True, "by_alias": True, "by_name": False}
+# Strict JSON types, wire names only (see `from_wire`).
+WIRE_RULES: dict[str, Any] = {"strict": True, "by_alias": True, "by_name": False}
 
 
 @cache
@@ -40,10 +41,10 @@ def from_wire(tp: Any, data: Any) -> Any:
     also accept are for code, not for peers."""
     # The adapter's core validator directly: `TypeAdapter.validate_python` only re-checks the
     # by_alias/by_name pair, which is fixed here, and costs a Python call per message.
-    return adapter(tp).validator.validate_python({} if data is None else data, **_WIRE_RULES)
+    return adapter(tp).validator.validate_python({} if data is None else data, **WIRE_RULES)
 
 
 def wire_validator(tp: Any) -> Callable[[Any], Any]:
     """`from_wire` for one type, as a function (e.g. the session-update validator)."""
     # A partial of the core validator: no Python frame of ours per call.
-    return partial(adapter(tp).validator.validate_python, **_WIRE_RULES)
+    return partial(adapter(tp).validator.validate_python, **WIRE_RULES)

@@ -26,8 +26,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .jsonvalue import copy_json, pointer_to
 from .checks import wire_check
+from .jsonvalue import copy_json, pointer_to
 
 logger = logging.getLogger(__name__)
 

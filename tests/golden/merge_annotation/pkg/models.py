@@ -146,20 +146,24 @@ _SessionUpdate_TAGS = frozenset(
 )
 
 
-def _route_SessionUpdate(value: Any) -> str | None:
-    """Pick the branch of SessionUpdate from the tag; unknown tags go to the fallback."""
+def _route_SessionUpdate(
+    value: Any, *, tag_key: str = "sessionUpdate", known: frozenset[str] = _SessionUpdate_TAGS
+) -> str | None:
+    """Pick the branch of SessionUpdate from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("sessionUpdate")
-        if type(tag) is str and tag in _SessionUpdate_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("sessionUpdate")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "sessionUpdate"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -167,7 +171,7 @@ def _route_SessionUpdate(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _SessionUpdate_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return "other"
 

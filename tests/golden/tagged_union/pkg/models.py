@@ -61,20 +61,24 @@ _Shape_TAGS = frozenset(
 )
 
 
-def _route_Shape(value: Any) -> str | None:
-    """Pick the branch of Shape from the tag; unknown tags go to the fallback."""
+def _route_Shape(
+    value: Any, *, tag_key: str = "kind", known: frozenset[str] = _Shape_TAGS
+) -> str | None:
+    """Pick the branch of Shape from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
-        tag = value.get("kind")
-        if type(tag) is str and tag in _Shape_TAGS:
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
             return tag
     if isinstance(value, dict):
-        tag = value.get("kind")
+        tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
-                if (f.alias or n) == "kind"
+                if (f.alias or n) == tag_key
             ),
             None,
         )
@@ -82,7 +86,7 @@ def _route_Shape(value: Any) -> str | None:
         return None
     if tag is None:
         return None
-    if isinstance(tag, str) and tag in _Shape_TAGS:
+    if isinstance(tag, str) and tag in known:
         return tag
     return None
 
