@@ -51,8 +51,17 @@ class OutgoingChecks:
     def __init__(
         self, *, sent: MethodTable, answered: MethodTable, stop_reasons: Any = None
     ) -> None:
-        self._params: dict[tuple[str, str], Validator] = {
-            key: wire_check(spec.params_type) for key, spec in index_methods(sent).items()
+        rows = index_methods(sent)
+        # By kind, then method: one lookup per message sent.
+        self._requests: dict[str, Validator] = {
+            method: wire_check(spec.params_type)
+            for (method, kind), spec in rows.items()
+            if kind == "request"
+        }
+        self._notifications: dict[str, Validator] = {
+            method: wire_check(spec.params_type)
+            for (method, kind), spec in rows.items()
+            if kind == "notification"
         }
         self._results: dict[str, Validator] = {
             method: wire_check(spec.result_type)
@@ -62,12 +71,12 @@ class OutgoingChecks:
         self.known_stop_reasons = literal_values(stop_reasons) if stop_reasons else frozenset()
 
     def request(self, method: str, params: Any) -> None:
-        check = self._params.get((method, "request"))
+        check = self._requests.get(method)
         if check is not None:
             check(params)
 
     def notification(self, method: str, params: Any) -> None:
-        check = self._params.get((method, "notification"))
+        check = self._notifications.get(method)
         if check is not None:
             check(params)
 

@@ -8,8 +8,8 @@ validated models away: the session state and the wire keep the JSON. Building th
 instances was over half the cost of a check. `wire_check(tp)` validates with the same core
 schema as `tp`'s models, with two changes that keep what passes and what fails:
 
-- each plain model is validated as a typed dict (same fields, aliases, defaults, extra-field
-  rule; no instance built);
+- each plain model is validated as a typed dict (same fields, aliases, required fields and
+  extra-field rule; no instance built, no defaults filled in);
 - a tagged union whose route callback declares its tag key and known tags (the generated
   `_route_*` functions do, as keyword defaults) picks its branch in pydantic-core by that key,
   among the known tags only: the callback returns a known string tag as it is, and everything
@@ -34,6 +34,13 @@ from .wire import WIRE_RULES, adapter, wire_validator
 
 Check = Callable[[Any], None]
 
+# `WIRE_RULES` as configuration (see `_wire_config`); strictness stays a call argument, which
+# overrides any field's own setting as it does for the models.
+_NAME_RULES = {
+    "validate_by_alias": WIRE_RULES["by_alias"],
+    "validate_by_name": WIRE_RULES["by_name"],
+}
+
 
 def _plain_model(node: dict[str, Any]) -> bool:
     """A model whose validation is its fields alone: no custom `__init__`, no
@@ -46,29 +53,50 @@ def _plain_model(node: dict[str, Any]) -> bool:
     )
 
 
+def _without_default(schema: dict[str, Any]) -> dict[str, Any]:
+    """An optional field's value schema: nothing is filled in for an absent field (a check
+    keeps no output), and the `MISSING` sentinel, never found in JSON, is not accepted (the
+    models, which accept it, then decide). Kept when the default does more than fill in."""
+    if schema.get("validate_default") or schema.get("on_error", "raise") != "raise":
+        return schema
+    inner: dict[str, Any] = schema["schema"]
+    return inner["schema"] if inner.get("type") == "missing-sentinel" else inner
+
+
 def _as_typed_dict(node: dict[str, Any]) -> dict[str, Any]:
     fields = node["schema"]
     out_fields: dict[str, Any] = {}
     for name, field in fields["fields"].items():
-        schema = dict_schema(field["schema"])
+        schema = field["schema"]
+        # A model field is optional exactly when its schema carries a default.
+        required = schema.get("type") != "default"
         out = {
             "type": "typed-dict-field",
-            "schema": schema,
-            # A model field is optional exactly when its schema carries a default.
-            "required": schema.get("type") != "default",
+            "schema": dict_schema(schema if required else _without_default(schema)),
+            "required": required,
         }
         if "validation_alias" in field:
             out["validation_alias"] = field["validation_alias"]
         out_fields[name] = out
-    config = node.get("config", {})
+    config = _wire_config(node.get("config", {}))
+    extra = config.get("extra_fields_behavior")
+    if extra == "allow" and "extras_schema" not in fields:
+        # Extra fields of any value pass either way; "ignore" does not copy them out.
+        extra = config["extra_fields_behavior"] = "ignore"
     typed: dict[str, Any] = {"type": "typed-dict", "fields": out_fields, "config": config}
     if "ref" in node:
         typed["ref"] = node["ref"]  # definition references point at it
-    if "extra_fields_behavior" in config:
-        typed["extra_behavior"] = config["extra_fields_behavior"]
+    if extra is not None:
+        typed["extra_behavior"] = extra
     if "extras_schema" in fields:
         typed["extras_schema"] = dict_schema(fields["extras_schema"])
     return typed
+
+
+def _wire_config(config: dict[str, Any]) -> dict[str, Any]:
+    """`config` reading wire names only (`WIRE_RULES`), so no call has to say so: passing
+    `by_alias`/`by_name` with every call cost more than a small update's whole check."""
+    return {**config, **_NAME_RULES}
 
 
 def _by_tag_key(node: dict[str, Any]) -> dict[str, Any] | None:
@@ -95,19 +123,27 @@ def dict_schema(node: Any) -> Any:
             by_key = _by_tag_key(node)
             if by_key is not None:
                 return by_key
-        return {key: dict_schema(value) for key, value in node.items()}
+        copied = {key: dict_schema(value) for key, value in node.items()}
+        if isinstance(node.get("config"), dict):  # a model kept as it is, for one
+            copied["config"] = _wire_config(node["config"])
+        return copied
     if isinstance(node, list):
         return [dict_schema(value) for value in node]
     return node
+
+
+def fast_form(tp: Any) -> Callable[[Any], Any]:
+    """The fast form of `tp`'s validation alone (`wire_check` falls back to the models)."""
+    schema = dict_schema(adapter(tp).core_schema)
+    config: Any = _wire_config({})
+    return partial(SchemaValidator(schema, config).validate_python, strict=WIRE_RULES["strict"])
 
 
 @cache
 def wire_check(tp: Any) -> Check:
     """A check of wire JSON against `tp` (a model class or union alias): returns None when it
     fits, raises pydantic's `ValidationError` (the models' own) when it does not."""
-    # Typed loosely: mypy cannot match the rules' keywords to pydantic-core's signature.
-    validate: Any = SchemaValidator(dict_schema(adapter(tp).core_schema)).validate_python
-    fast = partial(validate, **WIRE_RULES)
+    fast = fast_form(tp)
     authority = wire_validator(tp)
 
     def check(data: Any) -> None:
