@@ -20,6 +20,7 @@ from ._runtime.stdio import serve_stdio
 from ._runtime.trace import TraceTarget
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import AgentDispatcher
+from .merge_rules import MERGE_RULES
 from .methods import AGENT_SPECS, CLIENT_SPECS
 from .session import Prompt, Session
 
@@ -173,6 +174,7 @@ class Agent:
             on_prompt=self._serve_prompt,
             session_hooks=hooks,
             checks=checks,
+            rules=MERGE_RULES,
             fallback=AgentDispatcher(self),
             prompt_result=prompt_result,
         )

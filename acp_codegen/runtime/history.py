@@ -1,80 +1,140 @@
 """What an agent session keeps for `session/resume` replay, compacted as it grows.
 
 A streamed message is mostly chunks: keeping each one made the history grow by an update per
-token. A run of chunks that starts a message (its messageId not seen before in the history)
-is kept instead as one whole message holding every chunk's block in order: replaying it gives
-the client the same state (a message whose content is those blocks), in one update instead
-of thousands. Chunks of a message the history already holds, and chunks with other members
-(`_meta` is chunk-scoped), are kept as they came.
+token. A run of chunks that starts a record (its key not seen before in the history) is kept
+instead as one whole update holding every chunk's item in order: replaying it gives the client
+the same state, in one update instead of thousands. Which chunks have a whole form comes from
+the merge rules (`chunk_runs`): a chunk variant that appends one item to a field, and a variant
+that upserts the same entity by the same key for the same role (`agent_message_chunk` and
+`agent_message`, say). Chunks of a record the history already holds, chunks with other members
+(`_meta` is chunk-scoped), and chunks whose whole form the schema would not accept are kept as
+they came.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
-from .protocol import (
-    AGENT_MESSAGE,
-    AGENT_MESSAGE_CHUNK,
-    AGENT_THOUGHT,
-    AGENT_THOUGHT_CHUNK,
-    UPDATE_TAG_FIELD,
-)
+from .protocol import UPDATE_TAG_FIELD
+from .tables import MergeRule
 
-# A chunk's tag -> the tag of the whole message its run is kept as.
-WHOLE_OF_CHUNK: Final = {AGENT_MESSAGE_CHUNK: AGENT_MESSAGE, AGENT_THOUGHT_CHUNK: AGENT_THOUGHT}
-MESSAGE_ID: Final = "messageId"
-CONTENT: Final = "content"
-_PLAIN_CHUNK: Final = frozenset({UPDATE_TAG_FIELD, MESSAGE_ID, CONTENT})
+WholeCheck = Callable[[dict[str, Any]], bool]
+
+
+@dataclass(frozen=True)
+class ChunkRun:
+    """How a run of one chunk variant is kept: as `{tag: whole_tag, key: id, field: [items]}`."""
+
+    whole_tag: str
+    key: str  # the member naming the record, in the chunk and in the whole update
+    item: str  # the chunk's member holding its one item
+    field: str  # the whole update's member holding the list of items
+
+    @property
+    def members(self) -> frozenset[str]:
+        """A chunk with exactly these members can join a run."""
+        return frozenset({UPDATE_TAG_FIELD, self.key, self.item})
+
+
+def _member(pointer: str | None) -> str | None:
+    """The member a one-token JSON pointer names (`/messageId` -> `messageId`), else None."""
+    if pointer is None or not pointer.startswith("/") or "/" in pointer[1:] or "~" in pointer:
+        return None
+    return pointer[1:] or None
+
+
+def chunk_runs(rules: Mapping[str, MergeRule]) -> dict[str, ChunkRun]:
+    """The chunk variants whose runs have a whole form, by tag (see above). Only plain items
+    qualify: an append that decodes base64 or carries byte fields is kept as it came."""
+    runs: dict[str, ChunkRun] = {}
+    for tag, rule in sorted(rules.items()):
+        if rule.op != "append" or rule.encoding is not None or rule.bytes_fields:
+            continue
+        key = _member(rule.key)
+        item = _member(rule.source or (rule.field and f"/{rule.field}"))
+        if key is None or item is None or rule.field is None:
+            continue
+        wholes = [
+            other.tag
+            for other in rules.values()
+            if other.op == "upsert"
+            and other.entity == rule.entity
+            and other.key == rule.key
+            and other.role == rule.role
+            and not other.bytes_fields
+        ]
+        if len(wholes) == 1:  # two candidates: no telling which one the chunks belong to
+            runs[tag] = ChunkRun(wholes[0], key, item, rule.field)
+    return runs
 
 
 class HistoryRecorder:
     """Appends updates to a session's history list, folding runs of chunks (see above).
 
+    `runs` (from `chunk_runs`) says which chunks fold; `check` says whether a whole update
+    would be accepted (the session's outgoing check); without it every whole form is kept.
     The list stays the session's public `history`: an author may replace or refill it (e.g.
     when restoring a session); the recorder notices and starts over from what it holds."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, runs: Mapping[str, ChunkRun] | None = None, check: WholeCheck | None = None
+    ) -> None:
+        self._runs = dict(runs or {})
+        self._check = check
+        self._keys = {run.key for run in self._runs.values()}
         self._history: list[Any] | None = None
         self._length = 0
-        self._message_ids: set[str] = set()
-        self._open: dict[str, Any] | None = None  # our whole message, last in the list
+        self._seen: set[tuple[str, str]] = set()  # (key member, key) of records in the history
+        self._open: dict[str, Any] | None = None  # our whole update, last in the list
+        self._open_run: ChunkRun | None = None
 
     def record(self, history: list[Any], update: Any) -> None:
         if history is not self._history or len(history) != self._length:
             self._resync(history)
-        if isinstance(update, dict) and update.keys() == _PLAIN_CHUNK:
-            whole_tag = WHOLE_OF_CHUNK.get(update[UPDATE_TAG_FIELD])
-            message_id, block = update[MESSAGE_ID], update[CONTENT]
-            if whole_tag is not None and isinstance(message_id, str) and isinstance(block, dict):
+        tag = update.get(UPDATE_TAG_FIELD) if isinstance(update, dict) else None
+        run = self._runs.get(tag) if isinstance(tag, str) else None
+        if run is not None and update.keys() == run.members:
+            record_key, item = update[run.key], update[run.item]
+            if isinstance(record_key, str) and isinstance(item, dict):
                 open_entry = self._open
                 if (
                     open_entry is not None
-                    and open_entry[UPDATE_TAG_FIELD] == whole_tag
-                    and open_entry[MESSAGE_ID] == message_id
+                    and self._open_run == run
+                    and open_entry[run.key] == record_key
                 ):
-                    open_entry[CONTENT].append(block)
+                    open_entry[run.field].append(item)
                     return
-                if message_id not in self._message_ids:
-                    entry = {UPDATE_TAG_FIELD: whole_tag, MESSAGE_ID: message_id, CONTENT: [block]}
-                    self._append(history, entry)
-                    self._open = entry
-                    return
+                if (run.key, record_key) not in self._seen:
+                    entry = {
+                        UPDATE_TAG_FIELD: run.whole_tag,
+                        run.key: record_key,
+                        run.field: [item],
+                    }
+                    if self._check is None or self._check(entry):
+                        self._append(history, entry)
+                        self._open, self._open_run = entry, run
+                        return
         self._append(history, update)
 
     def _append(self, history: list[Any], update: Any) -> None:
         history.append(update)
         self._length = len(history)
-        self._open = None
-        message_id = update.get(MESSAGE_ID) if isinstance(update, dict) else None
-        if isinstance(message_id, str):
-            self._message_ids.add(message_id)
+        self._open = self._open_run = None
+        self._note_keys(update)
+
+    def _note_keys(self, update: Any) -> None:
+        if isinstance(update, dict):
+            for key in self._keys:
+                value = update.get(key)
+                if isinstance(value, str):
+                    self._seen.add((key, value))
 
     def _resync(self, history: list[Any]) -> None:
         self._history = history
-        self._open = None
-        self._message_ids = set()
+        self._open = self._open_run = None
+        self._seen = set()
         for update in history:
-            message_id = update.get(MESSAGE_ID) if isinstance(update, dict) else None
-            if isinstance(message_id, str):
-                self._message_ids.add(message_id)
+            self._note_keys(update)
         self._length = len(history)

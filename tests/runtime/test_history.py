@@ -9,8 +9,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_codegen.runtime.history import HistoryRecorder
+from acp_codegen.runtime.history import ChunkRun, HistoryRecorder, chunk_runs
 from acp_codegen.runtime.state import SessionState
+from acp_codegen.runtime.tables import MergeRule
 
 from .rules import RULES
 
@@ -33,7 +34,7 @@ def fold(updates: list[dict[str, Any]]) -> str:
 
 def recorded(updates: list[dict[str, Any]]) -> list[Any]:
     history: list[Any] = []
-    recorder = HistoryRecorder()
+    recorder = HistoryRecorder(chunk_runs(RULES))
     for update in updates:
         recorder.record(history, update)
     return history
@@ -68,6 +69,24 @@ updates = st.one_of(
     st.builds(
         lambda c: {"sessionUpdate": "tool_call_update", "toolCallId": c, "title": c},
         st.sampled_from(["c1", "c2"]),
+    ),
+    st.builds(
+        lambda c, t: {
+            "sessionUpdate": "tool_call_content_chunk",
+            "toolCallId": c,
+            "content": {"type": "content", "content": {"type": "text", "text": t}},
+        },
+        st.sampled_from(["c1", "c2"]),
+        st.text(max_size=3),
+    ),
+    st.builds(
+        lambda term, data: {
+            "sessionUpdate": "terminal_output_chunk",
+            "terminalId": term,
+            "data": data,
+        },
+        st.sampled_from(["t1", "t2"]),
+        st.sampled_from(["aGk=", "dGhlcmU="]),
     ),
 )
 
@@ -115,7 +134,7 @@ def test_a_chunk_with_its_own_members_is_kept_as_it_came() -> None:
 
 
 def test_a_history_the_author_replaced_is_taken_as_it_is() -> None:
-    recorder = HistoryRecorder()
+    recorder = HistoryRecorder(chunk_runs(RULES))
     history: list[Any] = []
     recorder.record(history, chunk("agent_message_chunk", "m", "a"))
     restored = [{"sessionUpdate": "agent_message", "messageId": "old", "content": []}]
@@ -124,3 +143,44 @@ def test_a_history_the_author_replaced_is_taken_as_it_is() -> None:
     history.append({"sessionUpdate": "user_message", "messageId": "m", "content": []})
     recorder.record(history, chunk("agent_message_chunk", "m", "c"))  # changed behind its back
     assert history[-1] == chunk("agent_message_chunk", "m", "c")
+
+
+def test_which_chunks_fold_comes_from_the_merge_rules() -> None:
+    """Append and upsert rules on one entity, key and role pair up; base64 appends do not."""
+    assert chunk_runs(RULES) == {
+        "agent_message_chunk": ChunkRun("agent_message", "messageId", "content", "content"),
+        "agent_thought_chunk": ChunkRun("agent_thought", "messageId", "content", "content"),
+        "user_message_chunk": ChunkRun("user_message", "messageId", "content", "content"),
+        "tool_call_content_chunk": ChunkRun("tool_call_update", "toolCallId", "content", "content"),
+    }
+    renamed = {
+        "piece": MergeRule(
+            tag="piece", entity="message", op="append", key="/id", field="parts", role="agent"
+        ),
+        "whole": MergeRule(tag="whole", entity="message", op="upsert", key="/id", role="agent"),
+        "other_role": MergeRule(tag="other_role", entity="message", op="upsert", key="/id"),
+    }
+    assert chunk_runs(renamed) == {"piece": ChunkRun("whole", "id", "parts", "parts")}
+    history: list[Any] = []
+    recorder = HistoryRecorder(chunk_runs(renamed))
+    for text in "ab":
+        recorder.record(history, {"sessionUpdate": "piece", "id": "1", "parts": {"t": text}})
+    assert history == [{"sessionUpdate": "whole", "id": "1", "parts": [{"t": "a"}, {"t": "b"}]}]
+
+
+def test_without_rules_or_when_the_whole_form_is_refused_chunks_are_kept() -> None:
+    sent = [chunk("agent_message_chunk", "m", "a"), chunk("agent_message_chunk", "m", "b")]
+    for recorder in (
+        HistoryRecorder(),
+        HistoryRecorder(chunk_runs(RULES), check=lambda whole: False),
+    ):
+        history: list[Any] = []
+        for update in sent:
+            recorder.record(history, update)
+        assert history == sent
+    checked: list[dict[str, Any]] = []
+    history = []
+    recorder = HistoryRecorder(chunk_runs(RULES), check=lambda whole: not checked.append(whole))
+    for update in sent:
+        recorder.record(history, update)
+    assert len(history) == 1 and len(checked) == 1  # one check per run, not per chunk

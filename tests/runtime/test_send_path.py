@@ -15,7 +15,9 @@ import pytest
 
 from acp_codegen.runtime.agent_session import AgentSession
 from acp_codegen.runtime.framing import encode_json
+from acp_codegen.runtime.history import chunk_runs
 
+from .rules import RULES
 from .streams import connected, run
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
@@ -50,7 +52,7 @@ EXPECTED_UPDATE = {
 def test_a_model_inside_an_update_reaches_the_connection_as_wire_json() -> None:
     async def scenario() -> Any:
         connection, peer = await connected()
-        session = AgentSession("s1", connection, {}, None)
+        session = AgentSession("s1", connection, {}, None, chunk_runs=chunk_runs(RULES))
         await session.agent_message("m1").append(block_model())
         message = await peer.recv()
         await connection.close()

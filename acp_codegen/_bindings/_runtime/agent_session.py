@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from .errors import ConnectionClosed, ProtocolUsageError
-from .history import HistoryRecorder
+from .history import ChunkRun, HistoryRecorder
 from .jsonvalue import as_object, to_json
 from .outgoing import NoChecks, OutgoingChecks
 from .peer import Peer, notifier
@@ -124,6 +124,7 @@ class AgentSession:
         setup: Mapping[str, Any],
         client_capabilities: Any,
         checks: OutgoingChecks | None = None,
+        chunk_runs: Mapping[str, ChunkRun] | None = None,
     ) -> None:
         self.session_id = session_id
         self.setup = dict(setup)  # the session/new (or resume) params
@@ -136,7 +137,7 @@ class AgentSession:
         self._updated: datetime | str = datetime.now(UTC)  # formatted when read
         self.closed = False
         self.history: list[Any] = []
-        self._history = HistoryRecorder()
+        self._history = HistoryRecorder(chunk_runs, self._accepts)
         self.last_state: dict[str, Any] | None = None  # the latest state report
 
     @property
@@ -206,6 +207,16 @@ class AgentSession:
         if tag == SESSION_INFO_UPDATE and "title" in data:
             self.title = data["title"]  # session/list shows what the client was told
         self._history.record(self.history, data)
+
+    def _accepts(self, update: dict[str, Any]) -> bool:
+        """Would this update pass the outgoing check (for a whole form the history keeps)?"""
+        try:
+            self._checks.notification(
+                SESSION_UPDATE, {"sessionId": self.session_id, "update": update}
+            )
+        except ValidationError:
+            return False
+        return True
 
     async def _send(self, tag: str, **fields: Any) -> None:
         await self.send_update({UPDATE_TAG_FIELD: tag, **fields})

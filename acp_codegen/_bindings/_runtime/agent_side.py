@@ -43,6 +43,7 @@ from .agent_session import Accepted, AgentSession, Prompt, new_id
 from .connection import Connection, answer_written
 from .dispatch import Dispatcher
 from .errors import RpcError
+from .history import chunk_runs
 from .jsonvalue import copy_json
 from .outgoing import NoChecks, OutgoingChecks
 from .protocol import (
@@ -64,6 +65,7 @@ from .sessions import (
     advertised_capabilities,
     invalid,
 )
+from .tables import MergeRule
 from .turns import PromptHandler, TurnRunner
 
 __all__ = ["AgentSide", "PromptHandler", "SessionHook", "SessionHooks"]
@@ -86,6 +88,7 @@ class AgentSide:
         on_new_session: SessionHook | None = None,
         session_hooks: SessionHooks | None = None,
         checks: OutgoingChecks | None = None,
+        rules: Mapping[str, MergeRule] | None = None,
         fallback: Dispatcher | None = None,
         prompt_result: Callable[[Prompt], dict[str, Any]] = lambda prompt: {},
     ) -> None:
@@ -105,7 +108,10 @@ class AgentSide:
         self._prompt_result_of = prompt_result
         self._background: set[asyncio.Task[Any]] = set()
         self.turns = TurnRunner(on_prompt, self.checks, self._spawn)
-        self.registry = SessionRegistry(connection, self.turns, self.checks, hooks)
+        # `rules` (the generated MERGE_RULES) say which runs of chunks a session's history
+        # keeps as one whole update (history.py); without them every update is kept.
+        runs = chunk_runs(rules or {})
+        self.registry = SessionRegistry(connection, self.turns, self.checks, hooks, runs)
         self.capabilities = advertised_capabilities(
             capabilities or {}, delete=self.registry.serves_delete
         )

@@ -31,6 +31,7 @@ from typing import Any
 
 from .agent_session import AgentSession, new_id
 from .errors import ErrorCode, RpcError
+from .history import ChunkRun
 from .jsonvalue import to_json
 from .outgoing import OutgoingChecks
 from .peer import Peer
@@ -91,11 +92,13 @@ class SessionRegistry:
         runner: TurnRunner,
         checks: OutgoingChecks,
         hooks: SessionHooks,
+        chunk_runs: Mapping[str, ChunkRun] | None = None,
         page_size: int = DEFAULT_PAGE_SIZE,
     ) -> None:
         self._peer = peer
         self._runner = runner
         self._checks = checks
+        self._chunk_runs = dict(chunk_runs or {})
         self.hooks = hooks
         self.page_size = page_size
         self.sessions: dict[str, AgentSession] = {}
@@ -110,7 +113,12 @@ class SessionRegistry:
     ) -> AgentSession:
         session_id = session_id or new_id("sess")
         session = AgentSession(
-            session_id, self._peer, setup or {}, self.client_capabilities, self._checks
+            session_id,
+            self._peer,
+            setup or {},
+            self.client_capabilities,
+            self._checks,
+            self._chunk_runs,
         )
         self.sessions[session_id] = session
         return session
@@ -209,7 +217,7 @@ class SessionRegistry:
 
     async def _load(self, session_id: str, params: dict[str, Any]) -> AgentSession:
         session = AgentSession(
-            session_id, self._peer, params, self.client_capabilities, self._checks
+            session_id, self._peer, params, self.client_capabilities, self._checks, self._chunk_runs
         )
         if self.hooks.load_session is None or not await self.hooks.load_session(session):
             raise unknown_session(session_id)
