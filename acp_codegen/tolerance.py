@@ -1,4 +1,5 @@
-"""The tolerant-reading table: where a reader may drop a bad part of a session update.
+"""The tolerant-reading table: where a reader may drop a bad part of a session update, or of
+the params of a message the agent receives.
 
 The schema marks properties with `x-deserialize-skip-invalid-items` (a bad array item is
 dropped), `x-deserialize-default-on-error` (a bad value falls back to its default: absent for
@@ -6,8 +7,8 @@ an optional property) and `x-deserialize-default-on-null` (a `null` the type doe
 falls back to its default, absent; any other bad value is still an error). `read_marks`
 collects them per class (a `$defs` name, or the title of a tagged-union branch);
 `tolerance_table` joins them with the models' type graph so the runtime (`_runtime/tolerant.py`)
-can follow a validation error's location from the update union down to the innermost marked
-property. Only paths that lead to a mark are kept.
+can follow a validation error's location from the update union (or from a params class) down to
+the innermost marked property. Only paths that lead to a mark are kept.
 """
 
 from __future__ import annotations
@@ -78,6 +79,10 @@ class Table:
     classes: dict[str, dict[str, FieldEntry]]
     unions: dict[str, dict[str, str]]
     carriers: tuple[tuple[str, str], ...]  # (notification, params class) carrying an update
+    # (method, params class) of the requests / notifications an agent receives whose params
+    # lead to a mark: the agent repairs those params before its handlers see them.
+    agent_requests: tuple[tuple[str, str], ...] = ()
+    agent_notifications: tuple[tuple[str, str], ...] = ()
 
 
 def _bases(lowered: Mapping[str, Any], class_name: str) -> list[str]:
@@ -144,9 +149,14 @@ def tolerance_table(protocol: Protocol, info: ModelInfo) -> Table | None:
             if name not in useful and any(c in useful for c in branches.values()):
                 useful.add(name)
                 changed = True
-    # ... and reachable from the update union.
+    # What an agent receives (as `AGENT_SPECS`: everything not for the client alone).
+    received = [m for m in protocol.methods if m.side != "client" and m.params in useful]
+    agent_requests = tuple((m.name, m.params) for m in received if m.kind == "request")
+    agent_notifications = tuple((m.name, m.params) for m in received if m.kind == "notification")
+    # ... and reachable from the update union or those params.
     reachable: set[str] = set()
     pending = [protocol.update_union, *(params for _, params in carriers)]
+    pending += [m.params for m in received]
     while pending:
         name = pending.pop()
         if name in reachable or name not in useful:
@@ -173,4 +183,11 @@ def tolerance_table(protocol: Protocol, info: ModelInfo) -> Table | None:
                     None,
                     entry.default_on_null,
                 )
-    return Table(protocol.update_union, classes, kept_unions, carriers)
+    return Table(
+        protocol.update_union,
+        classes,
+        kept_unions,
+        carriers,
+        agent_requests,
+        agent_notifications,
+    )

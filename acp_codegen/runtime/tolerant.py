@@ -1,12 +1,13 @@
-"""Tolerant reading of session updates: drop the bad part, keep the rest of the update.
+"""Tolerant reading of session updates (and of the params of what an agent receives): drop the
+bad part, keep the rest.
 
 The schema marks where a reader may recover (docs/design.md, "Tolerant reading"): a bad item of
 a `skip-invalid-items` array is dropped; a bad `default-on-error` value falls back to its default
 (absent for an optional property, `[]` for a required array); a `null` the type does not allow,
 at an optional `default-on-null` property, is read as absent (any other bad value there stays an
 error). The generated `TOLERANCE` table says which class each tag and field leads to, so this
-module follows every pydantic error location from the update union down to the innermost marked
-property; it knows no update variant.
+module follows every pydantic error location from the update union (or a params class) down to
+the innermost marked property; it knows no update variant or method.
 
 Nothing is paid while updates are valid: `tolerant_validator` validates once and repairs only
 after a failure, in one pass over the errors, then validates the repaired copy once more. An

@@ -23,6 +23,7 @@ from .dispatch import AgentDispatcher
 from .merge_rules import MERGE_RULES
 from .methods import AGENT_SPECS, CLIENT_SPECS
 from .session import Prompt, Session
+from .tolerance import agent_notification_repairs, agent_request_repairs
 
 
 def prompt_result(prompt: engine.Prompt) -> dict[str, Any]:
@@ -96,6 +97,9 @@ class Agent:
     info: ClassVar[models.Implementation] = models.Implementation(name="acp-agent", version="0.0.0")
     capabilities: ClassVar[models.AgentCapabilities] = models.AgentCapabilities()
     lifecycle: AgentSide
+    # Answer -32602 to (or drop) a message whose params have a bad part instead of reading
+    # that part as the schema allows (e.g. a `null` list as absent, logged); set before serving.
+    strict: bool = False
 
     async def on_prompt(self, session: Session, prompt: Prompt) -> str | None:
         """One turn of foreground work for `prompt`. Stream with `session`'s helpers and return a
@@ -178,7 +182,14 @@ class Agent:
             fallback=AgentDispatcher(self),
             prompt_result=prompt_result,
         )
-        return ValidatingDispatcher(AGENT_SPECS, self.lifecycle)
+        if self.strict:
+            return ValidatingDispatcher(AGENT_SPECS, self.lifecycle)
+        return ValidatingDispatcher(
+            AGENT_SPECS,
+            self.lifecycle,
+            agent_notification_repairs(),
+            request_repairs=agent_request_repairs(),
+        )
 
     async def serve_stdio(self, trace: TraceTarget | None = None) -> None:
         """Serve on this process's stdin/stdout until stdin closes; `trace` names a file that

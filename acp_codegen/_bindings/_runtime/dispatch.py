@@ -154,6 +154,9 @@ class ValidatingDispatcher:
 
     Lifecycle dispatchers (`AgentSide`, `ClientSide`) work on wire JSON; this puts the schema's
     types in front of them, so a malformed `session/prompt` is -32602 with the field's location.
+    `repairs` (notifications) and `request_repairs` (requests), by method, may turn params that
+    fail the check into valid ones (tolerant reading; each logs what it did): the inner
+    dispatcher gets the repaired params, and what they cannot repair is dropped or -32602.
     """
 
     def __init__(
@@ -161,6 +164,8 @@ class ValidatingDispatcher:
         methods: MethodTable,
         inner: Dispatcher,
         repairs: Mapping[str, Callable[[Any, ValidationError], Any | None]] | None = None,
+        *,
+        request_repairs: Mapping[str, Callable[[Any, ValidationError], Any | None]] | None = None,
     ) -> None:
         self._methods = index_methods(methods)
         # Params types of notifications by name: looked up for every update a client receives.
@@ -174,6 +179,8 @@ class ValidatingDispatcher:
         self.inner = inner
         # Notifications whose params may be repaired instead of dropped (tolerant reading).
         self._repairs = dict(repairs or {})
+        # Requests whose params may be repaired instead of answered with -32602.
+        self._request_repairs = dict(request_repairs or {})
 
     async def handle_request(self, method: str, params: Any) -> Any:
         spec = self._methods.get((method, "request"))
@@ -181,7 +188,11 @@ class ValidatingDispatcher:
             try:
                 wire_check(spec.params_type)({} if params is None else params)
             except ValidationError as error:
-                raise RpcError.invalid_params(validation_problems(error)) from None
+                repair = self._request_repairs.get(method)
+                fixed = repair(params, error) if repair is not None else None
+                if fixed is None:
+                    raise RpcError.invalid_params(validation_problems(error)) from None
+                params = fixed
         return await self.inner.handle_request(method, params)
 
     async def handle_notification(self, method: str, params: Any) -> None:

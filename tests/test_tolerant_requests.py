@@ -1,0 +1,312 @@
+"""Tolerant reading of what an agent receives: the `x-deserialize-*` marks on the params of
+requests and notifications the agent handles are in the generated table, and the generated
+`Agent` repairs such params (logging each repair) before its lifecycle and handlers see them,
+unless `strict`. What no mark covers is still -32602."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+from conftest import FIXTURE_SCHEMAS, REPO, GeneratedPackage, _import_from, write_tree
+from pydantic import ValidationError
+from runtime.streams import run, stream_pair
+
+from acp_codegen.pipeline import load_protocol, render_files
+from acp_codegen.render import Target
+from acp_codegen.runtime.dispatch import ValidatingDispatcher
+from acp_codegen.runtime.errors import RpcError
+from acp_codegen.runtime.tables import MethodSpec
+from acp_codegen.tolerance import DEFAULT_ON_ERROR, DEFAULT_ON_NULL
+
+UPSTREAM_240 = REPO / "tests" / "fixtures" / "upstream" / "sdk-2.4.0" / "schema.unstable.json"
+PACKAGE_240 = "acp_codegen_tol_req_240"
+WIDGETS = "acp_codegen_tol_req_widgets"
+CWD = "/work"
+
+
+def _generate(root: Any, schema: Any, package: str) -> Any:
+    protocol = load_protocol(schema, schema.name)
+    write_tree(root / package, render_files(protocol, Target(package=package, command="x")))
+    return _import_from(root, package)
+
+
+@pytest.fixture(scope="module")
+def up240(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The package generated from upstream's sdk 2.4.0 unstable schema, which marks the
+    session set-up params (`mcpServers`, a stdio server's `args`, ...) default-on-null."""
+    return _generate(tmp_path_factory.mktemp("tol-req-240"), UPSTREAM_240, PACKAGE_240)
+
+
+def _method(name: str, side: str, kind: str, params: str, result: str | None) -> dict[str, Any]:
+    return {"method": name, "side": side, "kind": kind, "params": params, "result": result}
+
+
+def _params(method: str, side: str, properties: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "x-method": method,
+        "x-side": side,
+        "properties": properties,
+        **extra,
+    }
+
+
+STRINGS = {"type": "array", "items": {"type": "string"}}
+
+
+@pytest.fixture(scope="module")
+def widgets(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The merge_annotation fixture with requests and a notification around a few marks: an
+    agent request whose params lead to marks (directly and through a nested class), one whose
+    params lead to none, a marked request the client receives and a marked agent notification."""
+    root = tmp_path_factory.mktemp("tol-req-widgets")
+    doc = json.loads((FIXTURE_SCHEMAS / "merge_annotation.json").read_text(encoding="utf-8"))
+    defs = doc["$defs"]
+    defs["Server"] = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "args": {**STRINGS, DEFAULT_ON_NULL: True}},
+        "required": ["name"],
+    }
+    defs["Plain"] = {"type": "object", "properties": {"x": {"type": "string"}}}
+    defs["OpenWidgetRequest"] = _params(
+        "widget/open",
+        "agent",
+        {
+            "path": {"type": "string"},
+            "tags": {**STRINGS, DEFAULT_ON_NULL: True},
+            "server": {"$ref": "#/$defs/Server"},
+            "plain": {"$ref": "#/$defs/Plain"},
+        },
+        required=["path"],
+    )
+    defs["PlainWidgetRequest"] = _params(
+        "widget/plain", "agent", {"plain": {"$ref": "#/$defs/Plain"}}
+    )
+    defs["AskWidgetRequest"] = _params(
+        "widget/ask", "client", {"tags": {**STRINGS, DEFAULT_ON_NULL: True}}
+    )
+    defs["PokeWidgetNotification"] = _params(
+        "widget/poke", "agent", {"note": {"type": "string", DEFAULT_ON_ERROR: True}}
+    )
+    for name, side in (("Open", "agent"), ("Plain", "agent"), ("Ask", "client")):
+        defs[f"{name}WidgetResponse"] = _params(f"widget/{name.lower()}", side, {})
+    doc["x-methods"] += [
+        _method("widget/open", "agent", "request", "OpenWidgetRequest", "OpenWidgetResponse"),
+        _method("widget/plain", "agent", "request", "PlainWidgetRequest", "PlainWidgetResponse"),
+        _method("widget/ask", "client", "request", "AskWidgetRequest", "AskWidgetResponse"),
+        _method("widget/poke", "agent", "notification", "PokeWidgetNotification", None),
+    ]
+    schema = root / "schema.json"
+    schema.write_text(json.dumps(doc), encoding="utf-8")
+    return _generate(root, schema, WIDGETS)
+
+
+# --- the table ---------------------------------------------------------------------------
+
+
+def test_agent_repairs_cover_exactly_the_received_params_that_lead_to_a_mark(widgets: Any) -> None:
+    tolerance = widgets.tolerance
+    assert set(tolerance.agent_request_repairs()) == {"widget/open"}
+    assert set(tolerance.agent_notification_repairs()) == {"widget/poke"}
+    assert set(tolerance.params_repairs()) == {"session/update"}  # the client's, as before
+    classes = tolerance.TOLERANCE.classes
+    assert "PlainWidgetRequest" not in classes and "Plain" not in classes
+    assert "AskWidgetRequest" not in classes  # the client receives it
+    opening = classes["OpenWidgetRequest"]
+    assert set(opening) == {"tags", "server"}  # only the paths that lead to a mark
+    assert opening["tags"].default_on_null and not opening["tags"].default_on_error
+    assert opening["server"].type == "Server" and not opening["server"].default_on_null
+    assert classes["Server"]["args"].default_on_null
+
+
+def test_the_upstream_table_reaches_the_session_set_up_marks(up240: Any) -> None:
+    tolerance = up240.tolerance
+    table = tolerance.TOLERANCE
+    requests = tolerance.agent_request_repairs()
+    assert {"session/new", "session/resume", "session/fork"} <= set(requests)
+    assert "session/request_permission" not in requests  # marked, but the client receives it
+    assert "session/cancel" in tolerance.agent_notification_repairs()
+    servers = table.classes["NewSessionRequest"]["mcpServers"]
+    assert servers.default_on_null and servers.type == "McpServer"
+    assert table.unions["McpServer"]["stdio"] == "McpServerStdio"
+    tolerant = importlib.import_module(f"{PACKAGE_240}._runtime.tolerant")
+    # Through the server union down to a stdio server's args; an item of it is not covered.
+    repair = tolerant.plan_repair(table, ("mcpServers", 0, "stdio", "args"), "NewSessionRequest")
+    assert (repair.path, repair.when_null) == (("mcpServers", 0, "args"), True)
+    assert (
+        tolerant.plan_repair(table, ("mcpServers", 0, "stdio", "args", 1), "NewSessionRequest")
+        is None
+    )
+    assert tolerant.plan_repair(table, ("cwd",), "NewSessionRequest") is None
+
+
+# --- the dispatcher ----------------------------------------------------------------------
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, Any]] = []
+
+    async def handle_request(self, method: str, params: Any) -> Any:
+        self.requests.append((method, params))
+        return {}
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        return None
+
+
+SPEC = MethodSpec("note/count", "agent", "request", dict[str, int], None, "count")
+
+
+def _digits(params: Any, error: ValidationError) -> Any | None:
+    """Repairs digit strings (and nothing else)."""
+    if not isinstance(params, dict) or not all(isinstance(v, (int, str)) for v in params.values()):
+        return None
+    if not all(isinstance(v, int) or v.isdigit() for v in params.values()):
+        return None
+    return {k: int(v) for k, v in params.items()}
+
+
+def test_the_inner_dispatcher_gets_the_repaired_request_params() -> None:
+    inner = Recorder()
+    dispatcher = ValidatingDispatcher([SPEC], inner, request_repairs={"note/count": _digits})
+
+    async def scenario() -> int:
+        await dispatcher.handle_request("note/count", {"a": 1})
+        await dispatcher.handle_request("note/count", {"a": "2"})
+        with pytest.raises(RpcError) as raised:
+            await dispatcher.handle_request("note/count", {"a": "x"})
+        return raised.value.code
+
+    assert run(scenario()) == -32602
+    assert inner.requests == [("note/count", {"a": 1}), ("note/count", {"a": 2})]
+
+
+def test_notification_repairs_do_not_apply_to_a_request_of_the_same_name() -> None:
+    inner = Recorder()
+    dispatcher = ValidatingDispatcher([SPEC], inner, {"note/count": _digits})
+
+    async def scenario() -> None:
+        await dispatcher.handle_request("note/count", {"a": "2"})
+
+    with pytest.raises(RpcError) as raised:
+        run(scenario())
+    assert raised.value.code == -32602 and inner.requests == []
+
+
+# --- a generated agent -------------------------------------------------------------------
+
+
+def _errors(module: Any) -> Any:
+    return importlib.import_module(f"{module.__name__}._runtime.errors")
+
+
+def _new_session(module: Any, params: dict[str, Any], *, strict: bool) -> tuple[Any, list[Any]]:
+    """(the `session/new` answer or the RpcError, the setup params the agent's session got)."""
+    seen: list[Any] = []
+
+    class Agent(module.Agent):  # type: ignore[misc]
+        async def on_prompt(self, session: Any, prompt: Any) -> str | None:
+            return None
+
+        async def on_new_session(self, session: Any) -> Mapping[str, Any] | None:
+            seen.append(session.engine.setup)
+            return None
+
+    agent = Agent()
+    agent.strict = strict
+
+    async def main() -> Any:
+        # The package's own runtime on both ends: it knows the package's RpcError.
+        connection_type = importlib.import_module(f"{module.__name__}._runtime.connection")
+        (ra, wa), (rb, wb) = await stream_pair()
+        connection = connection_type.Connection(ra, wa)
+        served = connection_type.Connection(rb, wb)
+        client = module.Client()
+        connection.dispatcher = client.dispatcher(connection)
+        served.dispatcher = agent.dispatcher(served)
+        connection.start()
+        served.start()
+        try:
+            await client.lifecycle.initialize()
+            return await connection.request("session/new", params)
+        except _errors(module).RpcError as error:
+            return error
+        finally:
+            await connection.close()
+            await served.close()
+
+    return run(main()), seen
+
+
+STDIO = {"type": "stdio", "name": "files", "command": "mcp-files"}
+
+
+def test_a_null_marked_array_in_session_new_is_read_as_absent(
+    up240: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    params = {"cwd": CWD, "mcpServers": None, "additionalDirectories": None}
+    with caplog.at_level(logging.WARNING):
+        answer, seen = _new_session(up240, params, strict=False)
+    assert isinstance(answer, dict) and answer["sessionId"], answer
+    assert seen == [{"cwd": CWD}]  # the lifecycle got the repaired params
+    logged = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(
+        "session/new" in m and "null read as absent" in m and "/mcpServers" in m for m in logged
+    )
+    assert any("/additionalDirectories" in m for m in logged)
+
+
+def test_a_null_nested_in_a_server_is_read_as_absent(
+    up240: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    params = {"cwd": CWD, "mcpServers": [{**STDIO, "args": None, "env": None}]}
+    with caplog.at_level(logging.WARNING):
+        answer, seen = _new_session(up240, params, strict=False)
+    assert isinstance(answer, dict) and answer["sessionId"], answer
+    assert seen == [{"cwd": CWD, "mcpServers": [STDIO]}]
+    assert "/mcpServers/0/args" in caplog.text and "/mcpServers/0/env" in caplog.text
+
+
+def test_a_strict_agent_answers_the_null_with_invalid_params(up240: Any) -> None:
+    answer, seen = _new_session(up240, {"cwd": CWD, "mcpServers": None}, strict=True)
+    assert isinstance(answer, _errors(up240).RpcError), answer
+    assert answer.code == -32602 and seen == []
+    assert [p["loc"] for p in answer.data] == [["mcpServers"]]
+
+
+@pytest.mark.parametrize(
+    ("params", "loc"),
+    [
+        ({"cwd": 5}, ["cwd"]),  # no mark
+        ({"cwd": CWD, "mcpServers": 5}, ["mcpServers"]),  # default-on-null covers only null
+        ({"cwd": CWD, "mcpServers": [{**STDIO, "args": [None]}]}, None),  # an item of args
+    ],
+)
+def test_what_no_mark_covers_is_still_invalid_params(
+    up240: Any, params: dict[str, Any], loc: list[Any] | None
+) -> None:
+    answer, seen = _new_session(up240, params, strict=False)
+    assert isinstance(answer, _errors(up240).RpcError), answer
+    assert answer.code == -32602 and seen == []
+    if loc is not None:
+        assert loc in [p["loc"] for p in answer.data]
+
+
+def test_our_schema_skips_a_bad_mcp_server_of_session_new(
+    canonical: GeneratedPackage, caplog: pytest.LogCaptureFixture
+) -> None:
+    """schema/acp.schema.json marks `mcpServers` skip-invalid-items (as upstream does)."""
+    good = {"type": "stdio", "name": "files", "command": "/bin/files"}
+    params = {"cwd": CWD, "mcpServers": [{"type": "stdio", "name": "no command"}, good]}
+    with caplog.at_level(logging.WARNING):
+        answer, seen = _new_session(canonical.module, params, strict=False)
+    assert isinstance(answer, dict) and seen == [{"cwd": CWD, "mcpServers": [good]}], answer
+    assert "invalid item skipped" in caplog.text and "/mcpServers/0" in caplog.text
+    answer, seen = _new_session(canonical.module, params, strict=True)
+    assert isinstance(answer, _errors(canonical.module).RpcError) and answer.code == -32602
