@@ -208,25 +208,36 @@ class ValidatingDispatcher:
         }
 
     def _inline(self, method: str, handler: InlineHandler) -> InlineHandler:
+        if method not in self._notification_types:
+            return handler
+        check = self._check_of(method)
         checked = self._checked
 
         def check_then_handle(params: Any) -> None:
-            params = checked(method, params)
-            if params is not _DROPPED:
-                handler(params)
+            try:
+                check({} if params is None else params)
+            except ValidationError:
+                params = checked(method, params)  # checks again, then repairs or drops
+                if params is _DROPPED:
+                    return
+            handler(params)
 
         return check_then_handle
 
-    def _checked(self, method: str, params: Any) -> Any:
-        """`params` when they fit the method's type (or repaired params), else `_DROPPED`."""
+    def _check_of(self, method: str) -> Callable[[Any], Any]:
         check = self._notification_checks.get(method)
         if check is None:
-            if method not in self._notification_types:
-                return params
             check = wire_check(self._notification_types[method])
             self._notification_checks[method] = check
+        return check
+
+    def _checked(self, method: str, params: Any) -> Any:
+        """`params` when they fit the method's type (or repaired params), else `_DROPPED`."""
+        if method not in self._notification_types:
+            return params
         try:
-            check({} if params is None else params)  # as `from_wire`: missing params are {}
+            # As `from_wire`: missing params are {}.
+            self._check_of(method)({} if params is None else params)
         except ValidationError as error:
             repair = self._repairs.get(method)
             fixed = repair(params, error) if repair is not None else None
