@@ -6,12 +6,14 @@ Models come from datamodel-code-generator, every other module from our templates
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import black
 import jinja2
 from black.mode import Mode, TargetVersion
 
 from . import __version__
+from .ahead import ahead
 from .dcg import PYDANTIC_MINIMUM, generate_models
 from .ir import Protocol
 from .naming import docstring_text
@@ -98,7 +100,18 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     """Every file of the package, keyed by its path inside the package."""
     top = header(protocol, target)
     models = generate_models(protocol.model_schema, protocol.model_template_data, top)
-    files: dict[str, str] = {"models.py": models}
+    # black on the models module is the largest single step of a full generate: where a spare
+    # core exists it runs in a child while everything else renders here.
+    with ahead(partial(format_python, models)) as formatted_models:
+        rendered = _render_rest(protocol, target, top, models)
+        rendered["models.py"] = formatted_models.result().encode("utf-8")
+    rendered["py.typed"] = b""
+    return dict(sorted(rendered.items()))
+
+
+def _render_rest(protocol: Protocol, target: Target, top: str, models: str) -> dict[str, bytes]:
+    """Every file but models.py, from the models module's unformatted source."""
+    files: dict[str, str] = {}
     env = _environment()
     typed = TypedSurface.build(protocol, models)
     for out_name, template in TEMPLATES.items():
@@ -118,5 +131,4 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     # lives, and formatting it again was over a third of black's time in a full generate.
     for source in sorted(RUNTIME_DIR.glob("*.py")):
         rendered[f"_runtime/{source.name}"] = (top + source.read_text(encoding="utf-8")).encode()
-    rendered["py.typed"] = b""
-    return dict(sorted(rendered.items()))
+    return rendered
