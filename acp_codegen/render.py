@@ -14,6 +14,7 @@ from black.mode import Mode, TargetVersion
 
 from . import __version__
 from .ahead import ahead
+from .black_layout import call, from_import, py_literal, union_alias
 from .dcg import PYDANTIC_MINIMUM, generate_models
 from .ir import Protocol
 from .naming import docstring_text
@@ -66,15 +67,6 @@ def export_order(names: list[str]) -> list[str]:
     return sorted(names, key=key)
 
 
-def py_literal(value: object) -> str:
-    """`repr`, but a string in double quotes when that needs no escape: black rewrites it so
-    anyway, and a module black leaves as it is costs one formatting pass instead of two."""
-    text = repr(value)
-    if isinstance(value, str) and text.startswith("'") and '"' not in text:
-        return f'"{text[1:-1]}"'
-    return text
-
-
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
@@ -86,6 +78,9 @@ def _environment() -> jinja2.Environment:
     )
     # Schema text is untrusted: it only ever reaches generated code as a Python literal.
     env.filters["py"] = py_literal
+    env.globals["call"] = call
+    env.globals["from_import"] = from_import
+    env.globals["union_alias"] = union_alias
     env.filters["doc"] = docstring_text
     env.filters["export_order"] = export_order
     markdown_filters(env)
@@ -111,19 +106,9 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
 
 def _render_rest(protocol: Protocol, target: Target, top: str, models: str) -> dict[str, bytes]:
     """Every file but models.py, from the models module's unformatted source."""
-    files: dict[str, str] = {}
     env = _environment()
-    typed = TypedSurface.build(protocol, models)
-    for out_name, template in TEMPLATES.items():
-        page = env.get_template(template).render(
-            p=protocol,
-            package=target.package,
-            pydantic_minimum=PYDANTIC_MINIMUM,
-            **typed.context,
-        )
-        files[out_name] = top + page
-    files.update({name: top + page for name, page in typed.render(env).items()})
-    rendered = {name: format_python(text).encode("utf-8") for name, text in files.items()}
+    pages = python_pages(protocol, target, top, models, env)
+    rendered = {name: format_python(text).encode("utf-8") for name, text in pages.items()}
     # The reference is Markdown: not for black, and its own header syntax.
     reference = render_reference(env, protocol, models)
     rendered["PROTOCOL.md"] = (markdown_header(protocol, target) + reference).encode("utf-8")
@@ -132,3 +117,27 @@ def _render_rest(protocol: Protocol, target: Target, top: str, models: str) -> d
     for source in sorted(RUNTIME_DIR.glob("*.py")):
         rendered[f"_runtime/{source.name}"] = (top + source.read_text(encoding="utf-8")).encode()
     return rendered
+
+
+def python_pages(
+    protocol: Protocol,
+    target: Target,
+    top: str,
+    models: str,
+    env: jinja2.Environment | None = None,
+) -> dict[str, str]:
+    """The modules rendered from our templates, before black (which should find nothing to
+    change in them: see black_layout.py)."""
+    env = env or _environment()
+    pages: dict[str, str] = {}
+    typed = TypedSurface.build(protocol, models)
+    for out_name, template in TEMPLATES.items():
+        page = env.get_template(template).render(
+            p=protocol,
+            package=target.package,
+            pydantic_minimum=PYDANTIC_MINIMUM,
+            **typed.context,
+        )
+        pages[out_name] = top + page
+    pages.update({name: top + page for name, page in typed.render(env).items()})
+    return pages
