@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from .black_layout import py_literal
+
 # Names models.py may use in annotations that are not its own (typing and builtins).
 _PASSTHROUGH = {"Any", "Literal", "None", "str", "int", "float", "bool", "dict", "list"}
 
@@ -186,6 +188,12 @@ def type_source(
             if name.id not in _PASSTHROUGH and name.id not in local:
                 raise ValueError(f"unexpected name {name.id!r} in a model annotation")
             return name
+
+        def visit_Constant(self, constant: ast.Constant) -> ast.AST:
+            if not isinstance(constant.value, str):
+                return constant
+            # A name node prints as its text: the string as black writes it (double quotes).
+            return ast.Name(id=py_literal(constant.value), ctx=ast.Load())
 
     copied = ast.parse(ast.unparse(node), mode="eval").body
     return ast.unparse(Qualify().visit(copied))

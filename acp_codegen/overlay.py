@@ -24,9 +24,10 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
+if TYPE_CHECKING:  # imported on first use: most runs load no overlay
+    from jsonschema import Draft202012Validator
 
 from .errors import Problem, SchemaError, pointer
 from .paths import META_SCHEMA, PACKAGE_DIR
@@ -48,6 +49,8 @@ class Overlay:
 
 @cache
 def _validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     merge_rule = json.loads(META_SCHEMA.read_text(encoding="utf-8"))["$defs"]
     schema = {
         "type": "object",

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator, ValidationError
+if TYPE_CHECKING:  # imported where used: a full generate checks in a child process
+    from jsonschema import Draft202012Validator, ValidationError
 
 from .errors import Problem, SchemaError, pointer
 from .naming import RESERVED_NAMES, is_identifier, snake
@@ -18,6 +19,8 @@ from .validate_hostile import hostile_input_problems
 
 @cache
 def _x_keyword_validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(json.loads(META_SCHEMA.read_text(encoding="utf-8")))
 
 
@@ -38,6 +41,8 @@ def check(doc: dict[str, Any], file: str) -> list[Problem]:
 
 
 def _standard(doc: dict[str, Any], file: str) -> Iterator[Problem]:
+    from jsonschema import Draft202012Validator
+
     meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
     for err in meta.iter_errors(doc):
         yield Problem(file, pointer(*err.absolute_path), f"not a valid JSON Schema: {err.message}")

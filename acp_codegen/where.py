@@ -9,10 +9,11 @@ from pathlib import Path
 from .config import Settings, find_pyproject, load_settings
 from .console import Console
 from .fingerprint import current_file_count, input_fingerprint
+from .gc_tuning import quiet_gc
 from .ir import Protocol
 from .leftovers import pending
 from .manifest import sha256
-from .pipeline import load_protocol, render_files
+from .pipeline import loading, render_files
 from .render import Target
 from .targets import expanded
 from .writer import files_on_disk
@@ -63,8 +64,13 @@ class Where:
         return schema + ([] if self.overlay is None else ["--overlay", self.shown(self.overlay)])
 
     def render(self, target: Target) -> dict[str, bytes]:
-        """The package folder's files for `target`, from this schema."""
-        return render_files(self.load(), target)
+        """The package folder's files for `target`, from this schema (checked alongside where
+        a spare core exists: see `pipeline.loading`)."""
+        self._reading()
+        with quiet_gc(), loading(self.schema, self.shown(self.schema), self.overlay) as protocol:
+            files = render_files(protocol, target)
+        self._notes(protocol)
+        return files
 
     def current_file_count(self, folder: Path, target: Target) -> int | None:
         """The file count when `folder` is already exactly what `target` renders to (input
@@ -89,14 +95,14 @@ class Where:
         )
         return count
 
-    def load(self) -> Protocol:
+    def _reading(self) -> None:
         self.console.step(f"reading {self.schema}")
         if self.overlay is not None:
             self.console.step(f"reading overlay {self.overlay}")
-        protocol = load_protocol(self.schema, self.shown(self.schema), self.overlay)
+
+    def _notes(self, protocol: Protocol) -> None:
         for note in protocol.notes:
             self.console.note(note)
-        return protocol
 
 
 def command_line(*parts: list[str]) -> str:

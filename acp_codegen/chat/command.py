@@ -4,7 +4,6 @@ run one prompt (`--prompt`) for scripts and CI."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from pathlib import Path
@@ -70,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
         return _usage("--approve only applies with --prompt (interactively you answer by key)")
     if args.prompt is None and not sys.stdin.isatty():
         return _usage("stdin is not a terminal: pass --prompt TEXT to run one turn")
-    # The bindings import takes a moment: only `chat` pays for it.
+    # The bindings and asyncio take a moment to import: only `chat` pays for them.
+    import asyncio
+
     from .link import ChatError
 
     try:

@@ -1,0 +1,75 @@
+"""models.py formatted as two halves joined at a seam gives black's bytes for the whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURE_SCHEMAS, REPO
+
+from acp_codegen.dcg import generate_models
+from acp_codegen.halves import joined, seam
+from acp_codegen.pipeline import load_protocol
+from acp_codegen.render import Target, format_python, header
+
+SCHEMAS = [
+    REPO / "schema" / "acp.schema.json",
+    *sorted((REPO / "tests" / "fixtures" / "upstream").glob("*/*.json")),
+    FIXTURE_SCHEMAS / "tagged_union.json",
+]
+
+
+def _models(schema: Path) -> str:
+    protocol = load_protocol(schema)
+    top = header(protocol, Target("bindings", "acp-codegen generate"))
+    return generate_models(protocol.model_schema, protocol.model_template_data, top)
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_halves_join_to_the_whole(schema: Path) -> None:
+    source = _models(schema)
+    whole = format_python(source)
+    cuts = {seam(source, share) for share in (0.1, 0.5, 0.9)} - {None}
+    assert cuts, "no seam: the models module would always be formatted in one piece"
+    for cut in sorted(c for c in cuts if c is not None):
+        halves = joined(format_python(source[:cut]), format_python(source[cut:]))
+        assert halves == whole, f"cut at {cut}"
+
+
+SMALL = '''"""Module."""
+from x import (y)
+class A(Base):
+    """Only a docstring."""
+class B(Base):
+    values: list[int] = [1, 2,]
+    name: str = 'b'
+
+
+
+class C(Base):
+    pass
+'''
+
+
+def test_a_small_module_with_docstring_only_and_magic_comma_classes() -> None:
+    for share in (0.3, 0.6, 0.95):
+        cut = seam(SMALL, share)
+        assert cut is not None and SMALL[cut:].startswith("class ")
+        assert joined(format_python(SMALL[:cut]), format_python(SMALL[cut:])) == format_python(
+            SMALL
+        )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "class A:\n    x: int\n# a comment\nclass B:\n    y: int\n",  # a comment at the seam
+        "class A:\n    x: int\n@dataclass\nclass B:\n    y: int\n",  # a decorator
+        "class A:\n    def f(self): ...\nclass B:\n    y: int\n",  # a stub method before it
+        "class A:\n    x: int\n# fmt: off\nclass B:\n    y: int\n",  # a fmt directive
+        "x = 1\nclass B:\n    y: int\n",  # not after a class
+        "class A:\n    x = '''\nclass B:\n'''\n",  # class text inside a string
+    ],
+)
+def test_no_seam_where_the_argument_does_not_hold(source: str) -> None:
+    assert seam(source, 0.5) is None
