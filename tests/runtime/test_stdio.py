@@ -14,7 +14,7 @@ import pytest
 
 from acp_codegen.runtime.connection import Connection
 from acp_codegen.runtime.errors import ConnectionClosed, RpcError
-from acp_codegen.runtime.stdio import spawn_agent
+from acp_codegen.runtime.stdio import PIPE_READ_BYTES, open_stdio, spawn_agent
 
 from .streams import HANG_GUARD_SECONDS, guard, run
 
@@ -118,3 +118,61 @@ def test_serve_stdio_ends_at_once_on_dev_null() -> None:
     )
     assert done.returncode == 0, done.stderr.decode()
     assert b"Traceback" not in done.stderr
+
+
+class ReadSizes:
+    """Records what each `os.read` asks for, per descriptor (asyncio's pipe transports read
+    with `os.read(fd, max_size)`)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.asked: dict[int, list[int]] = {}
+        real_read = os.read
+
+        def read(fd: int, size: int) -> bytes:
+            self.asked.setdefault(fd, []).append(size)
+            return real_read(fd, size)
+
+        monkeypatch.setattr(os, "read", read)
+
+
+def test_spawned_agent_pipe_is_read_in_heap_sized_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """asyncio asks for 256 KiB per read, which glibc may serve with mmap/munmap every time;
+    the client's reads stay at PIPE_READ_BYTES, and a message several reads long still
+    arrives whole."""
+    sizes = ReadSizes(monkeypatch)
+    big = "x" * (5 * PIPE_READ_BYTES)
+
+    async def scenario() -> None:
+        agent = await spawn_agent([sys.executable, str(AGENT)], env=ENV)
+        stdout_fd = agent.process.stdout._transport.get_extra_info("pipe").fileno()  # type: ignore[union-attr]
+        assert await guard(agent.connection.request("echo", {"text": big})) == {"text": big}
+        assert await agent.close() == 0
+        asked = sizes.asked[stdout_fd]
+        assert len(asked) >= 5
+        assert set(asked) == {PIPE_READ_BYTES}
+
+    run(scenario())
+
+
+def test_served_stdin_pipe_is_read_in_heap_sized_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    sizes = ReadSizes(monkeypatch)
+    read_end, write_end = os.pipe()
+    sink_read, sink_write = os.pipe()
+    line = b"y" * (3 * PIPE_READ_BYTES) + b"\n"
+
+    async def scenario() -> None:
+        with open(read_end, "rb", buffering=0) as stdin, open(sink_write, "wb") as stdout:
+            monkeypatch.setattr(sys, "stdin", stdin)
+            monkeypatch.setattr(sys, "stdout", stdout)
+            reader, writer = await open_stdio()
+            with open(write_end, "wb", buffering=0) as feed:
+                writer_task = asyncio.get_running_loop().run_in_executor(None, feed.write, line)
+                assert await guard(reader.readexactly(len(line))) == line
+                await guard(writer_task)
+            writer.close()
+        os.close(sink_read)
+        asked = [size for seen in sizes.asked.values() for size in seen]  # stdin's reads only
+        assert len(asked) >= 3
+        assert set(asked) == {PIPE_READ_BYTES}
+
+    run(scenario())
