@@ -9,7 +9,8 @@ Rules, for `generate` and `vendor` alike:
   that differs from what we would write;
 - the new folder is staged next to the old one and swapped in with renames: a failure part-way
   leaves the previous folder exactly as it was; what a killed run leaves behind is put back in
-  order by the next write (`leftovers.py`).
+  order by the next write (`leftovers.py`);
+- one run at a time writes a given folder (`write_lock.py`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from .manifest import (
     same_apart_from_fingerprint,
     sha256,
 )
+from .write_lock import folder_lock
 
 
 @dataclass
@@ -132,7 +134,20 @@ def write(
 ) -> Plan:
     """Make `folder` hold exactly `files`; raises Refused (nothing written) when that would
     destroy a file we did not write, unless `force` and the folder is ours. What an interrupted
-    earlier run left beside the folder is restored or removed first, each step `report`ed."""
+    earlier run left beside the folder is restored or removed first, each step `report`ed.
+    Another run writing the same folder is waited for."""
+    with folder_lock(folder, report):
+        return _write_locked(folder, files, force=force, legacy=legacy, report=report)
+
+
+def _write_locked(
+    folder: Path,
+    files: dict[str, bytes],
+    *,
+    force: bool,
+    legacy: Legacy | None,
+    report: Callable[[str], None],
+) -> Plan:
     recovered = recover(folder)
     for message in recovered:
         report(message)
@@ -158,7 +173,9 @@ def _swap_in(folder: Path, files: dict[str, bytes], keep: set[str]) -> None:
     stage = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.new-"))
     try:
         os.chmod(stage, (folder.stat().st_mode & 0o7777) if folder.is_dir() else 0o777 & ~_umask())
-        for rel, data in files.items():
+        # The manifest goes first: a run killed while staging leaves a stage that says it
+        # is ours, so the next write can remove it.
+        for rel, data in sorted(files.items(), key=lambda item: item[0] != MANIFEST):
             target = stage / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             if rel in keep:

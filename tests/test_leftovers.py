@@ -4,11 +4,15 @@ them, says so, and touches nothing else. The leftover states are made by hand he
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURE_SCHEMAS
+from conftest import FIXTURE_SCHEMAS, REPO
 from write_checks import file_states, render_once
 
 from acp_codegen.cli import main
@@ -36,8 +40,11 @@ def out(
     return tmp_path / "out"
 
 
+GENERATE_ARGS = ["generate", "--schema", "schema.json", "--out", "out", "--package", "pkg"]
+
+
 def generate() -> int:
-    return main(["generate", "--schema", "schema.json", "--out", "out", "--package", "pkg"])
+    return main(GENERATE_ARGS)
 
 
 def not_ours(out: Path) -> dict[str, Path]:
@@ -108,3 +115,37 @@ def test_two_backups_and_no_package_are_left_for_the_user_to_choose(
     assert generate() == 0
     assert "several earlier copies remain" in capsys.readouterr().err
     assert (out / OLD / MANIFEST).is_file() and (out / ".pkg.old-11111111" / MANIFEST).is_file()
+
+
+KILLED_WHILE_STAGING = """
+import os, signal, sys
+from acp_codegen import writer
+real = writer._write_file
+def write_then_die(path, data):
+    real(path, data)
+    os.kill(os.getpid(), signal.SIGKILL)  # right after the first file the run writes itself
+writer._write_file = write_then_die
+from acp_codegen.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_run_killed_while_staging_leaves_a_stage_the_next_run_removes(
+    out: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("models.py", "methods.py"):  # something to write, so a stage is made
+        (out / "pkg" / name).unlink()
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_WHILE_STAGING, *GENERATE_ARGS],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
+    [stage] = [path for path in out.iterdir() if path.name.startswith(".pkg.new-")]
+    staged = {path.name for path in stage.rglob("*") if path.is_file()}
+    assert MANIFEST in staged and not {"models.py", "methods.py"} <= staged  # part-way
+    assert generate() == 0
+    assert f"removed {stage.name}" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["pkg"]
+    assert (out / "pkg" / "models.py").is_file() and (out / "pkg" / "methods.py").is_file()
