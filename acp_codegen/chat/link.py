@@ -29,8 +29,7 @@ from .._bindings import (
     permission_request,
     session_snapshot,
 )
-from .._bindings._runtime.connection import Connection
-from .._bindings._runtime.stdio import AgentProcess
+from .._bindings._runtime.stdio import AgentProcess, spawn_agent
 from .._bindings._runtime.trace import Tracer
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
 from .traffic import TrafficTap
@@ -122,19 +121,13 @@ class AgentLink:
     async def _spawn(self) -> AgentProcess:
         """`Client.spawn`, but in a session of its own: Ctrl-C in the terminal is the chat's to
         handle (cancel the turn), it must not reach the agent as SIGINT."""
-        process = await asyncio.create_subprocess_exec(
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
+        return await spawn_agent(
+            self.argv,
+            self._client.dispatcher,
             stderr=self._stderr,
+            trace=Tracer(cast(IO[bytes], self._tap)),
             start_new_session=True,
         )
-        assert process.stdin is not None and process.stdout is not None
-        tracer = Tracer(cast(IO[bytes], self._tap))
-        connection = Connection(process.stdout, process.stdin, trace=tracer)
-        connection.dispatcher = self._client.dispatcher(connection)
-        connection.start()
-        return AgentProcess(process, connection)
 
     async def turn(self, text: str) -> str | None:
         """Send one prompt and wait for the turn to end; returns its stop reason."""
