@@ -2,8 +2,8 @@
 
 - `die`: says one word in the turn, then exits with code 5;
 - `garbage`: says one word, then writes a line that is not JSON-RPC on stdout and waits;
-- `commands`: lists one slash command (`/echo`) when the session opens and answers each prompt
-  with its own text.
+- `commands`: lists two slash commands (`/echo`, and `/help`, a name chat also uses) when the
+  session opens and answers each prompt with its own text.
 """
 
 import asyncio
@@ -26,7 +26,9 @@ class Odd(Agent):
     async def on_new_session(self, session: Session) -> Mapping[str, Any] | None:
         if MODE == "commands":
             echo = models.AvailableCommand(name="echo", description="repeat the text")
-            await session.send_update(models.AvailableCommandsUpdate(available_commands=[echo]))
+            own_help = models.AvailableCommand(name="help", description="the agent's own help")
+            listed = models.AvailableCommandsUpdate(available_commands=[echo, own_help])
+            await session.send_update(listed)
         return None
 
     async def on_prompt(self, session: Session, prompt: Prompt) -> str | None:

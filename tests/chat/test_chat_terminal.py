@@ -104,16 +104,26 @@ def test_a_second_ctrl_c_during_a_turn_quits() -> None:
     assert child.exitstatus == 0
 
 
-def test_agent_commands_are_listed_and_sent() -> None:
+def test_agent_commands_are_listed_and_sent_and_win_over_chats_own_names() -> None:
+    """The agent lists `/echo` and `/help`: `/help` goes to the agent, `/?` still shows chat's
+    list (the agent's commands, then chat's own under the names still free)."""
     child = spawn("-m", "acp_codegen", agent=[*ODD, "commands"])
     child.expect("> ")
     child.sendline("/help")
+    child.expect("you sent: /help")
+    child.expect("> ")
+    child.sendline("/?")
     child.expect("/echo  repeat the text")
+    child.expect("/help  the agent's own help")
+    child.expect(r"/\?  this list")
+    child.expect(r"/quit, /exit, Ctrl-D  stop the agent and leave")
+    child.expect(r"\(/help: the agent's command wins; /\? is always this list\)")
     child.expect("> ")
     child.sendline("/echo one two")
     child.expect("you sent: /echo one two")
     child.expect("> ")
-    child.sendeof()
+    child.sendline("/quit")
+    child.expect("bye")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
