@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,10 +19,9 @@ from .link import AgentLink
 from .permissions import CANCELLED, answer_text, selected
 from .screens import Asking, Screen, TurnView, asking, make_screen
 from .slash import command_name, help_text, route
-from .transcript import turn_since
+from .transcript import Turn, turn_since
 
 T = TypeVar("T")
-REDRAW_SECONDS = 0.1  # how often a running turn is redrawn (only a drawing rate)
 CTRL_D = "\x04"  # a plain byte in cbreak mode, not end of input
 
 
@@ -38,6 +37,7 @@ class Chat:
         self.turn: asyncio.Task[str | None] | None = None
         self.cancelling = False
         self.asking: Asking | None = None
+        self.redraw: Callable[[], None] | None = None  # shows the running turn now
         self.cancel_task: asyncio.Future[None] | None = None
 
     # -- Ctrl-C -----------------------------------------------------------------------------------
@@ -68,6 +68,8 @@ class Chat:
         self, request: models.RequestPermissionRequest
     ) -> models.RequestPermissionOutcome:
         self.asking = asking(request)
+        if self.redraw is not None:
+            self.redraw()
         try:
             keys = dict(self.asking[1])
             while True:
@@ -116,22 +118,33 @@ class Chat:
 
     async def run_turn(self, text: str) -> None:
         before = self.link.snapshot()
+
+        def now(*, ended: bool = False) -> Turn:
+            return turn_since(before, self.link.snapshot(), ended=ended)
+
+        view: TurnView = self.screen.begin_turn()
+        self.redraw = lambda: view.update(now(), self.asking)
+        self.link.listen(lambda update: view.heard(update, now))
         self.cancelling = False
         self.turn = asyncio.ensure_future(self.link.turn(text))
-        view: TurnView = self.screen.begin_turn()
         try:
             while not self.turn.done() and not self.quitting.is_set():
                 quit_wait = asyncio.ensure_future(self.quitting.wait())
                 waiters: set[asyncio.Future[Any]] = {self.turn, quit_wait}
-                await asyncio.wait(waiters, timeout=REDRAW_SECONDS)
+                await asyncio.wait(
+                    waiters, timeout=view.redraw_seconds, return_when=asyncio.FIRST_COMPLETED
+                )
                 quit_wait.cancel()
-                view.update(turn_since(before, self.link.snapshot()), self.asking)
+                if view.redraw_seconds is not None:
+                    self.redraw()
             if not self.turn.done():  # quitting mid-turn: the agent is stopped next
                 self.turn.cancel()
             else:
                 self.turn.result()  # a ChatError (the agent died) ends the chat
         finally:
-            view.finish(turn_since(before, self.link.snapshot(), ended=self.turn.done()))
+            self.link.listen(None)
+            self.redraw = None
+            view.finish(now(ended=self.turn.done()))
             self.turn = None
 
 

@@ -36,6 +36,7 @@ from .traffic import TrafficTap
 
 T = TypeVar("T")
 Asker = Callable[[models.RequestPermissionRequest], Awaitable[models.RequestPermissionOutcome]]
+Listener = Callable[[models.SessionUpdate], None]
 # The runtime logs what it drops or repairs; shown with --verbose only.
 RUNTIME_LOGGER = "acp_codegen._bindings"
 
@@ -49,14 +50,20 @@ class ChatError(Exception):
 
 
 class ChatClient(Client):
-    """The client `chat` is: it answers permission requests through `ask` and advertises no
-    optional client feature (it implements none; other agent requests answer -32601)."""
+    """The client `chat` is: it answers permission requests through `ask`, hands each session
+    update to `listener` (once the session has folded it in) and advertises no optional client
+    feature (it implements none; other agent requests answer -32601)."""
 
     info = models.Implementation(name="acp-codegen-chat", version=__version__)
     capabilities = models.ClientCapabilities()
 
     def __init__(self, ask: Asker) -> None:
         self._ask = ask
+        self.listener: Listener | None = None
+
+    async def session_update(self, *, params: models.UpdateSessionNotification) -> None:
+        if self.listener is not None:
+            self.listener(params.update)
 
     async def on_permission(
         self, session: ClientSession, request: PermissionRequest
@@ -128,6 +135,10 @@ class AgentLink:
             trace=Tracer(cast(IO[bytes], self._tap)),
             start_new_session=True,
         )
+
+    def listen(self, listener: Listener | None) -> None:
+        """Hear each session update as it is folded in (None: stop)."""
+        self._client.listener = listener
 
     async def turn(self, text: str) -> str | None:
         """Send one prompt and wait for the turn to end; returns its stop reason."""
