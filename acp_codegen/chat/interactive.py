@@ -1,13 +1,14 @@
 """The interactive chat: a prompt line, the turn drawn as it happens, permission requests
-answered by key, `/` commands, and Ctrl-C: once cancels the running turn (`session/cancel`),
-again (or when idle, or Ctrl-D) quits, stopping the agent."""
+answered by key, `/` commands (`slash` says which are the agent's), and Ctrl-C: once cancels
+the running turn (`session/cancel`), again (or when idle, or Ctrl-D) quits, stopping the
+agent."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import signal
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -17,19 +18,11 @@ from .keys import Terminal
 from .link import AgentLink
 from .permissions import CANCELLED, answer_text, selected
 from .screens import Asking, Screen, TurnView, asking, make_screen
-from .transcript import turn_since
+from .slash import command_name, help_text, route
+from .transcript import Turn, turn_since
 
 T = TypeVar("T")
-REDRAW_SECONDS = 0.1  # how often a running turn is redrawn (only a drawing rate)
-HELP = ("/help", "/?")
-QUIT = ("/quit", "/exit")
 CTRL_D = "\x04"  # a plain byte in cbreak mode, not end of input
-
-
-def command_name(line: str) -> str:
-    """`/name args` -> `name` (empty for a lone `/`)."""
-    words = line[1:].split()
-    return words[0] if words else ""
 
 
 class Chat:
@@ -44,6 +37,7 @@ class Chat:
         self.turn: asyncio.Task[str | None] | None = None
         self.cancelling = False
         self.asking: Asking | None = None
+        self.redraw: Callable[[], None] | None = None  # shows the running turn now
         self.cancel_task: asyncio.Future[None] | None = None
 
     # -- Ctrl-C -----------------------------------------------------------------------------------
@@ -74,6 +68,8 @@ class Chat:
         self, request: models.RequestPermissionRequest
     ) -> models.RequestPermissionOutcome:
         self.asking = asking(request)
+        if self.redraw is not None:
+            self.redraw()
         try:
             keys = dict(self.asking[1])
             while True:
@@ -95,7 +91,7 @@ class Chat:
         if await self.until_quit(self._start()) is None:
             return EXIT_OK
         self.screen.note(
-            f"{self.link.agent_name}: session open in {self.cwd}. Type a prompt; /help lists "
+            f"{self.link.agent_name}: session open in {self.cwd}. Type a prompt; /? lists "
             "commands; Ctrl-C cancels a turn, Ctrl-C again or Ctrl-D quits."
         )
         while not self.quitting.is_set():
@@ -104,13 +100,14 @@ class Chat:
             if line is None:
                 break
             text = line.strip()
-            if text in QUIT:
+            where = route(text, self.link.commands) if text.startswith("/") else "agent"
+            if where == "quit":
                 break
-            if text in HELP:
-                self.show_help()
-            elif text.startswith("/") and command_name(text) not in dict(self.link.commands):
-                self.screen.note(f"unknown command /{command_name(text)}; /help lists them")
-            elif text:
+            if where == "help":
+                self.screen.note(help_text(self.link.commands))
+            elif where == "unknown":
+                self.screen.note(f"unknown command /{command_name(text)}; /? lists them")
+            elif text:  # a prompt, or one of the agent's commands: the agent reads both
                 await self.run_turn(text)
         self.screen.note("bye")
         return EXIT_OK
@@ -119,32 +116,35 @@ class Chat:
         await self.link.start()
         return True
 
-    def show_help(self) -> None:
-        commands = self.link.commands
-        lines = [f"/{name}  {description}" for name, description in commands]
-        if not lines:
-            lines = ["(the agent lists no commands)"]
-        lines += ["/help  this list", "/quit  stop the agent and leave (or Ctrl-D)"]
-        self.screen.note("\n".join(lines))
-
     async def run_turn(self, text: str) -> None:
         before = self.link.snapshot()
+
+        def now(*, ended: bool = False) -> Turn:
+            return turn_since(before, self.link.snapshot(), ended=ended)
+
+        view: TurnView = self.screen.begin_turn()
+        self.redraw = lambda: view.update(now(), self.asking)
+        self.link.listen(lambda update: view.heard(update, now))
         self.cancelling = False
         self.turn = asyncio.ensure_future(self.link.turn(text))
-        view: TurnView = self.screen.begin_turn()
         try:
             while not self.turn.done() and not self.quitting.is_set():
                 quit_wait = asyncio.ensure_future(self.quitting.wait())
                 waiters: set[asyncio.Future[Any]] = {self.turn, quit_wait}
-                await asyncio.wait(waiters, timeout=REDRAW_SECONDS)
+                await asyncio.wait(
+                    waiters, timeout=view.redraw_seconds, return_when=asyncio.FIRST_COMPLETED
+                )
                 quit_wait.cancel()
-                view.update(turn_since(before, self.link.snapshot()), self.asking)
+                if view.redraw_seconds is not None:
+                    self.redraw()
             if not self.turn.done():  # quitting mid-turn: the agent is stopped next
                 self.turn.cancel()
             else:
                 self.turn.result()  # a ChatError (the agent died) ends the chat
         finally:
-            view.finish(turn_since(before, self.link.snapshot(), ended=self.turn.done()))
+            self.link.listen(None)
+            self.redraw = None
+            view.finish(now(ended=self.turn.done()))
             self.turn = None
 
 

@@ -29,14 +29,14 @@ from .._bindings import (
     permission_request,
     session_snapshot,
 )
-from .._bindings._runtime.connection import Connection
-from .._bindings._runtime.stdio import AgentProcess
+from .._bindings._runtime.stdio import AgentProcess, spawn_agent
 from .._bindings._runtime.trace import Tracer
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
 from .traffic import TrafficTap
 
 T = TypeVar("T")
 Asker = Callable[[models.RequestPermissionRequest], Awaitable[models.RequestPermissionOutcome]]
+Listener = Callable[[models.SessionUpdate], None]
 # The runtime logs what it drops or repairs; shown with --verbose only.
 RUNTIME_LOGGER = "acp_codegen._bindings"
 
@@ -50,14 +50,20 @@ class ChatError(Exception):
 
 
 class ChatClient(Client):
-    """The client `chat` is: it answers permission requests through `ask` and advertises no
-    optional client feature (it implements none; other agent requests answer -32601)."""
+    """The client `chat` is: it answers permission requests through `ask`, hands each session
+    update to `listener` (once the session has folded it in) and advertises no optional client
+    feature (it implements none; other agent requests answer -32601)."""
 
     info = models.Implementation(name="acp-codegen-chat", version=__version__)
     capabilities = models.ClientCapabilities()
 
     def __init__(self, ask: Asker) -> None:
         self._ask = ask
+        self.listener: Listener | None = None
+
+    async def session_update(self, *, params: models.UpdateSessionNotification) -> None:
+        if self.listener is not None:
+            self.listener(params.update)
 
     async def on_permission(
         self, session: ClientSession, request: PermissionRequest
@@ -122,19 +128,17 @@ class AgentLink:
     async def _spawn(self) -> AgentProcess:
         """`Client.spawn`, but in a session of its own: Ctrl-C in the terminal is the chat's to
         handle (cancel the turn), it must not reach the agent as SIGINT."""
-        process = await asyncio.create_subprocess_exec(
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
+        return await spawn_agent(
+            self.argv,
+            self._client.dispatcher,
             stderr=self._stderr,
+            trace=Tracer(cast(IO[bytes], self._tap)),
             start_new_session=True,
         )
-        assert process.stdin is not None and process.stdout is not None
-        tracer = Tracer(cast(IO[bytes], self._tap))
-        connection = Connection(process.stdout, process.stdin, trace=tracer)
-        connection.dispatcher = self._client.dispatcher(connection)
-        connection.start()
-        return AgentProcess(process, connection)
+
+    def listen(self, listener: Listener | None) -> None:
+        """Hear each session update as it is folded in (None: stop)."""
+        self._client.listener = listener
 
     async def turn(self, text: str) -> str | None:
         """Send one prompt and wait for the turn to end; returns its stop reason."""

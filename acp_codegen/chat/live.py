@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.panel import Panel
 from rich.text import Text
 
+from .._bindings import models
 from ..console import QUIET
 from .screens import Asking, TurnView, permission_lines
-from .transcript import Turn, tool_output, usage_text
+from .transcript import Turn, terminal_text, tool_output, usage_text
 
 PLAN_STYLE = {"pending": ("○", "dim"), "in_progress": ("◐", "yellow"), "completed": ("●", "green")}
 STATUS_STYLE = {"completed": "green", "failed": "red", "in_progress": "yellow"}
@@ -19,7 +22,7 @@ def render(turn: Turn, asking: Asking | None, verbosity: int) -> RenderableType:
     parts: list[RenderableType] = []
     if verbosity != QUIET:
         parts += [Text(f"thinking: {text.strip()}", style="italic dim") for text in turn.thoughts]
-        for entries in turn.plans:
+        for entries in turn.plans.values():
             parts.append(Text("plan", style="bold"))
             for entry in entries:
                 mark, style = PLAN_STYLE.get(entry["status"], ("?", ""))
@@ -34,7 +37,7 @@ def render(turn: Turn, asking: Asking | None, verbosity: int) -> RenderableType:
                 parts.append(Text("  " + output.replace("\n", "\n  "), style="dim"))
         for terminal in turn.terminals:
             parts.append(Text(f"terminal: {terminal.get('command') or terminal['terminalId']}"))
-            parts.append(Text(terminal["output"].rstrip(), style="dim"))
+            parts.append(Text(terminal_text(terminal).rstrip(), style="dim"))
     parts += [Text(text.strip()) for text in turn.answer if text.strip()]
     if asking is not None:
         lines = permission_lines(asking)
@@ -48,10 +51,15 @@ def render(turn: Turn, asking: Asking | None, verbosity: int) -> RenderableType:
 
 
 class RichTurn:
+    redraw_seconds = 0.1  # only a drawing rate
+
     def __init__(self, console: Console, verbosity: int) -> None:
         self._verbosity = verbosity
         self._live = Live(console=console, refresh_per_second=10, auto_refresh=False)
         self._live.start()
+
+    def heard(self, update: models.SessionUpdate, now: Callable[[], Turn]) -> None:
+        return None  # drawn from the session at the drawing rate
 
     def update(self, turn: Turn, asking: Asking | None) -> None:
         self._live.update(render(turn, asking, self._verbosity), refresh=True)

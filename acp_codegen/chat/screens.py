@@ -1,21 +1,29 @@
-"""Where the interactive chat shows things. `PlainScreen` prints plain text (each turn once it
-has ended, permission questions as they come); `live.RichScreen` redraws the turn as it changes.
-`make_screen` picks rich when the `chat` extra is installed."""
+"""Where the interactive chat shows things. `PlainScreen` writes plain text as the turn happens
+(`plain.PlainLog`, fed each update); `live.RichScreen` redraws the turn as it changes, at a
+drawing rate. `make_screen` picks rich when the `chat` extra is installed."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Protocol
 
 from .._bindings import models
 from .permissions import keyed_options, title_of
-from .plain import render_turn
+from .plain import PlainLog
 from .transcript import Turn
 
 Asking = tuple[models.RequestPermissionRequest, list[tuple[str, models.PermissionOption]]]
 
 
 class TurnView(Protocol):
+    @property
+    def redraw_seconds(self) -> float | None:
+        """How often `update` wants the turn while it runs (None: only when asked something)."""
+
+    def heard(self, update: models.SessionUpdate, now: Callable[[], Turn]) -> None:
+        """One update, just folded into the session; `now()` reads the turn so far."""
+
     def update(self, turn: Turn, asking: Asking | None) -> None: ...
 
     def finish(self, turn: Turn) -> None: ...
@@ -42,32 +50,39 @@ def asking(request: models.RequestPermissionRequest) -> Asking:
 
 
 class PlainTurn:
-    def __init__(self, verbosity: int) -> None:
-        self._verbosity = verbosity
+    redraw_seconds = None  # everything is written as it is heard
+
+    def __init__(self, log: PlainLog) -> None:
+        self._log = log
         self._asked: set[int] = set()
 
+    def heard(self, update: models.SessionUpdate, now: Callable[[], Turn]) -> None:
+        self._log.heard(update, now)
+
     def update(self, turn: Turn, asking: Asking | None) -> None:
+        self._log.show(turn)
         if asking is not None and id(asking[0]) not in self._asked:
             self._asked.add(id(asking[0]))
-            print("\n".join(permission_lines(asking)), flush=True)
+            self._log.note("\n".join(permission_lines(asking)))
 
     def finish(self, turn: Turn) -> None:
-        sys.stdout.write(render_turn(turn, self._verbosity))
-        sys.stdout.flush()
+        self._log.end(turn)
 
 
 class PlainScreen:
     def __init__(self, verbosity: int) -> None:
         self._verbosity = verbosity
+        self._log = PlainLog(sys.stdout, verbosity)
 
     def note(self, text: str) -> None:
-        print(text, flush=True)
+        self._log.note(text)  # below a line the turn is still writing
 
     def prompt(self) -> None:
         print("> ", end="", flush=True)
 
     def begin_turn(self) -> TurnView:
-        return PlainTurn(self._verbosity)
+        self._log = PlainLog(sys.stdout, self._verbosity)
+        return PlainTurn(self._log)
 
 
 def make_screen(verbosity: int) -> Screen:

@@ -3,9 +3,10 @@ renderer shows (plain text or live). No merging here; the runtime's `SessionStat
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from .._bindings import SessionSnapshot, joined_content
 from .._bindings.snapshot import (
@@ -19,14 +20,23 @@ from .._bindings.snapshot import (
 )
 
 
+class Said(NamedTuple):
+    """One message as text: which one, whose (`user`, `agent` or `thought`), what it says."""
+
+    message_id: str
+    role: str
+    text: str
+
+
 @dataclass
 class Turn:
     """The messages, plans, tool calls and terminals a turn added or changed, in the order a
     reader follows them."""
 
+    messages: list[Said] = field(default_factory=list)  # all roles, in the session's order
     user: list[str] = field(default_factory=list)
     thoughts: list[str] = field(default_factory=list)
-    plans: list[list[PlanEntryDict]] = field(default_factory=list)
+    plans: dict[str, list[PlanEntryDict]] = field(default_factory=dict)
     tool_calls: list[ToolCallSnapshot] = field(default_factory=list)
     terminals: list[TerminalSnapshot] = field(default_factory=list)
     answer: list[str] = field(default_factory=list)
@@ -46,6 +56,7 @@ def turn_since(before: SessionSnapshot, now: SessionSnapshot, *, ended: bool = F
         if message["messageId"] in seen and seen[message["messageId"]] == message:
             continue
         text = message_text(message)
+        turn.messages.append(Said(message["messageId"], message["role"], text))
         if message["role"] == "user":
             turn.user.append(text)
         elif message["role"] == "thought":
@@ -55,7 +66,7 @@ def turn_since(before: SessionSnapshot, now: SessionSnapshot, *, ended: bool = F
     for key, plan in now["plans"].items():
         if _changed(now["plans"], before["plans"], key):
             entries = cast(Mapping[str, Any], plan).get("entries")
-            turn.plans.append(cast(list[PlanEntryDict], entries or []))
+            turn.plans[key] = cast(list[PlanEntryDict], entries or [])
     turn.tool_calls = [
         call
         for key, call in now["toolCalls"].items()
@@ -118,3 +129,12 @@ def usage_text(usage: UsageSnapshot) -> str:
     if cost:
         text += f", cost {cost['amount']} {cost['currency']}"
     return text
+
+
+def terminal_bytes(terminal: TerminalSnapshot) -> bytes:
+    """A terminal's output as bytes (snapshots carry it base64-encoded; None: none reported)."""
+    return base64.b64decode(terminal.get("output") or "")
+
+
+def terminal_text(terminal: TerminalSnapshot) -> str:
+    return terminal_bytes(terminal).decode("utf-8", errors="replace")

@@ -166,10 +166,14 @@ async def spawn_agent(
     stderr: int | IO[Any] | None = None,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     trace: TraceTarget | Tracer | None = None,
+    start_new_session: bool = False,
 ) -> AgentProcess:
     """Start `argv` with piped stdin/stdout and a started connection over them. `stderr` is
     inherited unless given (e.g. `asyncio.subprocess.DEVNULL`). `trace` (default: the file
-    `ACP_TRACE` names) records the traffic, see `trace.Tracer`."""
+    `ACP_TRACE` names) records the traffic, see `trace.Tracer`. `start_new_session=True` runs
+    the agent in a session (and process group) of its own, so signals the terminal sends to
+    its foreground group, such as Ctrl-C's SIGINT, reach the client alone: an interactive
+    client can then answer Ctrl-C by cancelling the turn instead of losing the agent."""
     process = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
@@ -177,6 +181,7 @@ async def spawn_agent(
         stderr=stderr,
         env=None if env is None else dict(env),
         cwd=cwd,
+        start_new_session=start_new_session,
     )
     assert process.stdin is not None and process.stdout is not None
     _read_pipe_in_small_reads(getattr(process.stdout, "_transport", None))

@@ -2,8 +2,11 @@
 
 - `die`: says one word in the turn, then exits with code 5;
 - `garbage`: says one word, then writes a line that is not JSON-RPC on stdout and waits;
-- `commands`: lists one slash command (`/echo`) when the session opens and answers each prompt
-  with its own text.
+- `commands`: lists two slash commands (`/echo`, and `/help`, a name chat also uses) when the
+  session opens and answers each prompt with its own text;
+- `stream`: streams `first second` of its answer, asks permission (`Go on?`), then streams
+  ` third` and ends the turn; `stream FIFO` waits for a line on the named pipe FIFO instead of
+  asking, so a test decides when the turn goes on.
 """
 
 import asyncio
@@ -26,13 +29,17 @@ class Odd(Agent):
     async def on_new_session(self, session: Session) -> Mapping[str, Any] | None:
         if MODE == "commands":
             echo = models.AvailableCommand(name="echo", description="repeat the text")
-            await session.send_update(models.AvailableCommandsUpdate(available_commands=[echo]))
+            own_help = models.AvailableCommand(name="help", description="the agent's own help")
+            listed = models.AvailableCommandsUpdate(available_commands=[echo, own_help])
+            await session.send_update(listed)
         return None
 
     async def on_prompt(self, session: Session, prompt: Prompt) -> str | None:
         if MODE == "commands":
             await session.say(f"you sent: {prompt.text}")
             return "end_turn"
+        if MODE == "stream":
+            return await self.stream(session)
         await session.say("partial")
         if MODE == "die":
             print("giving up now", file=sys.stderr, flush=True)
@@ -40,6 +47,23 @@ class Odd(Agent):
         os.write(sys.__stdout__.fileno(), b"this is not json\n")
         await asyncio.Event().wait()  # never answers
         return None
+
+    async def stream(self, session: Session) -> str:
+        answer = session.agent_message()
+        await answer.append("first")
+        await answer.append(" second")
+        if len(sys.argv) > 2:  # the test writes a line when it has seen the text so far
+            await asyncio.get_running_loop().run_in_executor(None, wait_for_line, sys.argv[2])
+        else:
+            go_on = models.PermissionOption(option_id="yes", name="Yes", kind="allow_once")
+            await session.request_permission("Go on?", [go_on])
+        await answer.append(" third")
+        return "end_turn"
+
+
+def wait_for_line(fifo: str) -> None:
+    with open(fifo) as lines:
+        lines.readline()
 
 
 if __name__ == "__main__":

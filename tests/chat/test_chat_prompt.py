@@ -4,7 +4,9 @@ the exit code following the stop reason; failures are one line, never a tracebac
 from __future__ import annotations
 
 import json
+import os
 import re
+import selectors
 import shlex
 import subprocess
 import sys
@@ -13,6 +15,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 DEMO = [sys.executable, str(REPO / "examples" / "demo_agent.py")]
 ODD = [sys.executable, str(Path(__file__).with_name("odd_agent.py"))]
+HANG_GUARD = 60.0  # only turns a hang into a failure; never a statement about speed
 
 
 def chat(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
@@ -35,11 +38,52 @@ def test_approved_turn_prints_the_conversation_and_exits_0() -> None:
     assert "permission: Inspect the prompt? -> Allow (allow_once)" in out
     assert "(thinking) Reading the prompt. Planning one tool call." in out
     assert "plan:\n  [x] Inspect the prompt\n  [x] Answer\n" in out
-    assert "tool: Inspect the prompt (read): completed\n  | 11 characters, 2 words\n" in out
+    # Written as it happens: the output streams under the status it came with.
+    assert (
+        "tool: Inspect the prompt (read): in_progress\n"
+        "  | 11 characters, 2 words\n"
+        "tool: Inspect the prompt (read): completed\n"
+    ) in out
     assert "agent: hello there\n" in out
     assert out.endswith("[turn ended: end_turn]\n")
     assert "\x1b[" not in out  # no colours on a pipe
     assert "Traceback" not in proc.stderr
+
+
+def read_until(proc: subprocess.Popen[bytes], marker: bytes) -> bytes:
+    """Read `proc`'s stdout until `marker` has come (a hang fails the test, killing `proc`)."""
+    assert proc.stdout is not None
+    seen = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        while marker not in seen:
+            if not selector.select(HANG_GUARD):
+                proc.kill()
+                raise AssertionError(f"no {marker!r} on stdout, only {seen!r}")
+            data = os.read(proc.stdout.fileno(), 4096)
+            assert data, f"stdout ended before {marker!r}: {seen!r}"
+            seen += data
+    return seen
+
+
+def test_through_a_pipe_the_answer_is_written_as_it_streams(tmp_path: Path) -> None:
+    """The agent streams `first second`, then waits for a line on a named pipe: the text must
+    reach stdout (a pipe) before the test writes that line, so while the turn runs."""
+    fifo = tmp_path / "go-on"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_codegen", "chat", "--prompt", "go", "--", *ODD, "stream",
+         str(fifo)],
+        cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    with proc:
+        seen = read_until(proc, b"agent: first second")
+        with fifo.open("w") as go_on:
+            go_on.write("go on\n")
+        rest, errors = proc.communicate(timeout=HANG_GUARD)
+    assert proc.returncode == 0, errors
+    # Appended to the same line, each piece once, no control codes.
+    assert seen + rest == b"agent: first second third\n[turn ended: end_turn]\n"
 
 
 def test_without_approve_the_permission_is_cancelled_and_the_exit_code_follows() -> None:

@@ -3,6 +3,7 @@ text and with rich, including what the demo agent never sends (terminals, diffs,
 
 from __future__ import annotations
 
+import base64
 import io
 from typing import Any, cast
 
@@ -53,7 +54,7 @@ NOW = snapshot(
         "t1": {
             "terminalId": "t1",
             "command": "make test",
-            "output": "ok 1\nok 2\n",
+            "output": base64.b64encode(b"ok 1\nok 2\n").decode(),  # snapshots hold bytes so
             "exitStatus": {"exitCode": 0},
         }
     },

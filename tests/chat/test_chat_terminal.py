@@ -80,6 +80,56 @@ def test_a_conversation_in_a_terminal(python_args: list[str], ended: str) -> Non
     converse(spawn(*python_args), ended)
 
 
+def test_without_rich_the_turn_is_written_as_it_happens() -> None:
+    """The turn cannot end before the permission question is answered, so everything expected
+    before the answer was written while the turn ran; the answer's chunks share one line."""
+    child = spawn("-c", WITHOUT_RICH, agent=[*ODD, "stream"])
+    child.expect("> ")
+    child.sendline("go")
+    child.expect("agent: first second\r\n")  # streamed, and ended by the question below it
+    child.expect(r"permission: Go on\?\r\n  \[1\] Yes \(allow_once\)")
+    child.send("1")
+    child.expect(r"permission: Go on\? -> Yes \(allow_once\)\r\n")
+    child.expect("agent: third\r\n")
+    child.expect(r"\[turn ended: end_turn\]")
+    transcript = child.before or ""
+    child.expect("> ")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "first" not in transcript  # nothing written twice at the end
+    assert "\x1b" not in transcript
+
+
+def test_without_rich_a_demo_turn_is_written_in_order_each_thing_once() -> None:
+    child = spawn("-c", WITHOUT_RICH)
+    child.expect("> ")
+    child.sendline("hello brave world")
+    # All of this comes before the permission question, which holds the turn up.
+    child.expect(r"\(thinking\) Reading the prompt\. Planning one tool call\.\r\n")
+    child.expect(r"plan:\r\n  \[>\] Inspect the prompt\r\n  \[ \] Answer\r\n")
+    child.expect(r"tool: Inspect the prompt \(read\): pending\r\n")
+    child.expect(r"press a key to answer \(Ctrl-C cancels the turn\)\r\n")
+    child.send("1")
+    child.expect(r"\[turn ended: end_turn\]\r\n")
+    assert (child.before or "").replace("\r\n", "\n") == (
+        "permission: Inspect the prompt? -> Allow (allow_once)\n"
+        "tool: Inspect the prompt (read): in_progress\n"
+        "  | 17 characters, 3 words\n"
+        "tool: Inspect the prompt (read): completed\n"
+        "plan:\n  [x] Inspect the prompt\n  [>] Answer\n"
+        "agent: hello brave world\n"
+        "plan:\n  [x] Inspect the prompt\n  [x] Answer\n"
+        "usage: context 17/200000\n"
+    )
+    child.expect("> ")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
 def test_ctrl_d_when_idle_quits_and_stops_the_agent() -> None:
     child = spawn("-m", "acp_codegen")
     child.expect("> ")
@@ -104,16 +154,26 @@ def test_a_second_ctrl_c_during_a_turn_quits() -> None:
     assert child.exitstatus == 0
 
 
-def test_agent_commands_are_listed_and_sent() -> None:
+def test_agent_commands_are_listed_and_sent_and_win_over_chats_own_names() -> None:
+    """The agent lists `/echo` and `/help`: `/help` goes to the agent, `/?` still shows chat's
+    list (the agent's commands, then chat's own under the names still free)."""
     child = spawn("-m", "acp_codegen", agent=[*ODD, "commands"])
     child.expect("> ")
     child.sendline("/help")
+    child.expect("you sent: /help")
+    child.expect("> ")
+    child.sendline("/?")
     child.expect("/echo  repeat the text")
+    child.expect("/help  the agent's own help")
+    child.expect(r"/\?  this list")
+    child.expect(r"/quit, /exit, Ctrl-D  stop the agent and leave")
+    child.expect(r"\(/help: the agent's command wins; /\? is always this list\)")
     child.expect("> ")
     child.sendline("/echo one two")
     child.expect("you sent: /echo one two")
     child.expect("> ")
-    child.sendeof()
+    child.sendline("/quit")
+    child.expect("bye")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0

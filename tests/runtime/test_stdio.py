@@ -77,6 +77,32 @@ def test_agent_dying_mid_request_fails_the_request_promptly() -> None:
     run(scenario())
 
 
+@pytest.mark.parametrize("own_session", [False, True])
+def test_start_new_session_puts_the_agent_in_a_session_and_group_of_its_own(
+    own_session: bool,
+) -> None:
+    """Ctrl-C's SIGINT goes to the terminal's foreground process group: an agent started with
+    `start_new_session=True` is outside it (and outside this process's session); by default it
+    shares both, as before."""
+
+    async def scenario() -> None:
+        agent = await spawn_agent(
+            [sys.executable, str(AGENT)], env=ENV, start_new_session=own_session
+        )
+        pid = agent.process.pid
+        try:
+            assert await guard(agent.connection.request("echo", {"n": 1})) == {"n": 1}
+            if own_session:
+                assert (os.getsid(pid), os.getpgid(pid)) == (pid, pid)
+                assert os.getsid(pid) != os.getsid(0) and os.getpgid(pid) != os.getpgid(0)
+            else:
+                assert (os.getsid(pid), os.getpgid(pid)) == (os.getsid(0), os.getpgid(0))
+        finally:
+            assert await agent.close() == 0
+
+    run(scenario())
+
+
 def test_serve_stdio_works_with_regular_files(tmp_path: Path) -> None:
     requests = tmp_path / "in.jsonl"
     requests.write_text(

@@ -1,0 +1,48 @@
+"""Where a `/` line goes, and the help that says so.
+
+The rule: a command the agent lists (`available_commands_update`) is the agent's, even when its
+name is one of chat's own (`/help`, `/quit`, `/exit`); chat's own commands answer the names the
+agent leaves free. `/?` always shows the help and Ctrl-D always quits, so neither is ever lost
+to an agent's command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+Route = Literal["help", "quit", "agent", "unknown"]
+ALWAYS_HELP = "?"  # not a name agents give commands; reserved so the help is always reachable
+OWN: dict[str, Route] = {"help": "help", "quit": "quit", "exit": "quit"}
+
+
+def command_name(line: str) -> str:
+    """`/name args` -> `name` (empty for a lone `/`)."""
+    words = line[1:].split()
+    return words[0] if words else ""
+
+
+def route(line: str, agent_commands: Sequence[tuple[str, str]]) -> Route:
+    """Where the `/` line `line` goes: chat's help or quit, the agent, or nowhere."""
+    name = command_name(line)
+    if name == ALWAYS_HELP:
+        return "help"
+    if name in dict(agent_commands):
+        return "agent"
+    return OWN.get(name, "unknown")
+
+
+def help_text(agent_commands: Sequence[tuple[str, str]]) -> str:
+    """The agent's commands, then chat's own under the names that reach them now."""
+    lines = [f"/{name}  {description}" for name, description in agent_commands]
+    if not lines:
+        lines = ["(the agent lists no commands)"]
+    taken = {name for name, _ in agent_commands}
+    helps = ["/?"] + [f"/{name}" for name in ("help",) if name not in taken]
+    quits = [f"/{name}" for name in ("quit", "exit") if name not in taken] + ["Ctrl-D"]
+    lines.append(f"{', '.join(helps)}  this list")
+    lines.append(f"{', '.join(quits)}  stop the agent and leave")
+    shadowed = [f"/{name}" for name in OWN if name in taken]
+    if shadowed:
+        lines.append(f"({', '.join(shadowed)}: the agent's command wins; /? is always this list)")
+    return "\n".join(lines)
