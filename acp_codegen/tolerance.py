@@ -1,5 +1,5 @@
 """The tolerant-reading table: where a reader may drop a bad part of a session update, or of
-the params of a message the agent receives.
+the params of a message the agent or the client receives.
 
 The schema marks properties with `x-deserialize-skip-invalid-items` (a bad array item is
 dropped), `x-deserialize-default-on-error` (a bad value falls back to its default: absent for
@@ -83,6 +83,9 @@ class Table:
     # lead to a mark: the agent repairs those params before its handlers see them.
     agent_requests: tuple[tuple[str, str], ...] = ()
     agent_notifications: tuple[tuple[str, str], ...] = ()
+    # The same for the client (its notifications without the carriers: those are above).
+    client_requests: tuple[tuple[str, str], ...] = ()
+    client_notifications: tuple[tuple[str, str], ...] = ()
 
 
 def _bases(lowered: Mapping[str, Any], class_name: str) -> list[str]:
@@ -149,14 +152,21 @@ def tolerance_table(protocol: Protocol, info: ModelInfo) -> Table | None:
             if name not in useful and any(c in useful for c in branches.values()):
                 useful.add(name)
                 changed = True
-    # What an agent receives (as `AGENT_SPECS`: everything not for the client alone).
-    received = [m for m in protocol.methods if m.side != "client" and m.params in useful]
-    agent_requests = tuple((m.name, m.params) for m in received if m.kind == "request")
-    agent_notifications = tuple((m.name, m.params) for m in received if m.kind == "notification")
+
+    # What each side receives (as `AGENT_SPECS` / `CLIENT_SPECS`: everything not for the other
+    # side alone); the client's update carriers are repaired by `params_repairs()` already.
+    def received(other: str, skip: tuple[tuple[str, str], ...] = ()) -> list[tuple[str, str, str]]:
+        return [
+            (m.name, m.params, m.kind)
+            for m in protocol.methods
+            if m.side != other and m.params in useful and (m.name, m.params) not in skip
+        ]
+
+    by_agent, by_client = received("client"), received("agent", carriers)
     # ... and reachable from the update union or those params.
     reachable: set[str] = set()
     pending = [protocol.update_union, *(params for _, params in carriers)]
-    pending += [m.params for m in received]
+    pending += [params for _, params, _ in by_agent + by_client]
     while pending:
         name = pending.pop()
         if name in reachable or name not in useful:
@@ -188,6 +198,12 @@ def tolerance_table(protocol: Protocol, info: ModelInfo) -> Table | None:
         classes,
         kept_unions,
         carriers,
-        agent_requests,
-        agent_notifications,
+        _of_kind(by_agent, "request"),
+        _of_kind(by_agent, "notification"),
+        _of_kind(by_client, "request"),
+        _of_kind(by_client, "notification"),
     )
+
+
+def _of_kind(methods: list[tuple[str, str, str]], kind: str) -> tuple[tuple[str, str], ...]:
+    return tuple((name, params) for name, params, k in methods if k == kind)

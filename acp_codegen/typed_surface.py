@@ -44,11 +44,13 @@ class TypedSurface:
 
     @property
     def context(self) -> dict[str, Any]:
-        """What the other templates may ask: `f` (the facade), `has_snapshot` and
-        `has_text_helpers` (messages hold content blocks)."""
+        """What the other templates may ask: `f` (the facade), `has_snapshot`,
+        `has_tolerance` (there is a `tolerance.py`) and `has_text_helpers` (messages hold
+        content blocks)."""
         return {
             "f": self.facade,
             "has_snapshot": self.snapshot is not None,
+            "has_tolerance": self.tolerance is not None,
             "has_text_helpers": self.snapshot is not None and bool(self.snapshot.message_block),
         }
 

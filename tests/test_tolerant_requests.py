@@ -6,22 +6,19 @@ unless `strict`. What no mark covers is still -32602."""
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from conftest import FIXTURE_SCHEMAS, REPO, GeneratedPackage, _import_from, write_tree
+from conftest import REPO, GeneratedPackage
 from pydantic import ValidationError
 from runtime.streams import run, stream_pair
+from tolerant_widgets import generate, widgets_schema
 
-from acp_codegen.pipeline import load_protocol, render_files
-from acp_codegen.render import Target
 from acp_codegen.runtime.dispatch import ValidatingDispatcher
 from acp_codegen.runtime.errors import RpcError
 from acp_codegen.runtime.tables import MethodSpec
-from acp_codegen.tolerance import DEFAULT_ON_ERROR, DEFAULT_ON_NULL
 
 UPSTREAM_240 = REPO / "tests" / "fixtures" / "upstream" / "sdk-2.4.0" / "schema.unstable.json"
 PACKAGE_240 = "acp_codegen_tol_req_240"
@@ -29,81 +26,17 @@ WIDGETS = "acp_codegen_tol_req_widgets"
 CWD = "/work"
 
 
-def _generate(root: Any, schema: Any, package: str) -> Any:
-    protocol = load_protocol(schema, schema.name)
-    write_tree(root / package, render_files(protocol, Target(package=package, command="x")))
-    return _import_from(root, package)
-
-
 @pytest.fixture(scope="module")
 def up240(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The package generated from upstream's sdk 2.4.0 unstable schema, which marks the
     session set-up params (`mcpServers`, a stdio server's `args`, ...) default-on-null."""
-    return _generate(tmp_path_factory.mktemp("tol-req-240"), UPSTREAM_240, PACKAGE_240)
-
-
-def _method(name: str, side: str, kind: str, params: str, result: str | None) -> dict[str, Any]:
-    return {"method": name, "side": side, "kind": kind, "params": params, "result": result}
-
-
-def _params(method: str, side: str, properties: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "x-method": method,
-        "x-side": side,
-        "properties": properties,
-        **extra,
-    }
-
-
-STRINGS = {"type": "array", "items": {"type": "string"}}
+    return generate(tmp_path_factory.mktemp("tol-req-240"), UPSTREAM_240, PACKAGE_240)
 
 
 @pytest.fixture(scope="module")
 def widgets(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """The merge_annotation fixture with requests and a notification around a few marks: an
-    agent request whose params lead to marks (directly and through a nested class), one whose
-    params lead to none, a marked request the client receives and a marked agent notification."""
     root = tmp_path_factory.mktemp("tol-req-widgets")
-    doc = json.loads((FIXTURE_SCHEMAS / "merge_annotation.json").read_text(encoding="utf-8"))
-    defs = doc["$defs"]
-    defs["Server"] = {
-        "type": "object",
-        "properties": {"name": {"type": "string"}, "args": {**STRINGS, DEFAULT_ON_NULL: True}},
-        "required": ["name"],
-    }
-    defs["Plain"] = {"type": "object", "properties": {"x": {"type": "string"}}}
-    defs["OpenWidgetRequest"] = _params(
-        "widget/open",
-        "agent",
-        {
-            "path": {"type": "string"},
-            "tags": {**STRINGS, DEFAULT_ON_NULL: True},
-            "server": {"$ref": "#/$defs/Server"},
-            "plain": {"$ref": "#/$defs/Plain"},
-        },
-        required=["path"],
-    )
-    defs["PlainWidgetRequest"] = _params(
-        "widget/plain", "agent", {"plain": {"$ref": "#/$defs/Plain"}}
-    )
-    defs["AskWidgetRequest"] = _params(
-        "widget/ask", "client", {"tags": {**STRINGS, DEFAULT_ON_NULL: True}}
-    )
-    defs["PokeWidgetNotification"] = _params(
-        "widget/poke", "agent", {"note": {"type": "string", DEFAULT_ON_ERROR: True}}
-    )
-    for name, side in (("Open", "agent"), ("Plain", "agent"), ("Ask", "client")):
-        defs[f"{name}WidgetResponse"] = _params(f"widget/{name.lower()}", side, {})
-    doc["x-methods"] += [
-        _method("widget/open", "agent", "request", "OpenWidgetRequest", "OpenWidgetResponse"),
-        _method("widget/plain", "agent", "request", "PlainWidgetRequest", "PlainWidgetResponse"),
-        _method("widget/ask", "client", "request", "AskWidgetRequest", "AskWidgetResponse"),
-        _method("widget/poke", "agent", "notification", "PokeWidgetNotification", None),
-    ]
-    schema = root / "schema.json"
-    schema.write_text(json.dumps(doc), encoding="utf-8")
-    return _generate(root, schema, WIDGETS)
+    return generate(root, widgets_schema(root), WIDGETS)
 
 
 # --- the table ---------------------------------------------------------------------------
@@ -116,7 +49,6 @@ def test_agent_repairs_cover_exactly_the_received_params_that_lead_to_a_mark(wid
     assert set(tolerance.params_repairs()) == {"session/update"}  # the client's, as before
     classes = tolerance.TOLERANCE.classes
     assert "PlainWidgetRequest" not in classes and "Plain" not in classes
-    assert "AskWidgetRequest" not in classes  # the client receives it
     opening = classes["OpenWidgetRequest"]
     assert set(opening) == {"tags", "server"}  # only the paths that lead to a mark
     assert opening["tags"].default_on_null and not opening["tags"].default_on_error

@@ -19,7 +19,7 @@ from .dispatch import ClientDispatcher
 from .merge_rules import MERGE_RULES, UPDATE_TAG
 from .methods import CLIENT_SPECS
 from .snapshot import SessionSnapshot
-from .tolerance import params_repairs
+from .tolerance import client_notification_repairs, client_request_repairs, params_repairs
 
 
 class AgentProxy:
@@ -146,8 +146,9 @@ class Client:
     capabilities: ClassVar[models.ClientCapabilities] = models.ClientCapabilities()
     # Its sessions' `snapshot()` returns this schema's snapshot type.
     lifecycle: ClientSide[SessionSnapshot]
-    # Reject a session update with any bad part instead of dropping the part (and logging it)
-    # where the schema allows; set before connecting.
+    # Answer -32602 to (or drop) a message whose params have a bad part, a session update
+    # included, instead of reading that part as the schema allows (a bad item dropped, a bad
+    # optional value left out, logged); set before connecting.
     strict: bool = False
 
     async def on_permission(
@@ -175,8 +176,14 @@ class Client:
             fallback=ClientDispatcher(self),
             forward_updates=forward_updates,
         )
-        repairs = {} if self.strict else params_repairs()
-        return ValidatingDispatcher(CLIENT_SPECS, self.lifecycle, repairs)
+        if self.strict:
+            return ValidatingDispatcher(CLIENT_SPECS, self.lifecycle)
+        return ValidatingDispatcher(
+            CLIENT_SPECS,
+            self.lifecycle,
+            {**params_repairs(), **client_notification_repairs()},
+            request_repairs=client_request_repairs(),
+        )
 
     async def spawn(self, argv: Sequence[str], **options: Any) -> AgentProcess:
         """Start an agent subprocess and connect to it (options go to `spawn_agent`, e.g.

@@ -2,8 +2,8 @@
 # Regenerate with:
 #   acp-codegen vendor --into acp_codegen/_bindings --package acp_codegen._bindings --schema schema/acp.schema.json
 """Where a reader may drop a bad part of a session update, or of the params of a message the
-agent receives, read from the schema's `x-deserialize-*` marks (used by `SessionState`, `Client`
-and `Agent` unless they are strict)."""
+agent or the client receives, read from the schema's `x-deserialize-*` marks (used by
+`SessionState`, `Client` and `Agent` unless they are strict)."""
 
 from typing import Final
 
@@ -60,6 +60,12 @@ TOLERANCE: Final = ToleranceTable(
             ),
             "_meta": FieldRule(default_on_error=True),
         },
+        "BooleanPropertySchema": {
+            "title": FieldRule(default_on_error=True),
+            "description": FieldRule(default_on_error=True),
+            "default": FieldRule(default_on_error=True),
+            "_meta": FieldRule(default_on_error=True),
+        },
         "CancelRequestNotification": {
             "_meta": FieldRule(default_on_error=True),
         },
@@ -72,6 +78,14 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "CloseSessionRequest": {
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "CommandPermissionSubject": {
+            "toolCallId": FieldRule(default_on_error=True),
+            "terminalId": FieldRule(default_on_error=True),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "CompleteElicitationNotification": {
             "_meta": FieldRule(default_on_error=True),
         },
         "ConfigOptionUpdate": {
@@ -103,11 +117,25 @@ TOLERANCE: Final = ToleranceTable(
         "ElicitationFormCapabilities": {
             "_meta": FieldRule(default_on_error=True),
         },
+        "ElicitationFormMode": {
+            "requestedSchema": FieldRule(required=True, type="ElicitationSchema"),
+        },
+        "ElicitationSchema": {
+            "type": FieldRule(default_on_error=True),
+            "title": FieldRule(default_on_error=True),
+            "properties": FieldRule(type="ElicitationPropertySchema"),
+            "description": FieldRule(default_on_error=True),
+            "_meta": FieldRule(default_on_error=True),
+        },
         "ElicitationUrlCapabilities": {
             "_meta": FieldRule(default_on_error=True),
         },
         "EmbeddedResource": {
             "annotations": FieldRule(default_on_error=True, type="Annotations"),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "EnumOption": {
+            "description": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "EnvVariable": {
@@ -139,6 +167,12 @@ TOLERANCE: Final = ToleranceTable(
             "capabilities": FieldRule(default_on_error=True, type="ClientCapabilities"),
             "_meta": FieldRule(default_on_error=True),
         },
+        "IntegerPropertySchema": {
+            "title": FieldRule(default_on_error=True),
+            "description": FieldRule(default_on_error=True),
+            "default": FieldRule(default_on_error=True),
+            "_meta": FieldRule(default_on_error=True),
+        },
         "ListSessionsRequest": {
             "_meta": FieldRule(default_on_error=True),
         },
@@ -156,11 +190,27 @@ TOLERANCE: Final = ToleranceTable(
             "env": FieldRule(type="EnvVariable"),
             "_meta": FieldRule(default_on_error=True),
         },
+        "MultiSelectPropertySchema": {
+            "title": FieldRule(default_on_error=True),
+            "description": FieldRule(default_on_error=True),
+            "items": FieldRule(required=True, type="MultiSelectItems"),
+            "default": FieldRule(default_on_error=True, skip_invalid_items=True),
+            "_meta": FieldRule(default_on_error=True),
+        },
         "NewSessionRequest": {
             "additionalDirectories": FieldRule(default_on_error=True, skip_invalid_items=True),
             "mcpServers": FieldRule(
                 default_on_error=True, skip_invalid_items=True, type="McpServer"
             ),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "NumberPropertySchema": {
+            "title": FieldRule(default_on_error=True),
+            "description": FieldRule(default_on_error=True),
+            "default": FieldRule(default_on_error=True),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "PermissionOption": {
             "_meta": FieldRule(default_on_error=True),
         },
         "PlanEntry": {
@@ -181,6 +231,12 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "ReplayFromStart": {
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "RequestPermissionRequest": {
+            "description": FieldRule(default_on_error=True),
+            "subject": FieldRule(type="RequestPermissionSubject"),
+            "options": FieldRule(required=True, type="PermissionOption"),
             "_meta": FieldRule(default_on_error=True),
         },
         "RequiresActionStateUpdate": {
@@ -225,6 +281,16 @@ TOLERANCE: Final = ToleranceTable(
             "rawOutput": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
+        "StringMultiSelectItems": {
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "StringPropertySchema": {
+            "title": FieldRule(default_on_error=True),
+            "description": FieldRule(default_on_error=True),
+            "default": FieldRule(default_on_error=True),
+            "oneOf": FieldRule(type="EnumOption"),
+            "_meta": FieldRule(default_on_error=True),
+        },
         "Terminal": {
             "_meta": FieldRule(default_on_error=True),
         },
@@ -264,6 +330,23 @@ TOLERANCE: Final = ToleranceTable(
             "line": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
+        "ToolCallPermissionSubject": {
+            "toolCall": FieldRule(required=True, type="ToolCallUpdate"),
+        },
+        "ToolCallUpdate": {
+            "title": FieldRule(default_on_error=True),
+            "kind": FieldRule(default_on_error=True),
+            "status": FieldRule(default_on_error=True),
+            "content": FieldRule(
+                default_on_error=True, skip_invalid_items=True, type="ToolCallContent"
+            ),
+            "locations": FieldRule(
+                default_on_error=True, skip_invalid_items=True, type="ToolCallLocation"
+            ),
+            "rawInput": FieldRule(default_on_error=True),
+            "rawOutput": FieldRule(default_on_error=True),
+            "_meta": FieldRule(default_on_error=True),
+        },
         "UpdateSessionNotification": {
             "update": FieldRule(required=True, type="SessionUpdate"),
             "_meta": FieldRule(default_on_error=True),
@@ -292,9 +375,22 @@ TOLERANCE: Final = ToleranceTable(
             "resource_link": "ResourceLink",
             "resource": "EmbeddedResource",
         },
+        "CreateElicitationRequest": {"form": "ElicitationFormMode", "url": "ElicitationUrlMode"},
+        "ElicitationPropertySchema": {
+            "string": "StringPropertySchema",
+            "number": "NumberPropertySchema",
+            "integer": "IntegerPropertySchema",
+            "boolean": "BooleanPropertySchema",
+            "array": "MultiSelectPropertySchema",
+        },
         "McpServer": {"http": "McpServerHttp", "stdio": "McpServerStdio"},
+        "MultiSelectItems": {"string": "StringMultiSelectItems"},
         "PlanUpdateContent": {"items": "PlanItems"},
         "ReplayFrom": {"start": "ReplayFromStart"},
+        "RequestPermissionSubject": {
+            "tool_call": "ToolCallPermissionSubject",
+            "command": "CommandPermissionSubject",
+        },
         "SessionUpdate": {
             "user_message_chunk": "UserMessageChunk",
             "user_message": "UserMessage",
@@ -376,6 +472,43 @@ def agent_notification_repairs() -> dict[str, ParamsRepair]:
             TOLERANCE,
             "CancelSessionNotification",
             "session/cancel",
+        ),
+        "$/cancel_request": params_repair(
+            models.CancelRequestNotification,
+            TOLERANCE,
+            "CancelRequestNotification",
+            "$/cancel_request",
+        ),
+    }
+
+
+def client_request_repairs() -> dict[str, ParamsRepair]:
+    """Repairs for the params of the requests a client receives, by method."""
+    return {
+        "session/request_permission": params_repair(
+            models.RequestPermissionRequest,
+            TOLERANCE,
+            "RequestPermissionRequest",
+            "session/request_permission",
+        ),
+        "elicitation/create": params_repair(
+            models.CreateElicitationRequest,
+            TOLERANCE,
+            "CreateElicitationRequest",
+            "elicitation/create",
+        ),
+    }
+
+
+def client_notification_repairs() -> dict[str, ParamsRepair]:
+    """Repairs for the params of the notifications a client receives, by method, other than
+    those `params_repairs()` covers."""
+    return {
+        "elicitation/complete": params_repair(
+            models.CompleteElicitationNotification,
+            TOLERANCE,
+            "CompleteElicitationNotification",
+            "elicitation/complete",
         ),
         "$/cancel_request": params_repair(
             models.CancelRequestNotification,

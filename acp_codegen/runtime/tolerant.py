@@ -1,5 +1,5 @@
-"""Tolerant reading of session updates (and of the params of what an agent receives): drop the
-bad part, keep the rest.
+"""Tolerant reading of session updates (and of the params of what either side receives): drop
+the bad part, keep the rest.
 
 The schema marks where a reader may recover (docs/design.md, "Tolerant reading"): a bad item of
 a `skip-invalid-items` array is dropped; a bad `default-on-error` value falls back to its default

@@ -17,6 +17,7 @@ from ._runtime.trace import TraceTarget
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import AgentDispatcher
 from .methods import AGENT_SPECS
+from .tolerance import agent_notification_repairs, agent_request_repairs
 
 
 class ClientProxy:
@@ -47,11 +48,21 @@ class Agent:
     """
 
     client: ClientProxy  # set when a connection is served
+    # Answer -32602 to (or drop) a message whose params have a bad part instead of reading
+    # that part as the schema allows (e.g. a `null` list as absent, logged); set before serving.
+    strict: bool = False
 
     def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
         """Serve this agent on `connection`: validated params, then the typed handlers."""
         self.client = ClientProxy(connection)
-        return ValidatingDispatcher(AGENT_SPECS, AgentDispatcher(self))
+        if self.strict:
+            return ValidatingDispatcher(AGENT_SPECS, AgentDispatcher(self))
+        return ValidatingDispatcher(
+            AGENT_SPECS,
+            AgentDispatcher(self),
+            agent_notification_repairs(),
+            request_repairs=agent_request_repairs(),
+        )
 
     async def serve_stdio(self, trace: TraceTarget | None = None) -> None:
         """Serve on this process's stdin/stdout until stdin closes; `trace` names a file that

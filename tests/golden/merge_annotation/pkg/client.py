@@ -16,6 +16,7 @@ from ._runtime.stdio import AgentProcess, spawn_agent
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import ClientDispatcher
 from .methods import CLIENT_SPECS
+from .tolerance import client_notification_repairs, client_request_repairs, params_repairs
 
 
 class AgentProxy:
@@ -42,11 +43,22 @@ class Client:
     """
 
     agent: AgentProxy  # set when connected
+    # Answer -32602 to (or drop) a message whose params have a bad part, a session update
+    # included, instead of reading that part as the schema allows (a bad item dropped, a bad
+    # optional value left out, logged); set before connecting.
+    strict: bool = False
 
     def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
         """Use `connection` to talk to an agent: validated params, then the typed handlers."""
         self.agent = AgentProxy(connection)
-        return ValidatingDispatcher(CLIENT_SPECS, ClientDispatcher(self))
+        if self.strict:
+            return ValidatingDispatcher(CLIENT_SPECS, ClientDispatcher(self))
+        return ValidatingDispatcher(
+            CLIENT_SPECS,
+            ClientDispatcher(self),
+            {**params_repairs(), **client_notification_repairs()},
+            request_repairs=client_request_repairs(),
+        )
 
     async def spawn(self, argv: Sequence[str], **options: Any) -> AgentProcess:
         """Start an agent subprocess and connect to it (options go to `spawn_agent`, e.g.

@@ -2,8 +2,8 @@
 # Regenerate with:
 #   acp-codegen generate --schema tests/fixtures/schemas/merge_annotation.json --out tests/golden/merge_annotation --package pkg
 """Where a reader may drop a bad part of a session update, or of the params of a message the
-agent receives, read from the schema's `x-deserialize-*` marks (used by `SessionState`, `Client`
-and `Agent` unless they are strict)."""
+agent or the client receives, read from the schema's `x-deserialize-*` marks (used by
+`SessionState`, `Client` and `Agent` unless they are strict)."""
 
 from typing import Final
 
@@ -36,4 +36,15 @@ def agent_request_repairs() -> dict[str, ParamsRepair]:
 
 def agent_notification_repairs() -> dict[str, ParamsRepair]:
     """Repairs for the params of the notifications an agent receives, by method."""
+    return {}
+
+
+def client_request_repairs() -> dict[str, ParamsRepair]:
+    """Repairs for the params of the requests a client receives, by method."""
+    return {}
+
+
+def client_notification_repairs() -> dict[str, ParamsRepair]:
+    """Repairs for the params of the notifications a client receives, by method, other than
+    those `params_repairs()` covers."""
     return {}
