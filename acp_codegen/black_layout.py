@@ -63,13 +63,14 @@ def _members(union: str) -> list[str]:
 def call(indent: str, head: str, args: list[str], tail: str = "", brackets: str = "()") -> str:
     """`head(args)tail` at `indent` (a call, a `def` with `tail` its return annotation, or with
     `brackets="{}"` a dict display): one line when it fits, else the arguments on one line of
-    their own, else one a line."""
+    their own (not for a dict display of several items: black puts those one a line), else one
+    a line."""
     opening, closing = brackets[0], brackets[1]
     line = f"{indent}{head}{opening}{', '.join(args)}{closing}{tail}"
     if len(line) <= LINE_LENGTH:
         return line
     body = f"{indent}    {', '.join(args)}"
-    if len(body) <= LINE_LENGTH:
+    if len(body) <= LINE_LENGTH and not (opening == "{" and len(args) > 1):
         return f"{indent}{head}{opening}\n{body}\n{indent}{closing}{tail}"
     lines = "".join(f"{indent}    {arg},\n" for arg in args)
     return f"{indent}{head}{opening}\n{lines}{indent}{closing}{tail}"

@@ -41,6 +41,9 @@ def test_the_layout_helpers_write_what_black_writes(width: int) -> None:
         call("", "value = some.function", names),
         call("", "def f", ["self", "*", f"p: {names[0]}"], f" -> {names[1]}:") + "\n    pass",
         "d = {\n" + call("    ", '"key": ', [f'"{n}": {n}' for n in names], ",", "{}") + "\n}",
+        "d = {\n"
+        + call("    ", f'"{names[2]}{names[2]}": ', [f'"{n}": {n}' for n in names[:2]], ",", "{}")
+        + "\n}",
         from_import("", "package.module", names),
         union_alias("Alias: TypeAlias", " | ".join([*names, f"list[{names[0]}]"])),
     ]
