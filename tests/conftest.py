@@ -13,9 +13,15 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from acp_codegen.pipeline import load_protocol, render_tree
 from acp_codegen.render import Target
+
+# Tests assert behaviour, never time: hypothesis's per-example deadline (200 ms by default) is
+# a timing assertion that fails on a loaded machine, so it is off for every property test.
+settings.register_profile("acp-codegen", deadline=None)
+settings.load_profile("acp-codegen")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
