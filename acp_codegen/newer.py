@@ -91,13 +91,20 @@ def automation_notes(protocol: Protocol, file: str) -> list[str]:
         which = f"protocol version {version} but not every v2 lifecycle method"
     else:
         which = f"protocol version {version}"
+    # A tolerance table (and so the `strict` switch) comes with an update union.
+    tolerant = (
+        " with tolerant reading where the schema's x-deserialize marks allow (off with "
+        "Agent.strict / Client.strict)"
+        if protocol.update_union is not None
+        else ""
+    )
     return [
         f"{file}: {which}, so the v2 prompt lifecycle is not generated. Automated: JSON-RPC "
-        "over stdio (Agent.run/serve_stdio/dispatcher, Client.spawn/dispatcher), params "
-        "validation, typed handlers, proxies and dispatchers, and SessionState folding by the "
-        "merge rules present. Not automated: initialize, session/new, session/prompt and "
-        "session/cancel (your handlers answer them), AgentSession update helpers, ClientSide "
-        "session tracking and permission flow"
+        "over stdio (Agent.run/serve_stdio/dispatcher, Client.spawn/dispatcher), params and "
+        f"result validation{tolerant}, typed handlers, proxies and dispatchers, and "
+        "SessionState folding by the merge rules present. Not automated: initialize, "
+        "session/new, session/prompt and session/cancel (your handlers answer them), "
+        "AgentSession update helpers, ClientSide session tracking and permission flow"
     ]
 
 

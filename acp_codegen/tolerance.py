@@ -1,5 +1,6 @@
-"""The tolerant-reading table: where a reader may drop a bad part of a session update, or of
-the params of a message the agent or the client receives.
+"""The tolerant-reading table: where a reader may drop a bad part of a session update, of
+the params of a message the agent or the client receives, or of the result of a request it
+sent.
 
 The schema marks properties with `x-deserialize-skip-invalid-items` (a bad array item is
 dropped), `x-deserialize-default-on-error` (a bad value falls back to its default: absent for
@@ -86,6 +87,10 @@ class Table:
     # The same for the client (its notifications without the carriers: those are above).
     client_requests: tuple[tuple[str, str], ...] = ()
     client_notifications: tuple[tuple[str, str], ...] = ()
+    # (method, result class) of the requests each side sends (its proxy's calls) whose result
+    # leads to a mark: the proxy repairs such a result when it fails validation.
+    agent_results: tuple[tuple[str, str], ...] = ()
+    client_results: tuple[tuple[str, str], ...] = ()
 
 
 def _bases(lowered: Mapping[str, Any], class_name: str) -> list[str]:
@@ -163,10 +168,22 @@ def tolerance_table(protocol: Protocol, info: ModelInfo) -> Table | None:
         ]
 
     by_agent, by_client = received("client"), received("agent", carriers)
-    # ... and reachable from the update union or those params.
+
+    # What each side reads back: the results of the requests its proxy sends (the methods the
+    # other side handles, as the proxies list them).
+    def answered(handler: str) -> tuple[tuple[str, str], ...]:
+        return tuple(
+            (m.name, m.result)
+            for m in protocol.methods_for(handler)
+            if m.kind == "request" and m.result is not None and m.result in useful
+        )
+
+    agent_results, client_results = answered("client"), answered("agent")
+    # ... and reachable from the update union or those params and results.
     reachable: set[str] = set()
     pending = [protocol.update_union, *(params for _, params in carriers)]
     pending += [params for _, params, _ in by_agent + by_client]
+    pending += [result for _, result in agent_results + client_results]
     while pending:
         name = pending.pop()
         if name in reachable or name not in useful:
@@ -202,6 +219,8 @@ def tolerance_table(protocol: Protocol, info: ModelInfo) -> Table | None:
         _of_kind(by_agent, "notification"),
         _of_kind(by_client, "request"),
         _of_kind(by_client, "notification"),
+        agent_results,
+        client_results,
     )
 
 

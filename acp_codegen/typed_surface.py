@@ -45,13 +45,25 @@ class TypedSurface:
     @property
     def context(self) -> dict[str, Any]:
         """What the other templates may ask: `f` (the facade), `has_snapshot`,
-        `has_tolerance` (there is a `tolerance.py`) and `has_text_helpers` (messages hold
-        content blocks)."""
+        `has_tolerance` (there is a `tolerance.py`), `has_text_helpers` (messages hold
+        content blocks) and `result_repairs` (the proxies' repaired methods, by sending side)."""
         return {
             "f": self.facade,
             "has_snapshot": self.snapshot is not None,
             "has_tolerance": self.tolerance is not None,
             "has_text_helpers": self.snapshot is not None and bool(self.snapshot.message_block),
+            "result_repairs": self.result_repairs,
+        }
+
+    @property
+    def result_repairs(self) -> dict[str, tuple[str, ...]]:
+        """By the side that sends them: the requests whose results its proxy may repair."""
+        t = self.tolerance
+        if t is None:
+            return {"agent": (), "client": ()}
+        return {
+            "agent": tuple(m for m, _ in t.agent_results),
+            "client": tuple(m for m, _ in t.client_results),
         }
 
     def render(self, env: jinja2.Environment) -> dict[str, str]:

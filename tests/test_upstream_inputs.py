@@ -168,6 +168,8 @@ def test_v1_inputs_say_what_is_automated(upstream: dict[str, Upstream], package:
     assert dict(result.module.MERGE_RULES) == {}
     (note,) = [n for n in result.notes if "is not generated" in n]
     assert "protocol version 1" in note and "Automated:" in note and "Not automated:" in note
+    automated = note.split("Not automated:")[0]
+    assert "tolerant reading" in automated and "Client.strict" in automated
     assert any("no merge annotations" in n for n in result.notes), result.notes
 
 

@@ -47,7 +47,9 @@ def widgets_schema(root: Path) -> Path:
     """The merge_annotation fixture with widget methods around a few marks. Agent side: a
     request whose params lead to marks (directly and through `Server`), one whose params lead
     to none, a marked notification. Client side the same: `widget/ask` (marked, and an unmarked
-    `label`), `widget/peek` (no mark) and the marked notification `widget/nudge`."""
+    `label`), `widget/peek` (no mark) and the marked notification `widget/nudge`. The results
+    of `widget/open` (read by the client) and `widget/ask` (read by the agent) carry marks and
+    an unmarked `count`; those of `widget/plain` and `widget/peek` none."""
     doc = json.loads((FIXTURE_SCHEMAS / "merge_annotation.json").read_text(encoding="utf-8"))
     defs = doc["$defs"]
     defs["Server"] = {
@@ -91,6 +93,16 @@ def widgets_schema(root: Path) -> Path:
     responses = (("Open", "agent"), ("Plain", "agent"), ("Ask", "client"), ("Peek", "client"))
     for name, side in responses:
         defs[f"{name}WidgetResponse"] = _params(f"widget/{name.lower()}", side, {})
+    # Results each side reads back: marked (directly and through `Server`) next to unmarked.
+    defs["OpenWidgetResponse"]["properties"] = {
+        "tags": {**STRINGS, DEFAULT_ON_NULL: True},
+        "server": {"$ref": "#/$defs/Server"},
+        "count": {"type": "integer"},
+    }
+    defs["AskWidgetResponse"]["properties"] = {
+        "note": {"type": "string", DEFAULT_ON_ERROR: True},
+        "count": {"type": "integer"},
+    }
     doc["x-methods"] += [
         _method("widget/open", "agent", "request", "OpenWidgetRequest", "OpenWidgetResponse"),
         _method("widget/plain", "agent", "request", "PlainWidgetRequest", "PlainWidgetResponse"),

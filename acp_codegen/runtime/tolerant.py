@@ -1,5 +1,5 @@
-"""Tolerant reading of session updates (and of the params of what either side receives): drop
-the bad part, keep the rest.
+"""Tolerant reading of session updates (and of the params of what either side receives, and
+of the results of the requests it sent): drop the bad part, keep the rest.
 
 The schema marks where a reader may recover (docs/design.md, "Tolerant reading"): a bad item of
 a `skip-invalid-items` array is dropped; a bad `default-on-error` value falls back to its default
@@ -202,3 +202,22 @@ def params_repair(tp: Any, table: ToleranceTable, root: str, method: str) -> Par
         return _repaired(tp, table, params, error, root, method)
 
     return repair
+
+
+def result_repair(tp: Any, table: ToleranceTable, root: str, method: str) -> ParamsRepair:
+    """For a typed proxy: the repaired result of `method` (type `tp`, table class `root`), or
+    None when it cannot be repaired; repairs are logged as `<method> result: ...`."""
+
+    def repair(result: Any, error: ValidationError) -> Any | None:
+        return _repaired(tp, table, result, error, root, f"{method} result")
+
+    return repair
+
+
+def repaired_result(
+    repairs: Mapping[str, ParamsRepair], method: str, result: Any, error: ValidationError
+) -> Any | None:
+    """What a proxy reads instead of a `result` that failed validation with `error`: the repair
+    of `method` (from `repairs`; none when strict), or None: then the proxy raises `error`."""
+    repair = repairs.get(method)
+    return None if repair is None else repair(result, error)

@@ -8,6 +8,8 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from pydantic import ValidationError
+
 from . import models
 from ._runtime import agent_session as engine
 from ._runtime.agent_side import AgentSide, SessionHooks
@@ -17,13 +19,14 @@ from ._runtime.errors import RpcError
 from ._runtime.outgoing import OutgoingChecks
 from ._runtime.peer import Peer
 from ._runtime.stdio import serve_stdio
+from ._runtime.tolerant import repaired_result
 from ._runtime.trace import TraceTarget
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import AgentDispatcher
 from .merge_rules import MERGE_RULES
 from .methods import AGENT_SPECS, CLIENT_SPECS
 from .session import Prompt, Session
-from .tolerance import agent_notification_repairs, agent_request_repairs
+from .tolerance import agent_notification_repairs, agent_request_repairs, agent_result_repairs
 
 
 def prompt_result(prompt: engine.Prompt) -> dict[str, Any]:
@@ -32,10 +35,14 @@ def prompt_result(prompt: engine.Prompt) -> dict[str, Any]:
 
 
 class ClientProxy:
-    """Typed calls from the agent to the client over a connection."""
+    """Typed calls from the agent to the client over a connection. A result that fails
+    validation is repaired where the schema's marks allow (logged), unless `strict`; otherwise
+    the call raises pydantic's ValidationError."""
 
-    def __init__(self, peer: Peer) -> None:
+    def __init__(self, peer: Peer, *, strict: bool = False) -> None:
         self.peer = peer
+        # Consulted only after a result fails validation: a valid one costs what it always did.
+        self._repairs = {} if strict else agent_result_repairs()
 
     async def session_update(self, params: models.UpdateSessionNotification) -> None:
         """Send `session/update` (notification)."""
@@ -48,9 +55,15 @@ class ClientProxy:
         result = await self.peer.request(
             "session/request_permission", to_wire(params, models.RequestPermissionRequest)
         )
-        answer: models.RequestPermissionResponse = from_wire(
-            models.RequestPermissionResponse, result
-        )
+        try:
+            answer: models.RequestPermissionResponse = from_wire(
+                models.RequestPermissionResponse, result
+            )
+        except ValidationError as error:
+            fixed = repaired_result(self._repairs, "session/request_permission", result, error)
+            if fixed is None:
+                raise
+            answer = from_wire(models.RequestPermissionResponse, fixed)
         return answer
 
     async def elicitation_create(
@@ -97,8 +110,9 @@ class Agent:
     info: ClassVar[models.Implementation] = models.Implementation(name="acp-agent", version="0.0.0")
     capabilities: ClassVar[models.AgentCapabilities] = models.AgentCapabilities()
     lifecycle: AgentSide
-    # Answer -32602 to (or drop) a message whose params have a bad part instead of reading
-    # that part as the schema allows (e.g. a `null` list as absent, logged); set before serving.
+    # Answer -32602 to (or drop) a message whose params have a bad part, and raise on a result
+    # with one, instead of reading that part as the schema allows (e.g. a `null` list as
+    # absent, logged); set before serving.
     strict: bool = False
 
     async def on_prompt(self, session: Session, prompt: Prompt) -> str | None:
@@ -156,7 +170,7 @@ class Agent:
 
     def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
         """Serve this agent on `connection` (the lifecycle, then the typed handlers)."""
-        self.client = ClientProxy(connection)
+        self.client = ClientProxy(connection, strict=self.strict)
         deletes = type(self).on_delete_session is not Agent.on_delete_session
         hooks = SessionHooks(
             on_new_session=self._serve_new_session,

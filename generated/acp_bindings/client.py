@@ -7,6 +7,8 @@
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from pydantic import ValidationError
+
 from . import models
 from ._runtime.client_side import ClientSession, ClientSide, PermissionRequest
 from ._runtime.connection import Connection
@@ -14,42 +16,76 @@ from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
 from ._runtime.stdio import AgentProcess, spawn_agent
+from ._runtime.tolerant import repaired_result
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import ClientDispatcher
 from .merge_rules import MERGE_RULES, UPDATE_TAG
 from .methods import CLIENT_SPECS
 from .snapshot import SessionSnapshot
-from .tolerance import client_notification_repairs, client_request_repairs, params_repairs
+from .tolerance import (
+    client_notification_repairs,
+    client_request_repairs,
+    client_result_repairs,
+    params_repairs,
+)
 
 
 class AgentProxy:
-    """Typed calls from the client to the agent over a connection."""
+    """Typed calls from the client to the agent over a connection. A result that fails
+    validation is repaired where the schema's marks allow (logged), unless `strict`; otherwise
+    the call raises pydantic's ValidationError."""
 
-    def __init__(self, peer: Peer) -> None:
+    def __init__(self, peer: Peer, *, strict: bool = False) -> None:
         self.peer = peer
+        # Consulted only after a result fails validation: a valid one costs what it always did.
+        self._repairs = {} if strict else client_result_repairs()
 
     async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
         """Send `initialize` (request)."""
         result = await self.peer.request("initialize", to_wire(params, models.InitializeRequest))
-        answer: models.InitializeResponse = from_wire(models.InitializeResponse, result)
+        try:
+            answer: models.InitializeResponse = from_wire(models.InitializeResponse, result)
+        except ValidationError as error:
+            fixed = repaired_result(self._repairs, "initialize", result, error)
+            if fixed is None:
+                raise
+            answer = from_wire(models.InitializeResponse, fixed)
         return answer
 
     async def auth_login(self, params: models.LoginAuthRequest) -> models.LoginAuthResponse:
         """Send `auth/login` (request)."""
         result = await self.peer.request("auth/login", to_wire(params, models.LoginAuthRequest))
-        answer: models.LoginAuthResponse = from_wire(models.LoginAuthResponse, result)
+        try:
+            answer: models.LoginAuthResponse = from_wire(models.LoginAuthResponse, result)
+        except ValidationError as error:
+            fixed = repaired_result(self._repairs, "auth/login", result, error)
+            if fixed is None:
+                raise
+            answer = from_wire(models.LoginAuthResponse, fixed)
         return answer
 
     async def auth_logout(self, params: models.LogoutAuthRequest) -> models.LogoutAuthResponse:
         """Send `auth/logout` (request)."""
         result = await self.peer.request("auth/logout", to_wire(params, models.LogoutAuthRequest))
-        answer: models.LogoutAuthResponse = from_wire(models.LogoutAuthResponse, result)
+        try:
+            answer: models.LogoutAuthResponse = from_wire(models.LogoutAuthResponse, result)
+        except ValidationError as error:
+            fixed = repaired_result(self._repairs, "auth/logout", result, error)
+            if fixed is None:
+                raise
+            answer = from_wire(models.LogoutAuthResponse, fixed)
         return answer
 
     async def session_new(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
         """Send `session/new` (request)."""
         result = await self.peer.request("session/new", to_wire(params, models.NewSessionRequest))
-        answer: models.NewSessionResponse = from_wire(models.NewSessionResponse, result)
+        try:
+            answer: models.NewSessionResponse = from_wire(models.NewSessionResponse, result)
+        except ValidationError as error:
+            fixed = repaired_result(self._repairs, "session/new", result, error)
+            if fixed is None:
+                raise
+            answer = from_wire(models.NewSessionResponse, fixed)
         return answer
 
     async def session_list(self, params: models.ListSessionsRequest) -> models.ListSessionsResponse:
@@ -57,7 +93,13 @@ class AgentProxy:
         result = await self.peer.request(
             "session/list", to_wire(params, models.ListSessionsRequest)
         )
-        answer: models.ListSessionsResponse = from_wire(models.ListSessionsResponse, result)
+        try:
+            answer: models.ListSessionsResponse = from_wire(models.ListSessionsResponse, result)
+        except ValidationError as error:
+            fixed = repaired_result(self._repairs, "session/list", result, error)
+            if fixed is None:
+                raise
+            answer = from_wire(models.ListSessionsResponse, fixed)
         return answer
 
     async def session_delete(
@@ -67,7 +109,13 @@ class AgentProxy:
         result = await self.peer.request(
             "session/delete", to_wire(params, models.DeleteSessionRequest)
         )
-        answer: models.DeleteSessionResponse = from_wire(models.DeleteSessionResponse, result)
+        try:
+            answer: models.DeleteSessionResponse = from_wire(models.DeleteSessionResponse, result)
+        except ValidationError as error:
+            fixed = repaired_result(self._repairs, "session/delete", result, error)
+            if fixed is None:
+                raise
+            answer = from_wire(models.DeleteSessionResponse, fixed)
         return answer
 
     async def session_resume(
@@ -77,7 +125,13 @@ class AgentProxy:
         result = await self.peer.request(
             "session/resume", to_wire(params, models.ResumeSessionRequest)
         )
-        answer: models.ResumeSessionResponse = from_wire(models.ResumeSessionResponse, result)
+        try:
+            answer: models.ResumeSessionResponse = from_wire(models.ResumeSessionResponse, result)
+        except ValidationError as error:
+            fixed = repaired_result(self._repairs, "session/resume", result, error)
+            if fixed is None:
+                raise
+            answer = from_wire(models.ResumeSessionResponse, fixed)
         return answer
 
     async def session_close(
@@ -87,7 +141,13 @@ class AgentProxy:
         result = await self.peer.request(
             "session/close", to_wire(params, models.CloseSessionRequest)
         )
-        answer: models.CloseSessionResponse = from_wire(models.CloseSessionResponse, result)
+        try:
+            answer: models.CloseSessionResponse = from_wire(models.CloseSessionResponse, result)
+        except ValidationError as error:
+            fixed = repaired_result(self._repairs, "session/close", result, error)
+            if fixed is None:
+                raise
+            answer = from_wire(models.CloseSessionResponse, fixed)
         return answer
 
     async def session_set_config_option(
@@ -97,15 +157,27 @@ class AgentProxy:
         result = await self.peer.request(
             "session/set_config_option", to_wire(params, models.SetSessionConfigOptionRequest)
         )
-        answer: models.SetSessionConfigOptionResponse = from_wire(
-            models.SetSessionConfigOptionResponse, result
-        )
+        try:
+            answer: models.SetSessionConfigOptionResponse = from_wire(
+                models.SetSessionConfigOptionResponse, result
+            )
+        except ValidationError as error:
+            fixed = repaired_result(self._repairs, "session/set_config_option", result, error)
+            if fixed is None:
+                raise
+            answer = from_wire(models.SetSessionConfigOptionResponse, fixed)
         return answer
 
     async def session_prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         """Send `session/prompt` (request)."""
         result = await self.peer.request("session/prompt", to_wire(params, models.PromptRequest))
-        answer: models.PromptResponse = from_wire(models.PromptResponse, result)
+        try:
+            answer: models.PromptResponse = from_wire(models.PromptResponse, result)
+        except ValidationError as error:
+            fixed = repaired_result(self._repairs, "session/prompt", result, error)
+            if fixed is None:
+                raise
+            answer = from_wire(models.PromptResponse, fixed)
         return answer
 
     async def session_cancel(self, params: models.CancelSessionNotification) -> None:
@@ -147,8 +219,8 @@ class Client:
     # Its sessions' `snapshot()` returns this schema's snapshot type.
     lifecycle: ClientSide[SessionSnapshot]
     # Answer -32602 to (or drop) a message whose params have a bad part, a session update
-    # included, instead of reading that part as the schema allows (a bad item dropped, a bad
-    # optional value left out, logged); set before connecting.
+    # included, and raise on a result with one, instead of reading that part as the schema
+    # allows (a bad item dropped, a bad optional value left out, logged); set before connecting.
     strict: bool = False
 
     async def on_permission(
@@ -160,7 +232,7 @@ class Client:
 
     def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
         """Use `connection` to talk to an agent."""
-        self.agent = AgentProxy(connection)
+        self.agent = AgentProxy(connection, strict=self.strict)
         overridden = type(self).on_permission is not Client.on_permission
         # An overridden `session_update` hears each update after its session has folded it in.
         forward_updates = type(self).session_update is not Client.session_update

@@ -17,14 +17,18 @@ from ._runtime.trace import TraceTarget
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import AgentDispatcher
 from .methods import AGENT_SPECS
-from .tolerance import agent_notification_repairs, agent_request_repairs
+from .tolerance import agent_notification_repairs, agent_request_repairs, agent_result_repairs
 
 
 class ClientProxy:
-    """Typed calls from the agent to the client over a connection."""
+    """Typed calls from the agent to the client over a connection. A result that fails
+    validation is repaired where the schema's marks allow (logged), unless `strict`; otherwise
+    the call raises pydantic's ValidationError."""
 
-    def __init__(self, peer: Peer) -> None:
+    def __init__(self, peer: Peer, *, strict: bool = False) -> None:
         self.peer = peer
+        # Consulted only after a result fails validation: a valid one costs what it always did.
+        self._repairs = {} if strict else agent_result_repairs()
 
     async def session_update(self, params: models.UpdateSessionNotification) -> None:
         """Send `session/update` (notification)."""
@@ -48,13 +52,14 @@ class Agent:
     """
 
     client: ClientProxy  # set when a connection is served
-    # Answer -32602 to (or drop) a message whose params have a bad part instead of reading
-    # that part as the schema allows (e.g. a `null` list as absent, logged); set before serving.
+    # Answer -32602 to (or drop) a message whose params have a bad part, and raise on a result
+    # with one, instead of reading that part as the schema allows (e.g. a `null` list as
+    # absent, logged); set before serving.
     strict: bool = False
 
     def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
         """Serve this agent on `connection`: validated params, then the typed handlers."""
-        self.client = ClientProxy(connection)
+        self.client = ClientProxy(connection, strict=self.strict)
         if self.strict:
             return ValidatingDispatcher(AGENT_SPECS, AgentDispatcher(self))
         return ValidatingDispatcher(

@@ -16,14 +16,23 @@ from ._runtime.stdio import AgentProcess, spawn_agent
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import ClientDispatcher
 from .methods import CLIENT_SPECS
-from .tolerance import client_notification_repairs, client_request_repairs, params_repairs
+from .tolerance import (
+    client_notification_repairs,
+    client_request_repairs,
+    client_result_repairs,
+    params_repairs,
+)
 
 
 class AgentProxy:
-    """Typed calls from the client to the agent over a connection."""
+    """Typed calls from the client to the agent over a connection. A result that fails
+    validation is repaired where the schema's marks allow (logged), unless `strict`; otherwise
+    the call raises pydantic's ValidationError."""
 
-    def __init__(self, peer: Peer) -> None:
+    def __init__(self, peer: Peer, *, strict: bool = False) -> None:
         self.peer = peer
+        # Consulted only after a result fails validation: a valid one costs what it always did.
+        self._repairs = {} if strict else client_result_repairs()
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Send an extension request (`method` must start with `_`)."""
@@ -44,13 +53,13 @@ class Client:
 
     agent: AgentProxy  # set when connected
     # Answer -32602 to (or drop) a message whose params have a bad part, a session update
-    # included, instead of reading that part as the schema allows (a bad item dropped, a bad
-    # optional value left out, logged); set before connecting.
+    # included, and raise on a result with one, instead of reading that part as the schema
+    # allows (a bad item dropped, a bad optional value left out, logged); set before connecting.
     strict: bool = False
 
     def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
         """Use `connection` to talk to an agent: validated params, then the typed handlers."""
-        self.agent = AgentProxy(connection)
+        self.agent = AgentProxy(connection, strict=self.strict)
         if self.strict:
             return ValidatingDispatcher(CLIENT_SPECS, ClientDispatcher(self))
         return ValidatingDispatcher(
