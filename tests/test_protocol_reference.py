@@ -157,6 +157,18 @@ def test_anchors_are_unique_and_every_link_lands(canonical_files: dict[str, byte
     assert targets and targets <= set(ids)
 
 
+def test_the_contents_list_every_type_once_under_its_kind(
+    canonical_files: dict[str, bytes],
+) -> None:
+    text = _text(canonical_files)
+    contents = text[text.index("## Contents") : text.index('<a id="methods"></a>')]
+    by_kind = contents.split("- [Types](#types), by kind:\n")[1]
+    listed = re.findall(r"\]\(#(type-[^)]+)\)", by_kind)
+    assert sorted(listed) == sorted(re.findall(r'<a id="(type-[^"]+)"></a>', text))
+    kinds = [line.split(":")[0] for line in by_kind.splitlines() if line.startswith("  - ")]
+    assert kinds == ["  - models", "  - unions", "  - enums", "  - open enums", "  - aliases"]
+
+
 def test_the_committed_package_has_the_reference() -> None:
     committed = REPO / "generated" / "acp_bindings" / "PROTOCOL.md"
     text = committed.read_text(encoding="utf-8")
