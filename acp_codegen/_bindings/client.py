@@ -7,8 +7,6 @@
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from pydantic import ValidationError
-
 from . import models
 from ._runtime.client_side import ClientSession, ClientSide, PermissionRequest
 from ._runtime.connection import Connection
@@ -16,7 +14,7 @@ from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
 from ._runtime.stdio import AgentProcess, spawn_agent
-from ._runtime.tolerant import repaired_result
+from ._runtime.tolerant import result_from_wire
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import ClientDispatcher
 from .merge_rules import MERGE_RULES, UPDATE_TAG
@@ -43,49 +41,33 @@ class AgentProxy:
     async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
         """Send `initialize` (request)."""
         result = await self.peer.request("initialize", to_wire(params, models.InitializeRequest))
-        try:
-            answer: models.InitializeResponse = from_wire(models.InitializeResponse, result)
-        except ValidationError as error:
-            fixed = repaired_result(self._repairs, "initialize", result, error)
-            if fixed is None:
-                raise
-            answer = from_wire(models.InitializeResponse, fixed)
+        answer: models.InitializeResponse = result_from_wire(
+            models.InitializeResponse, result, self._repairs, "initialize"
+        )
         return answer
 
     async def auth_login(self, params: models.LoginAuthRequest) -> models.LoginAuthResponse:
         """Send `auth/login` (request)."""
         result = await self.peer.request("auth/login", to_wire(params, models.LoginAuthRequest))
-        try:
-            answer: models.LoginAuthResponse = from_wire(models.LoginAuthResponse, result)
-        except ValidationError as error:
-            fixed = repaired_result(self._repairs, "auth/login", result, error)
-            if fixed is None:
-                raise
-            answer = from_wire(models.LoginAuthResponse, fixed)
+        answer: models.LoginAuthResponse = result_from_wire(
+            models.LoginAuthResponse, result, self._repairs, "auth/login"
+        )
         return answer
 
     async def auth_logout(self, params: models.LogoutAuthRequest) -> models.LogoutAuthResponse:
         """Send `auth/logout` (request)."""
         result = await self.peer.request("auth/logout", to_wire(params, models.LogoutAuthRequest))
-        try:
-            answer: models.LogoutAuthResponse = from_wire(models.LogoutAuthResponse, result)
-        except ValidationError as error:
-            fixed = repaired_result(self._repairs, "auth/logout", result, error)
-            if fixed is None:
-                raise
-            answer = from_wire(models.LogoutAuthResponse, fixed)
+        answer: models.LogoutAuthResponse = result_from_wire(
+            models.LogoutAuthResponse, result, self._repairs, "auth/logout"
+        )
         return answer
 
     async def session_new(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
         """Send `session/new` (request)."""
         result = await self.peer.request("session/new", to_wire(params, models.NewSessionRequest))
-        try:
-            answer: models.NewSessionResponse = from_wire(models.NewSessionResponse, result)
-        except ValidationError as error:
-            fixed = repaired_result(self._repairs, "session/new", result, error)
-            if fixed is None:
-                raise
-            answer = from_wire(models.NewSessionResponse, fixed)
+        answer: models.NewSessionResponse = result_from_wire(
+            models.NewSessionResponse, result, self._repairs, "session/new"
+        )
         return answer
 
     async def session_list(self, params: models.ListSessionsRequest) -> models.ListSessionsResponse:
@@ -93,13 +75,9 @@ class AgentProxy:
         result = await self.peer.request(
             "session/list", to_wire(params, models.ListSessionsRequest)
         )
-        try:
-            answer: models.ListSessionsResponse = from_wire(models.ListSessionsResponse, result)
-        except ValidationError as error:
-            fixed = repaired_result(self._repairs, "session/list", result, error)
-            if fixed is None:
-                raise
-            answer = from_wire(models.ListSessionsResponse, fixed)
+        answer: models.ListSessionsResponse = result_from_wire(
+            models.ListSessionsResponse, result, self._repairs, "session/list"
+        )
         return answer
 
     async def session_delete(
@@ -109,13 +87,9 @@ class AgentProxy:
         result = await self.peer.request(
             "session/delete", to_wire(params, models.DeleteSessionRequest)
         )
-        try:
-            answer: models.DeleteSessionResponse = from_wire(models.DeleteSessionResponse, result)
-        except ValidationError as error:
-            fixed = repaired_result(self._repairs, "session/delete", result, error)
-            if fixed is None:
-                raise
-            answer = from_wire(models.DeleteSessionResponse, fixed)
+        answer: models.DeleteSessionResponse = result_from_wire(
+            models.DeleteSessionResponse, result, self._repairs, "session/delete"
+        )
         return answer
 
     async def session_resume(
@@ -125,13 +99,9 @@ class AgentProxy:
         result = await self.peer.request(
             "session/resume", to_wire(params, models.ResumeSessionRequest)
         )
-        try:
-            answer: models.ResumeSessionResponse = from_wire(models.ResumeSessionResponse, result)
-        except ValidationError as error:
-            fixed = repaired_result(self._repairs, "session/resume", result, error)
-            if fixed is None:
-                raise
-            answer = from_wire(models.ResumeSessionResponse, fixed)
+        answer: models.ResumeSessionResponse = result_from_wire(
+            models.ResumeSessionResponse, result, self._repairs, "session/resume"
+        )
         return answer
 
     async def session_close(
@@ -141,13 +111,9 @@ class AgentProxy:
         result = await self.peer.request(
             "session/close", to_wire(params, models.CloseSessionRequest)
         )
-        try:
-            answer: models.CloseSessionResponse = from_wire(models.CloseSessionResponse, result)
-        except ValidationError as error:
-            fixed = repaired_result(self._repairs, "session/close", result, error)
-            if fixed is None:
-                raise
-            answer = from_wire(models.CloseSessionResponse, fixed)
+        answer: models.CloseSessionResponse = result_from_wire(
+            models.CloseSessionResponse, result, self._repairs, "session/close"
+        )
         return answer
 
     async def session_set_config_option(
@@ -157,27 +123,20 @@ class AgentProxy:
         result = await self.peer.request(
             "session/set_config_option", to_wire(params, models.SetSessionConfigOptionRequest)
         )
-        try:
-            answer: models.SetSessionConfigOptionResponse = from_wire(
-                models.SetSessionConfigOptionResponse, result
-            )
-        except ValidationError as error:
-            fixed = repaired_result(self._repairs, "session/set_config_option", result, error)
-            if fixed is None:
-                raise
-            answer = from_wire(models.SetSessionConfigOptionResponse, fixed)
+        answer: models.SetSessionConfigOptionResponse = result_from_wire(
+            models.SetSessionConfigOptionResponse,
+            result,
+            self._repairs,
+            "session/set_config_option",
+        )
         return answer
 
     async def session_prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         """Send `session/prompt` (request)."""
         result = await self.peer.request("session/prompt", to_wire(params, models.PromptRequest))
-        try:
-            answer: models.PromptResponse = from_wire(models.PromptResponse, result)
-        except ValidationError as error:
-            fixed = repaired_result(self._repairs, "session/prompt", result, error)
-            if fixed is None:
-                raise
-            answer = from_wire(models.PromptResponse, fixed)
+        answer: models.PromptResponse = result_from_wire(
+            models.PromptResponse, result, self._repairs, "session/prompt"
+        )
         return answer
 
     async def session_cancel(self, params: models.CancelSessionNotification) -> None:

@@ -8,8 +8,6 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from pydantic import ValidationError
-
 from . import models
 from ._runtime import agent_session as engine
 from ._runtime.agent_side import AgentSide, SessionHooks
@@ -19,7 +17,7 @@ from ._runtime.errors import RpcError
 from ._runtime.outgoing import OutgoingChecks
 from ._runtime.peer import Peer
 from ._runtime.stdio import serve_stdio
-from ._runtime.tolerant import repaired_result
+from ._runtime.tolerant import result_from_wire
 from ._runtime.trace import TraceTarget
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import AgentDispatcher
@@ -55,15 +53,9 @@ class ClientProxy:
         result = await self.peer.request(
             "session/request_permission", to_wire(params, models.RequestPermissionRequest)
         )
-        try:
-            answer: models.RequestPermissionResponse = from_wire(
-                models.RequestPermissionResponse, result
-            )
-        except ValidationError as error:
-            fixed = repaired_result(self._repairs, "session/request_permission", result, error)
-            if fixed is None:
-                raise
-            answer = from_wire(models.RequestPermissionResponse, fixed)
+        answer: models.RequestPermissionResponse = result_from_wire(
+            models.RequestPermissionResponse, result, self._repairs, "session/request_permission"
+        )
         return answer
 
     async def elicitation_create(

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from .checks import wire_check
 from .jsonvalue import copy_json, pointer_to
+from .wire import from_wire
 
 logger = logging.getLogger(__name__)
 
@@ -217,10 +218,17 @@ def result_repair(tp: Any, table: ToleranceTable, root: str, method: str) -> Par
     return repair
 
 
-def repaired_result(
-    repairs: Mapping[str, ParamsRepair], method: str, result: Any, error: ValidationError
-) -> Any | None:
-    """What a proxy reads instead of a `result` that failed validation with `error`: the repair
-    of `method` (from `repairs`; none when strict), or None: then the proxy raises `error`."""
-    repair = repairs.get(method)
-    return None if repair is None else repair(result, error)
+def result_from_wire(
+    tp: Any, result: Any, repairs: Mapping[str, ParamsRepair], method: str
+) -> Any:
+    """For a typed proxy: `from_wire(tp, result)`. A result that fails is read again repaired
+    when `repairs` (empty when strict) has `method`'s repair and it covers every error; else the
+    original ValidationError is raised. A valid result costs what `from_wire` costs."""
+    try:
+        return from_wire(tp, result)
+    except ValidationError as error:
+        repair = repairs.get(method)
+        fixed = None if repair is None else repair(result, error)
+        if fixed is None:
+            raise
+        return from_wire(tp, fixed)
