@@ -218,9 +218,7 @@ def result_repair(tp: Any, table: ToleranceTable, root: str, method: str) -> Par
     return repair
 
 
-def result_from_wire(
-    tp: Any, result: Any, repairs: Mapping[str, ParamsRepair], method: str
-) -> Any:
+def result_from_wire(tp: Any, result: Any, repairs: Mapping[str, ParamsRepair], method: str) -> Any:
     """For a typed proxy: `from_wire(tp, result)`. A result that fails is read again repaired
     when `repairs` (empty when strict) has `method`'s repair and it covers every error; else the
     original ValidationError is raised. A valid result costs what `from_wire` costs."""
