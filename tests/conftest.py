@@ -13,10 +13,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from acp_codegen.commands.pipeline import load_protocol, render_tree
+from acp_codegen.emit.render import Target
 from hypothesis import settings
-
-from acp_codegen.pipeline import load_protocol, render_tree
-from acp_codegen.render import Target
 
 # Tests assert behaviour, never time: hypothesis's per-example deadline (200 ms by default) is
 # a timing assertion that fails on a loaded machine, so it is off for every property test.

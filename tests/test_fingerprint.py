@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands import where
+from acp_codegen.commands.cli import main
+from acp_codegen.emit.render import Target
+from acp_codegen.model.ir import Protocol
+from acp_codegen.write import fingerprint
+from acp_codegen.write.manifest import MANIFEST
 from conftest import FIXTURE_SCHEMAS
-
-from acp_codegen import fingerprint, where
-from acp_codegen.cli import main
-from acp_codegen.ir import Protocol
-from acp_codegen.manifest import MANIFEST
-from acp_codegen.render import Target
 
 ARGS = ["--schema", "schema.json", "--out", "out", "--package", "pkg"]
 VENDOR = ["vendor", "--schema", "schema.json", "--into", "vend/acp", "--package", "vend.acp"]

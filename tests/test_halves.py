@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands.pipeline import load_protocol
+from acp_codegen.emit.dcg import generate_models
+from acp_codegen.emit.halves import joined, seam
+from acp_codegen.emit.render import Target, format_python, header
 from conftest import FIXTURE_SCHEMAS, REPO
-
-from acp_codegen.dcg import generate_models
-from acp_codegen.halves import joined, seam
-from acp_codegen.pipeline import load_protocol
-from acp_codegen.render import Target, format_python, header
 
 SCHEMAS = [
     REPO / "schema" / "acp.schema.json",

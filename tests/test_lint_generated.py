@@ -7,9 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands.cli import main
 from conftest import FIXTURE_SCHEMAS, REPO, FixturePackages, GeneratedPackage
-
-from acp_codegen.cli import main
 
 GENERATED = REPO / "generated"
 COMMITTED = GENERATED / "acp_bindings"

@@ -11,14 +11,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from acp_codegen.runtime.dispatch import ValidatingDispatcher
+from acp_codegen.runtime.errors import RpcError
+from acp_codegen.runtime.tables import MethodSpec
 from conftest import REPO, GeneratedPackage
 from pydantic import ValidationError
 from runtime.streams import run, stream_pair
 from tolerant_widgets import generate, widgets_schema
-
-from acp_codegen.runtime.dispatch import ValidatingDispatcher
-from acp_codegen.runtime.errors import RpcError
-from acp_codegen.runtime.tables import MethodSpec
 
 UPSTREAM_240 = REPO / "tests" / "fixtures" / "upstream" / "sdk-2.4.0" / "schema.unstable.json"
 PACKAGE_240 = "acp_codegen_tol_req_240"

@@ -13,12 +13,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from acp_codegen.commands.pipeline import load_protocol, render_files
+from acp_codegen.emit.render import Target
+from acp_codegen.load.marks import DEFAULT_ON_ERROR, DEFAULT_ON_NULL
 from conftest import FIXTURE_SCHEMAS, _import_from, write_tree
 from runtime.streams import stream_pair
-
-from acp_codegen.pipeline import load_protocol, render_files
-from acp_codegen.render import Target
-from acp_codegen.tolerance import DEFAULT_ON_ERROR, DEFAULT_ON_NULL
 
 STRINGS = {"type": "array", "items": {"type": "string"}}
 

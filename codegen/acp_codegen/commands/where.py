@@ -1,0 +1,109 @@
+"""Where a command runs: the project root, its settings, the schema, and how paths are shown."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..emit.gc_tuning import quiet_gc
+from ..emit.render import Target
+from ..model.ir import Protocol
+from ..write.fingerprint import current_file_count, input_fingerprint
+from ..write.leftovers import pending
+from ..write.manifest import sha256
+from ..write.writer import files_on_disk
+from .config import Settings, find_pyproject, load_settings
+from .console import Console
+from .pipeline import loading, render_files
+from .targets import expanded
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    root: Path  # the project root (the pyproject.toml's folder), else the cwd
+    settings: Settings
+    schema: Path
+    bundled: bool  # the schema shipped with the tool, by default
+    overlay: Path | None = None  # merge rules for an input that lacks them (see overlay.py)
+    console: Console = field(default_factory=Console)
+
+    @classmethod
+    def from_cwd(
+        cls, schema: Path | None, overlay: Path | None = None, console: Console | None = None
+    ) -> Where:
+        cwd = Path.cwd()
+        settings = load_settings(cwd)
+        pyproject = find_pyproject(cwd)
+        root = (pyproject.parent if pyproject else cwd).resolve()
+        bundled = schema is None and settings.bundled_schema
+        chosen = None if overlay is None else expanded(overlay)
+        told = console or Console()
+        told.step(f"project root: {root}" + ("" if pyproject else " (no pyproject.toml)"))
+        if schema is not None:
+            origin = "--schema"
+        elif bundled:
+            origin = "shipped with acp-codegen"
+        else:
+            origin = f"[tool.acp-codegen] in {pyproject}"
+        path = expanded(schema or settings.schema)
+        told.step(f"schema: {path} (from {origin})")
+        return cls(root, settings, path, bundled, chosen, told)
+
+    def shown(self, path: Path) -> str:
+        """A path as the regenerate command shows it: relative to the project when inside it."""
+        absolute = path.resolve()
+        if absolute.is_relative_to(self.root):
+            return absolute.relative_to(self.root).as_posix() or "."
+        return str(path)
+
+    def schema_option(self) -> list[str]:
+        """`--schema PATH` for the regenerate command; nothing for the schema shipped with the
+        tool (its install path differs between machines and is the default anyway)."""
+        schema = [] if self.bundled else ["--schema", self.shown(self.schema)]
+        return schema + ([] if self.overlay is None else ["--overlay", self.shown(self.overlay)])
+
+    def render(self, target: Target) -> dict[str, bytes]:
+        """The package folder's files for `target`, from this schema (checked alongside where
+        a spare core exists: see `pipeline.loading`)."""
+        self._reading()
+        with quiet_gc(), loading(self.schema, self.shown(self.schema), self.overlay) as protocol:
+            files = render_files(protocol, target)
+        self._notes(protocol)
+        return files
+
+    def current_file_count(self, folder: Path, target: Target) -> int | None:
+        """The file count when `folder` is already exactly what `target` renders to (input
+        fingerprint and every file's hash match its manifest), so rendering can be skipped;
+        None otherwise (including any doubt: the caller renders in full)."""
+        if self.overlay is not None:
+            self.console.step("fingerprint: not used with --overlay; rendering")
+            return None  # the fingerprint does not cover a user's overlay file
+        if pending(folder):
+            return None  # a killed run left copies beside it: writing puts them right
+        try:
+            digest = sha256(self.schema.read_bytes())
+        except OSError:
+            return None  # the full path reports it properly
+        source_name = Path(self.shown(self.schema)).name  # as the parser names the source
+        fingerprint = input_fingerprint(digest, source_name, target)
+        count = current_file_count(folder, fingerprint, set(files_on_disk(folder)))
+        self.console.step(
+            f"fingerprint: matches the manifest and all {count} file(s); nothing to render"
+            if count is not None
+            else "fingerprint: no match with the manifest (or its files); rendering"
+        )
+        return count
+
+    def _reading(self) -> None:
+        self.console.step(f"reading {self.schema}")
+        if self.overlay is not None:
+            self.console.step(f"reading overlay {self.overlay}")
+
+    def _notes(self, protocol: Protocol) -> None:
+        for note in protocol.notes:
+            self.console.note(note)
+
+
+def command_line(*parts: list[str]) -> str:
+    return shlex.join(word for part in parts for word in part)
