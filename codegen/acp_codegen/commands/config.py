@@ -48,6 +48,11 @@ def load_settings(cwd: Path) -> Settings:
     )
 
 
+def has_table(pyproject: Path) -> bool:
+    """Whether the file holds a `[tool.acp-codegen]` table (a broken file is reported as usual)."""
+    return bool(_table(pyproject))
+
+
 def _table(pyproject: Path) -> dict[str, object]:
     """`[tool.acp-codegen]`, checked: a broken pyproject.toml is the user's to fix, so it is
     reported as a usage error (exit 2) naming the file, never a traceback."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..emit.gc_tuning import quiet_gc
@@ -13,7 +14,7 @@ from ..write.fingerprint import current_file_count, input_fingerprint
 from ..write.leftovers import pending
 from ..write.manifest import sha256
 from ..write.writer import files_on_disk
-from .config import Settings, find_pyproject, load_settings
+from .config import Settings, find_pyproject, has_table, load_settings
 from .console import Console
 from .pipeline import loading, render_files
 from .targets import expanded
@@ -21,7 +22,7 @@ from .targets import expanded
 
 @dataclass(frozen=True, slots=True)
 class Where:
-    root: Path  # the project root (the pyproject.toml's folder), else the cwd
+    root: Path  # the project root: see `rooted_at`; until then the cwd's project, else the cwd
     settings: Settings
     schema: Path
     bundled: bool  # the schema shipped with the tool, by default
@@ -39,7 +40,6 @@ class Where:
         bundled = schema is None and settings.bundled_schema
         chosen = None if overlay is None else expanded(overlay)
         told = console or Console()
-        told.step(f"project root: {root}" + ("" if pyproject else " (no pyproject.toml)"))
         if schema is not None:
             origin = "--schema"
         elif bundled:
@@ -50,12 +50,27 @@ class Where:
         told.step(f"schema: {path} (from {origin})")
         return cls(root, settings, path, bundled, chosen, told)
 
+    def rooted_at(self, output: Path, holder: Path) -> Where:
+        """This place with the project root of the output folder `output`, so the regenerate
+        command (and so every header and the manifest) is the same from any current directory:
+        the nearest folder above `output` whose pyproject.toml holds `[tool.acp-codegen]`, else
+        the nearest with a pyproject.toml, else `holder`, the folder the output is named in."""
+        folder = output.resolve()
+        found = [candidate.parent for candidate in _pyprojects_above(folder)]
+        tabled = [parent for parent in found if has_table(parent / "pyproject.toml")]
+        root = (tabled or found or [holder.resolve()])[0]
+        self.console.step(f"project root: {root}" + ("" if found else " (no pyproject.toml)"))
+        return replace(self, root=root)
+
     def shown(self, path: Path) -> str:
-        """A path as the regenerate command shows it: relative to the project when inside it."""
+        """A path as the regenerate command shows it, whatever the current directory and however
+        it was typed: relative to the project root (with `..` when outside it but on a common
+        branch, as for a sibling checkout), absolute when the two share only `/`."""
         absolute = path.resolve()
-        if absolute.is_relative_to(self.root):
-            return absolute.relative_to(self.root).as_posix() or "."
-        return str(path)
+        common = Path(os.path.commonpath([absolute, self.root]))
+        if common == Path(common.anchor):
+            return absolute.as_posix()
+        return Path(os.path.relpath(absolute, self.root)).as_posix()
 
     def schema_option(self) -> list[str]:
         """`--schema PATH` for the regenerate command; nothing for the schema shipped with the
@@ -103,6 +118,15 @@ class Where:
     def _notes(self, protocol: Protocol) -> None:
         for note in protocol.notes:
             self.console.note(note)
+
+
+def _pyprojects_above(folder: Path) -> list[Path]:
+    """Every pyproject.toml in `folder` (which may not exist yet) and above it, nearest first."""
+    return [
+        candidate / "pyproject.toml"
+        for candidate in (folder, *folder.parents)
+        if (candidate / "pyproject.toml").is_file()
+    ]
 
 
 def command_line(*parts: list[str]) -> str:
