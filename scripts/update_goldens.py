@@ -24,7 +24,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run from a checkout without installing
-    sys.path.insert(0, str(REPO))
+    sys.path.insert(0, str(REPO / "codegen"))
 
 from acp_codegen.commands.pipeline import load_protocol, render_tree  # noqa: E402
 from acp_codegen.emit.render import Target  # noqa: E402

@@ -16,7 +16,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run from a checkout without installing
-    sys.path.insert(0, str(REPO))
+    sys.path.insert(0, str(REPO / "codegen"))
 
 from acp_codegen.load.overlay import V2_OVERLAY, overlay_from_schema  # noqa: E402
 
