@@ -140,7 +140,7 @@ def _generate_or_check(args: argparse.Namespace, console: Console) -> int:
         ["--out", where.shown(out), "--package", package],
     )
     target = Target(package=package, command=command)
-    shown = f"{where.shown(out)}/{package}"
+    shown = f"{where.displayed(out)}/{package}"
     legacy = Legacy(out / MANIFEST, package)
     count = None if legacy.path.exists() else where.current_file_count(folder, target)
     if count is not None:

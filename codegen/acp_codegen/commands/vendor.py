@@ -68,7 +68,7 @@ def run_vendor(args: argparse.Namespace) -> int:
         where.schema_option(),
     )
     target = Target(package=package, command=command)
-    shown = where.shown(into)
+    shown = where.displayed(into)
     count = where.current_file_count(into, target)
     if count is not None:
         return report_current(shown, count, checking=args.check, console=console)

@@ -72,6 +72,15 @@ class Where:
             return absolute.as_posix()
         return Path(os.path.relpath(absolute, self.root)).as_posix()
 
+    @staticmethod
+    def displayed(path: Path) -> str:
+        """A path as messages show it: relative to the current directory when inside it (as
+        the user most likely typed it), else absolute."""
+        absolute, cwd = path.resolve(), Path.cwd().resolve()
+        if absolute.is_relative_to(cwd):
+            return absolute.relative_to(cwd).as_posix() or "."
+        return absolute.as_posix()
+
     def schema_option(self) -> list[str]:
         """`--schema PATH` for the regenerate command; nothing for the schema shipped with the
         tool (its install path differs between machines and is the default anyway)."""
@@ -82,7 +91,8 @@ class Where:
         """The package folder's files for `target`, from this schema (checked alongside where
         a spare core exists: see `pipeline.loading`)."""
         self._reading()
-        with quiet_gc(), loading(self.schema, self.shown(self.schema), self.overlay) as protocol:
+        shown = self.displayed(self.schema)  # problems and notes name the file as typed
+        with quiet_gc(), loading(self.schema, shown, self.overlay) as protocol:
             files = render_files(protocol, target)
         self._notes(protocol)
         return files
@@ -100,7 +110,7 @@ class Where:
             digest = sha256(self.schema.read_bytes())
         except OSError:
             return None  # the full path reports it properly
-        source_name = Path(self.shown(self.schema)).name  # as the parser names the source
+        source_name = Path(self.displayed(self.schema)).name  # as the parser names the source
         fingerprint = input_fingerprint(digest, source_name, target)
         count = current_file_count(folder, fingerprint, set(files_on_disk(folder)))
         self.console.step(
