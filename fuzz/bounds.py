@@ -151,11 +151,10 @@ class _Sink:
 
 
 async def _serve(chunks: Callable[[], Any], **options: Any) -> list[bytes]:
-    from pydantic import BaseModel
-
     from acp_codegen.runtime.connection import Connection
     from acp_codegen.runtime.dispatch import TableDispatcher
     from acp_codegen.runtime.tables import MethodSpec
+    from pydantic import BaseModel
 
     class Text(BaseModel):
         text: str

@@ -22,9 +22,9 @@ from pydantic import BaseModel
 # Only our own code is instrumented: instrumented pydantic crashes the interpreter (a segfault
 # inside atheris' bytecode rewriting, not in anything this project controls).
 with atheris.instrument_imports(include=["acp_codegen"]):
-    from acp_codegen.errors import SchemaError
-    from acp_codegen.pipeline import load_protocol, render_tree
-    from acp_codegen.render import Target
+    from acp_codegen.commands.pipeline import load_protocol, render_tree
+    from acp_codegen.emit.render import Target
+    from acp_codegen.model.errors import SchemaError
     from acp_codegen.runtime.connection import Connection
     from acp_codegen.runtime.dispatch import TableDispatcher
     from acp_codegen.runtime.framing import LineReader, LineTooLong, decode_line, encode_json

@@ -10,7 +10,7 @@ script writes is exactly what the test expects.
 
 The golden view leaves out two things that are checked elsewhere and would otherwise make every
 golden change whenever an unrelated part of the project changes:
-- `pkg/_runtime/**`: a verbatim copy of `acp_codegen/runtime/` (checked in
+- `pkg/_runtime/**`: a verbatim copy of `codegen/acp_codegen/runtime/` (checked in
   tests/test_functional.py);
 - `pkg/.acp-codegen-manifest.json`: the written files and their hashes (checked in
   tests/test_golden.py and tests/test_writer_safety.py against the rendered tree).
@@ -24,11 +24,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run from a checkout without installing
-    sys.path.insert(0, str(REPO))
+    sys.path.insert(0, str(REPO / "codegen"))
 
-from acp_codegen.pipeline import load_protocol, render_tree  # noqa: E402
-from acp_codegen.render import Target  # noqa: E402
-from acp_codegen.writer import MANIFEST  # noqa: E402
+from acp_codegen.commands.pipeline import load_protocol, render_tree  # noqa: E402
+from acp_codegen.emit.render import Target  # noqa: E402
+from acp_codegen.write.writer import MANIFEST  # noqa: E402
 
 SCHEMAS = REPO / "tests" / "fixtures" / "schemas"
 GOLDEN = REPO / "tests" / "golden"

@@ -2,10 +2,10 @@
 
     python scripts/update_overlay.py
 
-`acp_codegen/overlays/acp-v2.json` holds the merge rules (`x-merge`, by update tag) and patch
-fields (`x-tristate`, by type name) of `schema/acp.schema.json`, so inputs without them (upstream's
-published files) get the same session-state behaviour. `tests/test_overlay.py` fails when the two
-drift apart; run this after changing either annotation in the schema.
+`codegen/acp_codegen/load/overlays/acp-v2.json` holds the merge rules (`x-merge`, by update
+tag) and patch fields (`x-tristate`, by type name) of `schema/acp.schema.json`, so inputs without
+them (upstream's published files) get the same session-state behaviour. `tests/test_overlay.py`
+fails when the two drift apart; run this after changing either annotation in the schema.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run from a checkout without installing
-    sys.path.insert(0, str(REPO))
+    sys.path.insert(0, str(REPO / "codegen"))
 
-from acp_codegen.overlay import V2_OVERLAY, overlay_from_schema  # noqa: E402
+from acp_codegen.load.overlay import V2_OVERLAY, overlay_from_schema  # noqa: E402
 
 SCHEMA = REPO / "schema" / "acp.schema.json"
 

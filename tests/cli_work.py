@@ -9,11 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands import where
+from acp_codegen.emit.render import Target
+from acp_codegen.model.ir import Protocol
 from conftest import FIXTURE_SCHEMAS
-
-from acp_codegen import where
-from acp_codegen.ir import Protocol
-from acp_codegen.render import Target
 
 SOURCE = FIXTURE_SCHEMAS / "merge_annotation.json"
 ARGS = ["--schema", "schema.json", "--out", "out", "--package", "pkg"]

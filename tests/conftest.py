@@ -13,10 +13,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from acp_codegen.commands.pipeline import load_protocol, render_files, render_tree
+from acp_codegen.emit.render import Target
 from hypothesis import settings
-
-from acp_codegen.pipeline import load_protocol, render_tree
-from acp_codegen.render import Target
 
 # Tests assert behaviour, never time: hypothesis's per-example deadline (200 ms by default) is
 # a timing assertion that fails on a loaded machine, so it is off for every property test.
@@ -28,6 +27,7 @@ SHARED = REPO.parent / "shared"
 UPSTREAM = SHARED / "reference" / "acp-upstream"
 SCHEMA = REPO / "schema" / "acp.schema.json"
 FIXTURE_SCHEMAS = REPO / "tests" / "fixtures" / "schemas"
+FIXTURE_UPSTREAM = REPO / "tests" / "fixtures" / "upstream"
 
 # The canonical schema is rendered once with this target; the functional tests import the result
 # under this name (nothing else in the project is called that), the determinism tests compare
@@ -139,3 +139,66 @@ class FixturePackages:
 @pytest.fixture(scope="session")
 def fixture_packages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FixturePackages]:
     yield FixturePackages(tmp_path_factory.mktemp("fixture-packages"))
+
+
+# Upstream's published schemas the tolerant-reading tests generate from: kept in tests/fixtures
+# where the suite has them, else in ../shared (skipped with the reason when absent).
+UPSTREAM_240_UNSTABLE = (
+    REPO / "tests" / "fixtures" / "upstream" / "sdk-2.4.0" / "schema.unstable.json"
+)
+UPSTREAM_240 = UPSTREAM / "v2-2.4.0" / "schema.json"
+UPSTREAM_V1 = UPSTREAM / "v1" / "schema.json"
+
+
+class SchemaPackages:
+    """Packages generated from whole schema files (rendered, written, imported), one per schema
+    per test session, under the names given here."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cache: dict[Path, ModuleType] = {}
+
+    def __call__(self, schema: Path, package: str) -> ModuleType:
+        if not schema.is_file():
+            pytest.skip(f"upstream reference schema not found at {schema}")
+        if schema not in self.cache:
+            out = self.root / package
+            protocol = load_protocol(schema, schema.name)
+            write_tree(out / package, render_files(protocol, Target(package=package, command="x")))
+            self.cache[schema] = _import_from(out, package)
+        return self.cache[schema]
+
+
+@pytest.fixture(scope="session")
+def schema_packages(tmp_path_factory: pytest.TempPathFactory) -> SchemaPackages:
+    return SchemaPackages(tmp_path_factory.mktemp("schema-packages"))
+
+
+@pytest.fixture(scope="session")
+def widgets(
+    tmp_path_factory: pytest.TempPathFactory, schema_packages: SchemaPackages
+) -> ModuleType:
+    """The tolerant-reading widgets schema (tests/tolerant_widgets.py) as a package."""
+    from tolerant_widgets import widgets_schema
+
+    schema = widgets_schema(tmp_path_factory.mktemp("widgets-schema"))
+    return schema_packages(schema, "acp_codegen_tol_widgets")
+
+
+@pytest.fixture(scope="session")
+def up240(schema_packages: SchemaPackages) -> ModuleType:
+    """Upstream's sdk 2.4.0 unstable schema (kept in tests/fixtures)."""
+    return schema_packages(UPSTREAM_240_UNSTABLE, "acp_codegen_tol_240_unstable")
+
+
+@pytest.fixture(scope="session")
+def v240(schema_packages: SchemaPackages) -> ModuleType:
+    """Upstream's sdk 2.4.0 v2 schema, which marks a terminal auth method's `args` and `env`
+    default-on-null (read by a client in the `initialize` result)."""
+    return schema_packages(UPSTREAM_240, "acp_codegen_tol_240")
+
+
+@pytest.fixture(scope="session")
+def up_v1(schema_packages: SchemaPackages) -> ModuleType:
+    """Upstream's v1 schema (no v2 lifecycle: the typed handlers answer everything)."""
+    return schema_packages(UPSTREAM_V1, "acp_codegen_tol_v1")

@@ -6,9 +6,8 @@ from __future__ import annotations
 import os
 
 import pytest
-
-from acp_codegen import ahead as ahead_module
-from acp_codegen.ahead import ahead
+from acp_codegen.emit import ahead as ahead_module
+from acp_codegen.emit.ahead import ahead
 
 needs_fork = pytest.mark.skipif(not ahead_module.can_fork(), reason="no fork or no spare core")
 

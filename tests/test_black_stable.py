@@ -9,12 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands.pipeline import load_protocol
+from acp_codegen.emit.black_layout import call, from_import, union_alias
+from acp_codegen.emit.dcg import generate_models
+from acp_codegen.emit.render import Target, format_python, header, python_pages
 from conftest import REPO
-
-from acp_codegen.black_layout import call, from_import, union_alias
-from acp_codegen.dcg import generate_models
-from acp_codegen.pipeline import load_protocol
-from acp_codegen.render import Target, format_python, header, python_pages
 
 SCHEMAS = [
     REPO / "schema" / "acp.schema.json",

@@ -8,14 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp_codegen.commands import pipeline
+from acp_codegen.commands.pipeline import load_protocol, loading, render_files
+from acp_codegen.emit import ahead as ahead_module
+from acp_codegen.emit.render import Target
+from acp_codegen.model.errors import SchemaError
+from acp_codegen.model.ir import Protocol
 from conftest import FIXTURE_SCHEMAS
-
-from acp_codegen import ahead as ahead_module
-from acp_codegen import pipeline
-from acp_codegen.errors import SchemaError
-from acp_codegen.ir import Protocol
-from acp_codegen.pipeline import load_protocol, loading, render_files
-from acp_codegen.render import Target
 
 REPO = Path(__file__).resolve().parent.parent
 VALID = json.loads((FIXTURE_SCHEMAS / "merge_annotation.json").read_text(encoding="utf-8"))

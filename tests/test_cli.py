@@ -16,12 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from acp_codegen import __version__
+from acp_codegen.commands.cli import main
+from acp_codegen.write.manifest import MANIFEST
 from conftest import FIXTURE_SCHEMAS
 from write_checks import file_states, render_once
-
-from acp_codegen import __version__
-from acp_codegen.cli import main
-from acp_codegen.manifest import MANIFEST
 
 SOURCE = FIXTURE_SCHEMAS / "merge_annotation.json"
 FIX = "acp-codegen generate --schema schema.json --out out --package pkg"

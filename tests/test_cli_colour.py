@@ -9,10 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands.cli import main
+from acp_codegen.commands.console import NORMAL, Console, wants_colour
 from cli_work import ARGS, enter_work, plain_env
-
-from acp_codegen.cli import main
-from acp_codegen.console import NORMAL, Console, wants_colour
 
 ESC = "\x1b["
 

@@ -13,10 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands.exits import EXIT_DIFFERS, EXIT_OK, EXIT_USAGE
 from cli_work import SOURCE, plain_env
 from conftest import REPO
-
-from acp_codegen.exits import EXIT_DIFFERS, EXIT_OK, EXIT_USAGE
 
 GOOD = ["--out", "out", "--package", "pkg"]
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands.cli import main
+from acp_codegen.write.diffstat import BAR_WIDTH, counts, stat
 from cli_work import ARGS, enter_work
-
-from acp_codegen.cli import main
-from acp_codegen.diffstat import BAR_WIDTH, counts, stat
 
 
 def test_counts_skip_the_file_headers() -> None:

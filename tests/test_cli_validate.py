@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands.cli import main
 from cli_work import enter_work
-
-from acp_codegen.cli import main
 
 
 @pytest.fixture

@@ -9,9 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands.cli import _parser, main
 from cli_work import ARGS, SOURCE, enter_work
-
-from acp_codegen.cli import _parser, main
 
 
 @pytest.fixture

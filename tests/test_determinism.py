@@ -10,18 +10,17 @@ import sys
 import textwrap
 from pathlib import Path
 
+from acp_codegen.commands.pipeline import load_protocol, render_tree
+from acp_codegen.write.manifest import MANIFEST
 from conftest import CANONICAL_TARGET, FIXTURE_SCHEMAS, REPO, SCHEMA, render
-
-from acp_codegen.manifest import MANIFEST
-from acp_codegen.pipeline import load_protocol, render_tree
 
 HASH_SEEDS = ("0", "12345")
 
 _RENDER_AND_HASH = textwrap.dedent("""
     import hashlib, json, sys
     from pathlib import Path
-    from acp_codegen.pipeline import load_protocol, render_tree
-    from acp_codegen.render import Target
+    from acp_codegen.commands.pipeline import load_protocol, render_tree
+    from acp_codegen.emit.render import Target
 
     schema, package, command = sys.argv[1:4]
     files = render_tree(load_protocol(Path(schema)), Target(package=package, command=command))

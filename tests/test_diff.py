@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from acp_codegen.cli import main
-from acp_codegen.protodiff import Change, diff_files
+from acp_codegen.commands.cli import main
+from acp_codegen.commands.diff import Change, diff_files
 
 Doc = dict[str, Any]
 OTHER = {"title": "other", "type": "string"}
@@ -460,7 +459,7 @@ def test_help_shows_the_rules(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_docs_table_matches_the_rules() -> None:
-    from acp_codegen.protodiff.rules import markdown_table
+    from acp_codegen.commands.diff.rules import markdown_table
 
     docs = (Path(__file__).parents[1] / "docs" / "diff.md").read_text(encoding="utf-8")
     assert markdown_table() in docs

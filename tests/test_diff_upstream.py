@@ -13,9 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from acp_codegen.cli import main
-from acp_codegen.protodiff import CATEGORIES, Change, diff_files
+from acp_codegen.commands.cli import main
+from acp_codegen.commands.diff import CATEGORIES, Change, diff_files
 
 REPO = Path(__file__).resolve().parents[1]
 UPSTREAM = REPO.parent / "shared" / "reference" / "acp-upstream"

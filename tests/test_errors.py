@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp_codegen.commands.cli import main
+from acp_codegen.commands.pipeline import load_protocol
+from acp_codegen.model.errors import SchemaError
 from conftest import FIXTURE_SCHEMAS
-
-from acp_codegen.cli import main
-from acp_codegen.errors import SchemaError
-from acp_codegen.pipeline import load_protocol
 
 VALID = json.loads((FIXTURE_SCHEMAS / "merge_annotation.json").read_text(encoding="utf-8"))
 BAD_JSON = '{\n  "$defs": {\n    "A": {"type": "string",}\n  }\n}\n'

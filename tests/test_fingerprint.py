@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands import where
+from acp_codegen.commands.cli import main
+from acp_codegen.emit.render import Target
+from acp_codegen.model.ir import Protocol
+from acp_codegen.write import fingerprint
+from acp_codegen.write.manifest import MANIFEST
 from conftest import FIXTURE_SCHEMAS
-
-from acp_codegen import fingerprint, where
-from acp_codegen.cli import main
-from acp_codegen.ir import Protocol
-from acp_codegen.manifest import MANIFEST
-from acp_codegen.render import Target
 
 ARGS = ["--schema", "schema.json", "--out", "out", "--package", "pkg"]
 VENDOR = ["vendor", "--schema", "schema.json", "--into", "vend/acp", "--package", "vend.acp"]
@@ -134,19 +134,28 @@ def test_the_generator_digest_covers_templates_and_runtime() -> None:
     assert {".py", ".j2", ".jinja2"} <= set(covered)
 
 
-def test_the_tools_own_vendored_bindings_do_not_shape_the_digest(
+def test_the_tools_own_bindings_do_not_shape_the_digest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`acp_codegen/_bindings` is output (its manifest holds this digest): vendoring it must not
-    change the digest, or it would never be current; the tool's code still counts."""
-    (tmp_path / "_bindings").mkdir()
-    (tmp_path / "tool.py").write_text("a = 1\n")
-    (tmp_path / "_bindings" / MANIFEST).write_text('{"fingerprint": "one"}\n')
-    monkeypatch.setattr(fingerprint, "PACKAGE_DIR", tmp_path)
+    """`acp_codegen/_bindings` is output (generated/acp_bindings, whose manifest holds this
+    digest): it must not change the digest, or it would never be current; the tool's code and
+    its templates (wherever they live: inside the package in a wheel, at the top of a checkout)
+    still count."""
+    package, templates = tmp_path / "acp_codegen", tmp_path / "templates"
+    (package / "_bindings").mkdir(parents=True)
+    (templates / "package").mkdir(parents=True)
+    (package / "tool.py").write_text("a = 1\n")
+    (templates / "package" / "models.py.j2").write_text("{{ a }}\n")
+    (package / "_bindings" / MANIFEST).write_text('{"fingerprint": "one"}\n')
+    monkeypatch.setattr(fingerprint, "PACKAGE_DIR", package)
+    monkeypatch.setattr(fingerprint, "TEMPLATES_DIR", templates)
     digest = fingerprint.generator_digest.__wrapped__
     before = digest()
-    (tmp_path / "_bindings" / MANIFEST).write_text('{"fingerprint": "two"}\n')
-    (tmp_path / "_bindings" / "models.py").write_text("b = 2\n")
+    (package / "_bindings" / MANIFEST).write_text('{"fingerprint": "two"}\n')
+    (package / "_bindings" / "models.py").write_text("b = 2\n")
     assert digest() == before
-    (tmp_path / "tool.py").write_text("a = 2\n")
-    assert digest() != before
+    (templates / "package" / "models.py.j2").write_text("{{ b }}\n")
+    after_template = digest()
+    assert after_template != before
+    (package / "tool.py").write_text("a = 2\n")
+    assert digest() != after_template

@@ -135,7 +135,7 @@ def _open_string_enums() -> list[str]:
 
 
 def test_runtime_is_copied_verbatim(canonical: GeneratedPackage) -> None:
-    sources = {p.name: p for p in (REPO / "acp_codegen" / "runtime").glob("*.py")}
+    sources = {p.name: p for p in (REPO / "codegen" / "acp_codegen" / "runtime").glob("*.py")}
     copied = {
         rel.split("/")[-1]: data
         for rel, data in canonical.files.items()
@@ -208,7 +208,7 @@ def test_handlers_are_unique_per_side(canonical: GeneratedPackage) -> None:
 def test_side_base_classes_have_every_handler_the_runtime_does_not_serve(
     canonical: GeneratedPackage,
 ) -> None:
-    from acp_codegen.ir import LIFECYCLE_SERVED
+    from acp_codegen.model.ir import LIFECYCLE_SERVED
 
     for side, class_name in (("agent", "Agent"), ("client", "Client")):
         base = getattr(canonical.module, class_name, None)

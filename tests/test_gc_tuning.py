@@ -6,8 +6,7 @@ import gc
 from collections.abc import Iterator
 
 import pytest
-
-from acp_codegen.gc_tuning import quiet_gc
+from acp_codegen.emit.gc_tuning import quiet_gc
 
 
 @pytest.fixture

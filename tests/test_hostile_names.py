@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp_codegen.commands.cli import main
+from acp_codegen.commands.pipeline import load_protocol
+from acp_codegen.load.validate_names import python_field_name
+from acp_codegen.model.errors import Problem, SchemaError
+from acp_codegen.model.naming import RESERVED_HANDLER_NAMES
 from conftest import FIXTURE_SCHEMAS, render, write_tree
-
-from acp_codegen.cli import main
-from acp_codegen.errors import Problem, SchemaError
-from acp_codegen.naming import RESERVED_HANDLER_NAMES
-from acp_codegen.pipeline import load_protocol
-from acp_codegen.validate_names import python_field_name
 
 REQUEST = json.loads((FIXTURE_SCHEMAS / "request.json").read_text(encoding="utf-8"))
 UNION = json.loads((FIXTURE_SCHEMAS / "tagged_union.json").read_text(encoding="utf-8"))

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp_codegen.commands.cli import main as cli_main
 from conftest import FIXTURE_SCHEMAS
-
-from acp_codegen.cli import main as cli_main
 
 # ------------------------------------------------------------------ hostile or unusual schema text
 

@@ -11,13 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp_codegen.commands.pipeline import load_protocol, render_tree
+from acp_codegen.emit.render import Target
+from acp_codegen.load import limits
+from acp_codegen.load.parse import build_protocol
+from acp_codegen.model.errors import SchemaError
 from conftest import FIXTURE_SCHEMAS, render, write_tree
-
-from acp_codegen import limits
-from acp_codegen.errors import SchemaError
-from acp_codegen.parse import build_protocol
-from acp_codegen.pipeline import load_protocol, render_tree
-from acp_codegen.render import Target
 
 REQUEST = json.loads((FIXTURE_SCHEMAS / "request.json").read_text(encoding="utf-8"))
 UNION = json.loads((FIXTURE_SCHEMAS / "tagged_union.json").read_text(encoding="utf-8"))

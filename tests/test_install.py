@@ -63,12 +63,17 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_installed_tool_is_not_the_checkout(installed: Path, tmp_path: Path) -> None:
     code = (
-        "import acp_codegen, acp_codegen.paths as p; print(acp_codegen.__file__, p.BUNDLED_SCHEMA)"
+        "import acp_codegen, acp_codegen.paths as p; "
+        "print(acp_codegen.__file__, p.BUNDLED_SCHEMA, p.TEMPLATES_DIR, p.META_SCHEMA)"
     )
     proc = run([str(installed / "python"), "-c", code], tmp_path)
     assert proc.returncode == 0, proc.stderr
-    module, schema = proc.stdout.split()
+    module, schema, templates, meta = proc.stdout.split()
     assert not Path(module).is_relative_to(REPO)
+    # the top-level templates/ of the checkout travel inside the package
+    assert Path(templates) == Path(module).parent / "templates"
+    assert {p.name for p in Path(templates).iterdir()} >= {"package", "scaffold"}
+    assert Path(meta).is_file() and not Path(meta).is_relative_to(REPO)
     assert Path(schema).name == "acp.schema.json" and Path(schema).parent.name == "bundled"
     assert Path(schema).read_bytes() == (REPO / "schema" / "acp.schema.json").read_bytes()
 

@@ -12,11 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands.cli import main
+from acp_codegen.write.manifest import MANIFEST
 from conftest import FIXTURE_SCHEMAS, REPO
 from write_checks import file_states, render_once
-
-from acp_codegen.cli import main
-from acp_codegen.manifest import MANIFEST
 
 SOURCE = FIXTURE_SCHEMAS / "merge_annotation.json"
 OLD = ".pkg.old-abc12_x9"
@@ -119,13 +118,13 @@ def test_two_backups_and_no_package_are_left_for_the_user_to_choose(
 
 KILLED_WHILE_STAGING = """
 import os, signal, sys
-from acp_codegen import writer
+from acp_codegen.write import writer
 real = writer._write_file
 def write_then_die(path, data):
     real(path, data)
     os.kill(os.getpid(), signal.SIGKILL)  # right after the first file the run writes itself
 writer._write_file = write_then_die
-from acp_codegen.cli import main
+from acp_codegen.commands.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 

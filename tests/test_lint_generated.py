@@ -7,9 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands.cli import main
 from conftest import FIXTURE_SCHEMAS, REPO, FixturePackages, GeneratedPackage
-
-from acp_codegen.cli import main
 
 GENERATED = REPO / "generated"
 COMMITTED = GENERATED / "acp_bindings"
@@ -51,25 +50,13 @@ def test_committed_generated_is_up_to_date(
     assert status == 0, captured.out[-4000:] + captured.err
 
 
-def test_vendored_chat_bindings_are_up_to_date(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """`acp_codegen/_bindings` (what `acp-codegen chat` runs on) is the tool's own vendoring of
-    the canonical schema; regenerate it with the command this test names."""
-    monkeypatch.chdir(REPO)
-    into, package = "acp_codegen/_bindings", "acp_codegen._bindings"
-    status = main(["vendor", "--check", "--into", into, "--package", package])
-    captured = capsys.readouterr()
-    assert status == 0, captured.out[-4000:] + captured.err
-
-
 def test_mypy_strict_on_generator(tmp_path: Path) -> None:
-    proc = mypy(["acp_codegen"], tmp_path / "cache")
+    proc = mypy(["codegen/acp_codegen"], tmp_path / "cache")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_ruff_on_generator() -> None:
-    proc = run("ruff", "check", "--no-cache", "acp_codegen")
+    proc = run("ruff", "check", "--no-cache", "codegen", "templates")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

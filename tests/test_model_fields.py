@@ -1,14 +1,13 @@
-"""Reading field facts back from a generated models module (`acp_codegen/model_fields.py`)."""
+"""Reading field facts back from a generated models module (`emit/model_fields.py`)."""
 
 from __future__ import annotations
 
 import ast
 
 import pytest
+from acp_codegen.emit.model_fields import read_models, type_source
 
-from acp_codegen.model_fields import read_models, type_source
-
-SOURCE = '''
+SOURCE = """
 from __future__ import annotations
 from typing import Annotated, Any, Literal
 from typing_extensions import TypeAliasType
@@ -27,7 +26,7 @@ class Child(Base):
     tag: Annotated[Literal["child"], Field(alias="type")] = "child"
     kind: Annotated[Closed | MISSING, Field()] = MISSING
     items: Annotated[list[Base] | None | MISSING, Field(alias="allItems")] = MISSING
-'''
+"""
 
 
 def test_fields_have_wire_names_requiredness_and_types_without_missing() -> None:

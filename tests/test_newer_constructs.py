@@ -10,12 +10,11 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from acp_codegen.commands.pipeline import load_protocol, render_tree
+from acp_codegen.emit.render import Target
+from acp_codegen.model.errors import SchemaError
 from conftest import write_tree
 from pydantic import TypeAdapter, ValidationError
-
-from acp_codegen.errors import SchemaError
-from acp_codegen.pipeline import load_protocol, render_tree
-from acp_codegen.render import Target
 
 
 def tagged(tag: str, value: str, payload: str) -> dict[str, Any]:

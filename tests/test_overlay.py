@@ -7,14 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp_codegen.commands.cli import main
+from acp_codegen.commands.exits import EXIT_USAGE as EXIT_SCHEMA
+from acp_codegen.commands.pipeline import load_protocol
+from acp_codegen.load.overlay import V2_OVERLAY, overlay_from_schema
+from acp_codegen.model.errors import SchemaError
+from acp_codegen.model.ir import Protocol
 from conftest import SCHEMA, load_script
-
-from acp_codegen.cli import main
-from acp_codegen.errors import SchemaError
-from acp_codegen.exits import EXIT_USAGE as EXIT_SCHEMA
-from acp_codegen.ir import Protocol
-from acp_codegen.overlay import V2_OVERLAY, overlay_from_schema
-from acp_codegen.pipeline import load_protocol
 
 
 def strip(node: Any) -> Any:

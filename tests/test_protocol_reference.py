@@ -15,15 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp_codegen.commands.cli import main
+from acp_codegen.commands.pipeline import load_protocol, render_tree
+from acp_codegen.emit.markdown import Anchors, code, prose
+from acp_codegen.emit.render import Target
 from conftest import CANONICAL_PACKAGE, FIXTURE_SCHEMAS, REPO, render
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from test_hostile_text import HOSTILE, _schema
-
-from acp_codegen.cli import main
-from acp_codegen.markdown import Anchors, code, prose
-from acp_codegen.pipeline import load_protocol, render_tree
-from acp_codegen.render import Target
 
 REFERENCE = f"{CANONICAL_PACKAGE}/PROTOCOL.md"
 UPSTREAM_FIXTURES = sorted((REPO / "tests" / "fixtures" / "upstream").glob("*/*.json"))

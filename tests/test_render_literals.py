@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from acp_codegen.render import format_python, py_literal
+from acp_codegen.emit.render import format_python, py_literal
 
 
 @pytest.mark.parametrize(

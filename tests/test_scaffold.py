@@ -13,12 +13,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands.cli import main
+from acp_codegen.commands.exits import EXIT_OK, EXIT_USAGE
+from acp_codegen.commands.scaffold import project as scaffold_project
+from acp_codegen.emit.dcg import PYDANTIC_MINIMUM
 from conftest import REPO
-
-from acp_codegen.cli import main
-from acp_codegen.dcg import PYDANTIC_MINIMUM
-from acp_codegen.exits import EXIT_OK, EXIT_USAGE
-from acp_codegen.scaffold import project as scaffold_project
 
 NAME, PACKAGE = "my-agent", "my_agent"
 

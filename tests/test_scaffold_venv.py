@@ -14,8 +14,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-from acp_codegen.exits import EXIT_OK
+from acp_codegen.commands.exits import EXIT_OK
 
 pytestmark = pytest.mark.network
 

@@ -12,34 +12,11 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import REPO, UPSTREAM
 from runtime.streams import run
-from tolerant_widgets import generate, linked, rpc_error, widgets_schema
+from tolerant_widgets import linked, rpc_error
 
-UPSTREAM_240 = REPO / "tests" / "fixtures" / "upstream" / "sdk-2.4.0" / "schema.unstable.json"
-UPSTREAM_V1 = UPSTREAM / "v1" / "schema.json"
 CWD = "/work"
 ERROR = object()  # stands for "answered -32602" in the expected outcomes
-
-
-@pytest.fixture(scope="module")
-def widgets(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
-    root = tmp_path_factory.mktemp("tol-client-widgets")
-    return generate(root, widgets_schema(root), "acp_codegen_tol_client_widgets")
-
-
-@pytest.fixture(scope="module")
-def up240(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
-    """Upstream's sdk 2.4.0 unstable schema (kept in tests/fixtures)."""
-    return generate(tmp_path_factory.mktemp("tol-client-240"), UPSTREAM_240, "acp_tol_client_240")
-
-
-@pytest.fixture(scope="module")
-def up_v1(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
-    """Upstream's v1 schema (no v2 lifecycle: the typed handlers answer everything)."""
-    if not UPSTREAM_V1.is_file():
-        pytest.skip(f"upstream reference schema not found at {UPSTREAM_V1}")
-    return generate(tmp_path_factory.mktemp("tol-client-v1"), UPSTREAM_V1, "acp_tol_client_v1")
 
 
 def _wire(module: ModuleType, model: Any) -> Any:

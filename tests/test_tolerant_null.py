@@ -9,12 +9,11 @@ import logging
 from typing import Any
 
 import pytest
+from acp_codegen.commands.pipeline import load_protocol, render_files
+from acp_codegen.emit.render import Target
+from acp_codegen.runtime.tolerant import FieldRule, ToleranceTable, plan_repair, repair_update
 from conftest import FIXTURE_SCHEMAS, _import_from, write_tree
 from pydantic import ValidationError
-
-from acp_codegen.pipeline import load_protocol, render_files
-from acp_codegen.render import Target
-from acp_codegen.runtime.tolerant import FieldRule, ToleranceTable, plan_repair, repair_update
 
 KEYWORD = "x-deserialize-default-on-null"
 PACKAGE = "acp_codegen_null_pkg"

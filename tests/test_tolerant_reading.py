@@ -9,10 +9,9 @@ import logging
 from typing import Any
 
 import pytest
+from acp_codegen.runtime.tolerant import FieldRule, ToleranceTable, plan_repair
 from conftest import REPO, UPSTREAM, GeneratedPackage
 from runtime.streams import connected, run
-
-from acp_codegen.runtime.tolerant import FieldRule, ToleranceTable, plan_repair
 
 TEXT = {"type": "text", "text": "ok"}
 BAD_IMAGE = {"type": "image"}  # data and mimeType missing

@@ -11,32 +11,14 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from conftest import REPO, GeneratedPackage
-from pydantic import ValidationError
-from runtime.streams import run, stream_pair
-from tolerant_widgets import generate, widgets_schema
-
 from acp_codegen.runtime.dispatch import ValidatingDispatcher
 from acp_codegen.runtime.errors import RpcError
 from acp_codegen.runtime.tables import MethodSpec
+from conftest import GeneratedPackage
+from pydantic import ValidationError
+from runtime.streams import run, stream_pair
 
-UPSTREAM_240 = REPO / "tests" / "fixtures" / "upstream" / "sdk-2.4.0" / "schema.unstable.json"
-PACKAGE_240 = "acp_codegen_tol_req_240"
-WIDGETS = "acp_codegen_tol_req_widgets"
 CWD = "/work"
-
-
-@pytest.fixture(scope="module")
-def up240(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """The package generated from upstream's sdk 2.4.0 unstable schema, which marks the
-    session set-up params (`mcpServers`, a stdio server's `args`, ...) default-on-null."""
-    return generate(tmp_path_factory.mktemp("tol-req-240"), UPSTREAM_240, PACKAGE_240)
-
-
-@pytest.fixture(scope="module")
-def widgets(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    root = tmp_path_factory.mktemp("tol-req-widgets")
-    return generate(root, widgets_schema(root), WIDGETS)
 
 
 # --- the table ---------------------------------------------------------------------------
@@ -66,7 +48,7 @@ def test_the_upstream_table_reaches_the_session_set_up_marks(up240: Any) -> None
     servers = table.classes["NewSessionRequest"]["mcpServers"]
     assert servers.default_on_null and servers.type == "McpServer"
     assert table.unions["McpServer"]["stdio"] == "McpServerStdio"
-    tolerant = importlib.import_module(f"{PACKAGE_240}._runtime.tolerant")
+    tolerant = importlib.import_module(f"{up240.__name__}._runtime.tolerant")
     # Through the server union down to a stdio server's args; an item of it is not covered.
     repair = tolerant.plan_repair(table, ("mcpServers", 0, "stdio", "args"), "NewSessionRequest")
     assert (repair.path, repair.when_null) == (("mcpServers", 0, "args"), True)

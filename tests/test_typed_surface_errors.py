@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp_codegen.commands.cli import main
 from conftest import SCHEMA
-
-from acp_codegen.cli import main
 
 
 def without_tool_call_updates(schema: dict[str, Any]) -> dict[str, Any]:

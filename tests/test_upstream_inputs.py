@@ -21,11 +21,10 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from acp_codegen.load.marks import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, SKIP_INVALID_ITEMS
+from acp_codegen.load.overlay import V2_OVERLAY
 from conftest import REPO, UPSTREAM
 from pipes_turn import guarded_run, prompt_turn
-
-from acp_codegen.overlay import V2_OVERLAY
-from acp_codegen.tolerance import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, SKIP_INVALID_ITEMS
 
 HISTORY = REPO / "tests" / "fixtures" / "upstream"
 

@@ -14,11 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands.cli import main
+from acp_codegen.commands.config import load_settings
+from acp_codegen.write.manifest import MANIFEST, sha256
 from write_checks import file_states, render_once
-
-from acp_codegen.cli import main
-from acp_codegen.config import load_settings
-from acp_codegen.manifest import MANIFEST, sha256
 
 PACKAGE = "myproj._vendor.acp"
 INTO = "src/myproj/_vendor/acp"

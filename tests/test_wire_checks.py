@@ -136,10 +136,9 @@ def test_unknown_and_missing_tags_still_reach_the_fallback(canonical: GeneratedP
 
 def test_models_with_their_own_init_keep_their_model_node() -> None:
     """Only plain models become typed dicts: a post-init hook or a root model must run."""
-    from pydantic import RootModel
-
     from acp_codegen.runtime.checks import dict_schema
     from acp_codegen.runtime.wire import adapter
+    from pydantic import RootModel
 
     class Hooked(BaseModel):
         n: int
@@ -163,10 +162,9 @@ def test_routes_that_declare_nothing_keep_their_callback() -> None:
     """A hand-written route (no `tag_key`/`known` keyword defaults) is left as it is."""
     from typing import Annotated, Literal
 
-    from pydantic import Discriminator, Tag
-
     from acp_codegen.runtime.checks import dict_schema
     from acp_codegen.runtime.wire import adapter
+    from pydantic import Discriminator, Tag
 
     class A(BaseModel):
         kind: Literal["a"]

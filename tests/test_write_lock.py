@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from acp_codegen.write_lock import folder_lock, lock_path
-from acp_codegen.writer import write
+from acp_codegen.write.write_lock import folder_lock, lock_path
+from acp_codegen.write.writer import write
 
 GUARD_SECONDS = 60.0
 

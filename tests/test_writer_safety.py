@@ -15,14 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp_codegen.commands import where
+from acp_codegen.commands.cli import main
+from acp_codegen.emit import dcg
+from acp_codegen.emit.render import Target
+from acp_codegen.model.ir import Protocol
+from acp_codegen.write import writer
+from acp_codegen.write.manifest import MANIFEST
 from conftest import FIXTURE_SCHEMAS
 from write_checks import file_states, render_once
-
-from acp_codegen import dcg, where, writer
-from acp_codegen.cli import main
-from acp_codegen.ir import Protocol
-from acp_codegen.manifest import MANIFEST
-from acp_codegen.render import Target
 
 SOURCE = FIXTURE_SCHEMAS / "merge_annotation.json"
 

@@ -13,20 +13,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from conftest import FIXTURE_SCHEMAS, _import_from, write_tree
+from acp_codegen.load.marks import DEFAULT_ON_ERROR, DEFAULT_ON_NULL
+from conftest import FIXTURE_SCHEMAS
 from runtime.streams import stream_pair
 
-from acp_codegen.pipeline import load_protocol, render_files
-from acp_codegen.render import Target
-from acp_codegen.tolerance import DEFAULT_ON_ERROR, DEFAULT_ON_NULL
-
 STRINGS = {"type": "array", "items": {"type": "string"}}
-
-
-def generate(root: Path, schema: Path, package: str) -> ModuleType:
-    protocol = load_protocol(schema, schema.name)
-    write_tree(root / package, render_files(protocol, Target(package=package, command="x")))
-    return _import_from(root, package)
 
 
 def _method(name: str, side: str, kind: str, params: str, result: str | None) -> dict[str, Any]:

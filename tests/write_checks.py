@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from acp_codegen import where
-from acp_codegen.ir import Protocol
-from acp_codegen.render import Target
+from acp_codegen.commands import where
+from acp_codegen.emit.render import Target
+from acp_codegen.model.ir import Protocol
 
 _RENDERED: dict[tuple[str, str, Target], dict[str, bytes]] = {}
 _REAL_RENDER = where.render_files

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from . import models
 from ._runtime import agent_session as engine
+from ._runtime import handles
 from ._runtime.wire import from_wire
 
 DiffFileTypeValue = Literal[
@@ -171,7 +172,7 @@ class PermissionFields(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
-def _blocks(content: Content | Sequence[Content] | None) -> list[engine.Content] | None:
+def _blocks(content: Content | Sequence[Content] | None) -> list[handles.Content] | None:
     if content is None:
         return None
     if isinstance(content, str | BaseModel):
@@ -202,7 +203,7 @@ class Prompt:
 class AgentMessage:
     """An agent message with a fixed messageId: stream blocks (`append`) or set it whole."""
 
-    def __init__(self, stream: engine.MessageStream) -> None:
+    def __init__(self, stream: handles.MessageStream) -> None:
         self.stream = stream
 
     @property
@@ -225,7 +226,7 @@ class AgentMessage:
 class AgentThought:
     """A thought with a fixed messageId: stream blocks (`append`) or set it whole."""
 
-    def __init__(self, stream: engine.MessageStream) -> None:
+    def __init__(self, stream: handles.MessageStream) -> None:
         self.stream = stream
 
     @property
@@ -245,7 +246,7 @@ class AgentThought:
 
 
 class ToolCall:
-    def __init__(self, call: engine.ToolCall) -> None:
+    def __init__(self, call: handles.ToolCall) -> None:
         self.call = call
 
     @property
@@ -266,7 +267,7 @@ class ToolCall:
 class Terminal:
     """A display-only terminal the agent runs; its bytes travel base64-encoded."""
 
-    def __init__(self, terminal: engine.Terminal) -> None:
+    def __init__(self, terminal: handles.Terminal) -> None:
         self.terminal = terminal
 
     @property

@@ -12,9 +12,9 @@ from acp_codegen._bindings import SessionSnapshot, models
 from acp_codegen._bindings._runtime.state import SessionState
 from acp_codegen._bindings._runtime.wire import from_wire
 from acp_codegen._bindings.merge_rules import MERGE_RULES
-from acp_codegen.chat.plain import PlainLog
-from acp_codegen.chat.transcript import Turn, turn_since
-from acp_codegen.console import NORMAL, QUIET
+from acp_codegen.commands.chat.plain import PlainLog
+from acp_codegen.commands.chat.transcript import Turn, turn_since
+from acp_codegen.commands.console import NORMAL, QUIET
 
 
 class Feed:

@@ -8,11 +8,10 @@ import io
 from typing import Any, cast
 
 import pytest
-
 from acp_codegen._bindings import SessionSnapshot
-from acp_codegen.chat.plain import render_turn
-from acp_codegen.chat.transcript import turn_since
-from acp_codegen.console import NORMAL, QUIET
+from acp_codegen.commands.chat.plain import render_turn
+from acp_codegen.commands.chat.transcript import turn_since
+from acp_codegen.commands.console import NORMAL, QUIET
 
 
 def snapshot(**fields: Any) -> SessionSnapshot:
@@ -80,7 +79,7 @@ def test_plain_shows_only_what_the_turn_changed() -> None:
 
 def test_rich_draws_the_same_turn() -> None:
     rich_console = pytest.importorskip("rich.console")
-    from acp_codegen.chat.live import render
+    from acp_codegen.commands.chat.live import render
 
     console = rich_console.Console(file=io.StringIO(), width=80, color_system=None)
     console.print(render(turn_since(BEFORE, NOW, ended=True), None, NORMAL))

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from acp_codegen.chat.slash import help_text, route
+from acp_codegen.commands.chat.slash import help_text, route
 
 ECHO = ("echo", "repeat the text")
 

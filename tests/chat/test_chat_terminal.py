@@ -15,7 +15,9 @@ REPO = Path(__file__).resolve().parents[2]
 AGENT = [sys.executable, str(REPO / "examples" / "demo_agent.py"), "--slow", "0.3"]
 ODD = [sys.executable, str(Path(__file__).with_name("odd_agent.py"))]
 # `python -c` with rich made unimportable: the plain fallback of an install without the extra.
-WITHOUT_RICH = "import sys; sys.modules['rich'] = None; from acp_codegen.cli import main; main()"
+WITHOUT_RICH = (
+    "import sys; sys.modules['rich'] = None; from acp_codegen.commands.cli import main; main()"
+)
 
 
 def spawn(*python_args: str, agent: list[str] = AGENT) -> pexpect.spawn:

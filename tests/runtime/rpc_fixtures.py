@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from pydantic import BaseModel
-
 from acp_codegen.runtime.connection import Connection
 from acp_codegen.runtime.dispatch import TableDispatcher
 from acp_codegen.runtime.tables import MethodSpec
+from pydantic import BaseModel
 
 from .streams import RawPeer
 

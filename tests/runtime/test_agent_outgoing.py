@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
-
 from acp_codegen.runtime.agent_session import AgentSession, Prompt
 from acp_codegen.runtime.outgoing import OutgoingChecks, literal_values
+from pydantic import ValidationError
 
 from .agent_harness import Client, agent, agent_with_session
 from .streams import run

@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 import pytest
-
 from acp_codegen.runtime.agent_session import AgentSession, Prompt
 from acp_codegen.runtime.errors import ProtocolUsageError
 from acp_codegen.runtime.sessions import SessionHooks

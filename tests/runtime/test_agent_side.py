@@ -7,7 +7,6 @@ import logging
 from typing import Any
 
 import pytest
-
 from acp_codegen.runtime.agent_session import AgentSession, Prompt
 from acp_codegen.runtime.protocol import selected_option
 

@@ -7,7 +7,6 @@ import base64
 from typing import Any
 
 import pytest
-
 from acp_codegen.runtime.agent_session import AgentSession, Prompt
 from acp_codegen.runtime.agent_side import AgentSide
 from acp_codegen.runtime.client_side import ClientSession, ClientSide, PermissionRequest

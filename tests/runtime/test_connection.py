@@ -7,7 +7,6 @@ import logging
 from typing import Any
 
 import pytest
-
 from acp_codegen.runtime.connection import Connection
 from acp_codegen.runtime.dispatch import TableDispatcher
 from acp_codegen.runtime.errors import ConnectionClosed, RpcError

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from acp_codegen.runtime.connection import Connection
 from acp_codegen.runtime.errors import ConnectionClosed
 

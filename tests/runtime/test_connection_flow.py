@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 import pytest
-
 from acp_codegen.runtime.errors import RpcError
 
 from .rpc_fixtures import (

@@ -7,15 +7,14 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
 from acp_codegen.runtime import merge_plan
 from acp_codegen.runtime.connection import Connection
 from acp_codegen.runtime.framing import decode_line
 from acp_codegen.runtime.jsonvalue import copy_json
 from acp_codegen.runtime.state import SessionState
 from acp_codegen.runtime.tables import MergeRule
+from hypothesis import given
+from hypothesis import strategies as st
 
 from .rules import RULES
 from .streams import run
@@ -100,7 +99,11 @@ def test_sessions_share_one_compiled_plan_per_table() -> None:
 def test_a_table_with_unhashable_rows_still_compiles() -> None:
     rule = MergeRule(tag="t", entity="terminal", op="upsert", key="/id")
     unhashable = MergeRule(
-        tag="u", entity="terminal", op="upsert", key="/id", bytes_fields=[("output", "/d")]  # type: ignore[arg-type]
+        tag="u",
+        entity="terminal",
+        op="upsert",
+        key="/id",
+        bytes_fields=[("output", "/d")],  # type: ignore[arg-type]
     )
     state = SessionState({"t": rule, "u": unhashable})
     state.apply({"sessionUpdate": "u", "id": "x", "output": {"d": "eA=="}})
@@ -145,9 +148,8 @@ def test_a_frame_goes_out_in_one_write_and_a_huge_one_without_a_copy() -> None:
 
 
 def test_wire_validators_work_on_deferred_models_from_any_call_depth() -> None:
-    from pydantic import BaseModel, ConfigDict
-
     from acp_codegen.runtime.wire import adapter, from_wire
+    from pydantic import BaseModel, ConfigDict
 
     class Deferred(BaseModel):
         model_config = ConfigDict(defer_build=True, extra="allow")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from acp_codegen.runtime.framing import LineReader, LineTooLong, decode_line, encode_json
 
 from .streams import run

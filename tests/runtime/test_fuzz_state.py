@@ -13,11 +13,10 @@ import copy
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from acp_codegen.runtime.errors import MalformedUpdateError
 from acp_codegen.runtime.state import SessionState
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from .rules import RULES
 from .test_state_properties import (

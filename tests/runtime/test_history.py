@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from acp_codegen.runtime.history import ChunkRun, HistoryRecorder, chunk_runs
 from acp_codegen.runtime.state import SessionState
 from acp_codegen.runtime.tables import MergeRule
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .rules import RULES
 

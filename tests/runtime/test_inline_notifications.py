@@ -7,8 +7,6 @@ import logging
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
-
 from acp_codegen.runtime.connection import CANCEL_REQUEST_METHOD, Connection
 from acp_codegen.runtime.dispatch import (
     InlineHandler,
@@ -16,6 +14,7 @@ from acp_codegen.runtime.dispatch import (
     ValidatingDispatcher,
     inline_notifications,
 )
+from pydantic import ValidationError
 
 from .rpc_fixtures import METHODS, Handler, expect_silence, notification, request
 from .streams import connected, run

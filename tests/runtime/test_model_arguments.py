@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conftest import GeneratedPackage
-
 from acp_codegen.runtime.agent_session import AgentSession, Prompt
 from acp_codegen.runtime.jsonvalue import to_json
+from conftest import GeneratedPackage
 
 from .agent_harness import agent_with_session
 from .streams import run

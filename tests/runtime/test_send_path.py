@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from acp_codegen.runtime.agent_session import AgentSession
 from acp_codegen.runtime.framing import encode_json
 from acp_codegen.runtime.history import chunk_runs

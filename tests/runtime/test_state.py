@@ -7,11 +7,10 @@ import json
 from typing import Any, Literal
 
 import pytest
-from pydantic import MISSING, BaseModel, Field
-
 from acp_codegen.runtime.errors import MalformedUpdateError
 from acp_codegen.runtime.state import SessionState
 from acp_codegen.runtime.tables import MergeRule
+from pydantic import MISSING, BaseModel, Field
 
 from .rules import RULES
 

@@ -6,13 +6,12 @@ import base64
 import copy
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 import acp_codegen.runtime.jsonvalue as jsonvalue
 import acp_codegen.runtime.records as records
 import acp_codegen.runtime.state as state_module
 from acp_codegen.runtime.state import SessionState
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .rules import RULES
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from acp_codegen.runtime.connection import Connection
 from acp_codegen.runtime.errors import ConnectionClosed, RpcError
 from acp_codegen.runtime.stdio import PIPE_READ_BYTES, open_stdio, spawn_agent

@@ -7,7 +7,6 @@ import logging
 from typing import Any
 
 import pytest
-
 from acp_codegen.runtime.connection import Connection
 
 from .rpc_fixtures import handler_of, notification, request, table

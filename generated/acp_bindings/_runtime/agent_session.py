@@ -16,7 +16,6 @@ given `OutgoingChecks`, as generated agents are): invalid data raises pydantic's
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import secrets
 from collections.abc import Mapping, Sequence
@@ -28,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .errors import ConnectionClosed, ProtocolUsageError
+from .handles import Content, MessageStream, Terminal, ToolCall
 from .history import ChunkRun, HistoryRecorder
 from .jsonvalue import as_object, to_json
 from .outgoing import NoChecks, OutgoingChecks
@@ -44,28 +44,14 @@ from .protocol import (
     STATE_REQUIRES_ACTION,
     STATE_RUNNING,
     STATE_UPDATE,
-    TERMINAL_OUTPUT_CHUNK,
-    TERMINAL_UPDATE,
-    TOOL_CALL_CONTENT_CHUNK,
-    TOOL_CALL_UPDATE,
     UPDATE_TAG_FIELD,
     USAGE_UPDATE,
     USER_MESSAGE,
 )
 
-# A content block: text, a JSON object, or a generated model.
-Content = str | Mapping[str, Any] | BaseModel
-
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_hex(8)}"  # 16 hex digits, without building a UUID
-
-
-def as_block(content: Content) -> dict[str, Any]:
-    """A content block; a plain string becomes a text block."""
-    if isinstance(content, str):
-        return {"type": "text", "text": content}
-    return as_object(content)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +204,7 @@ class AgentSession:
             return False
         return True
 
-    async def _send(self, tag: str, **fields: Any) -> None:
+    async def send_fields(self, tag: str, /, **fields: Any) -> None:
         await self.send_update({UPDATE_TAG_FIELD: tag, **fields})
 
     async def report_state(self, state: str, stop_reason: str | None = None) -> None:
@@ -239,7 +225,7 @@ class AgentSession:
     async def set_title(self, title: str | None) -> None:
         """Name the session (None clears the name): tells the client (`session_info_update`)
         and `session/list`."""
-        await self._send(SESSION_INFO_UPDATE, title=title)
+        await self.send_fields(SESSION_INFO_UPDATE, title=title)
 
     # -- messages, thoughts ---------------------------------------------------------------------
 
@@ -271,7 +257,7 @@ class AgentSession:
         """Replace the plan `plan_id` (a new one when None) with `entries`; returns its id."""
         plan_id = plan_id or new_id("plan")
         plan = {"type": "items", "planId": plan_id, "entries": [as_object(e) for e in entries]}
-        await self._send(PLAN_UPDATE, plan=plan)
+        await self.send_fields(PLAN_UPDATE, plan=plan)
         return plan_id
 
     async def start_tool_call(
@@ -292,9 +278,9 @@ class AgentSession:
         self, used: int, size: int, cost: Mapping[str, Any] | BaseModel | None = None
     ) -> None:
         if cost is None:
-            await self._send(USAGE_UPDATE, used=used, size=size)
+            await self.send_fields(USAGE_UPDATE, used=used, size=size)
         else:
-            await self._send(USAGE_UPDATE, used=used, size=size, cost=as_object(cost))
+            await self.send_fields(USAGE_UPDATE, used=used, size=size, cost=as_object(cost))
 
     # -- permission -----------------------------------------------------------------------------
 
@@ -325,88 +311,3 @@ class AgentSession:
                 with contextlib.suppress(ConnectionClosed):
                     await self.report_state(STATE_RUNNING)
         return result.get("outcome") if isinstance(result, dict) else None
-
-
-class MessageStream:
-    """One agent message or thought with a fixed messageId."""
-
-    def __init__(self, session: AgentSession, whole_tag: str, chunk_tag: str, message_id: str):
-        self.session = session
-        self.message_id = message_id
-        self._whole_tag = whole_tag
-        self._chunk_tag = chunk_tag
-
-    async def append(self, content: Content, **fields: Any) -> None:
-        """Stream one content block (a chunk; `fields` such as `_meta` are chunk-scoped)."""
-        await self.session._send(
-            self._chunk_tag, messageId=self.message_id, content=as_block(content), **fields
-        )
-
-    async def replace(self, content: Content | Sequence[Content] | None, **fields: Any) -> None:
-        """Set the whole content (None or [] clears); replaces everything streamed so far."""
-        blocks: list[dict[str, Any]] | None
-        if content is None:
-            blocks = None
-        elif isinstance(content, str | Mapping | BaseModel):
-            blocks = [as_block(content)]
-        else:
-            blocks = [as_block(item) for item in content]
-        await self.session._send(
-            self._whole_tag, messageId=self.message_id, content=blocks, **fields
-        )
-
-    async def patch(self, **fields: Any) -> None:
-        """Update other fields (e.g. `_meta`) and keep the content."""
-        await self.session._send(self._whole_tag, messageId=self.message_id, **fields)
-
-
-class ToolCall:
-    def __init__(self, session: AgentSession, tool_call_id: str) -> None:
-        self.session = session
-        self.tool_call_id = tool_call_id
-
-    async def update(self, **fields: Any) -> None:
-        """Patch fields (`status`, `title`, `kind`, `content`, `locations`, `rawInput`, ...);
-        `content` replaces everything gathered so far."""
-        await self.session._send(TOOL_CALL_UPDATE, toolCallId=self.tool_call_id, **fields)
-
-    async def append_content(self, item: Mapping[str, Any] | BaseModel) -> None:
-        """Append one tool call content item (e.g. `{"type": "diff", ...}`)."""
-        await self.session._send(
-            TOOL_CALL_CONTENT_CHUNK, toolCallId=self.tool_call_id, content=as_object(item)
-        )
-
-    async def append_text(self, text: str) -> None:
-        await self.append_content({"type": "content", "content": as_block(text)})
-
-
-class Terminal:
-    """A display-only terminal the agent runs; its bytes travel base64-encoded."""
-
-    def __init__(self, session: AgentSession, terminal_id: str) -> None:
-        self.session = session
-        self.terminal_id = terminal_id
-
-    def as_content(self) -> dict[str, Any]:
-        """The tool call content item that shows this terminal."""
-        return {"type": "terminal", "terminalId": self.terminal_id}
-
-    async def update(self, **fields: Any) -> None:
-        await self.session._send(TERMINAL_UPDATE, terminalId=self.terminal_id, **fields)
-
-    async def write(self, data: bytes) -> None:
-        """Append output bytes (one base64 chunk)."""
-        encoded = base64.b64encode(data).decode("ascii")
-        await self.session._send(TERMINAL_OUTPUT_CHUNK, terminalId=self.terminal_id, data=encoded)
-
-    async def replace_output(self, data: bytes) -> None:
-        """Replace all output shown so far with `data` (a snapshot)."""
-        await self.update(output={"data": base64.b64encode(data).decode("ascii")})
-
-    async def exit(self, exit_code: int | None = None, signal: str | None = None) -> None:
-        status: dict[str, Any] = {}
-        if exit_code is not None:
-            status["exitCode"] = exit_code
-        if signal is not None:
-            status["signal"] = signal
-        await self.update(exitStatus=status)

@@ -1,5 +1,0 @@
-"""`python -m acp_codegen`: the same as the `acp-codegen` command."""
-
-from .cli import main
-
-raise SystemExit(main())

@@ -1,0 +1,220 @@
+"""Driving one agent: start it, initialize, open a session, run turns, cancel, stop it.
+
+Built on the vendored generated `Client`; every failure becomes a `ChatError` carrying the exit
+code and one line to print, never a traceback. Failing before the session is open (the command
+cannot run, the agent dies or talks nonsense during the handshake) is a usage error (2); failing
+during a turn is a turn that did not end with `end_turn` (1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import tempfile
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import IO, Any, TypeVar, cast
+
+from ... import __version__
+from ..._bindings import (
+    Client,
+    ClientSession,
+    ConnectionClosed,
+    PermissionRequest,
+    ProtocolUsageError,
+    RpcError,
+    SessionSnapshot,
+    models,
+    permission_request,
+    session_snapshot,
+)
+from ..._bindings._runtime.stdio import AgentProcess, spawn_agent
+from ..._bindings._runtime.trace import Tracer
+from ..exits import EXIT_DIFFERS, EXIT_USAGE
+from .traffic import TrafficTap
+
+T = TypeVar("T")
+Asker = Callable[[models.RequestPermissionRequest], Awaitable[models.RequestPermissionOutcome]]
+Listener = Callable[[models.SessionUpdate], None]
+# The runtime logs what it drops or repairs; shown with --verbose only.
+RUNTIME_LOGGER = "acp_codegen._bindings"
+
+
+class ChatError(Exception):
+    """A failure to report in one line, with the exit code it means."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class ChatClient(Client):
+    """The client `chat` is: it answers permission requests through `ask`, hands each session
+    update to `listener` (once the session has folded it in) and advertises no optional client
+    feature (it implements none; other agent requests answer -32601)."""
+
+    info = models.Implementation(name="acp-codegen-chat", version=__version__)
+    capabilities = models.ClientCapabilities()
+
+    def __init__(self, ask: Asker) -> None:
+        self._ask = ask
+        self.listener: Listener | None = None
+
+    async def session_update(self, *, params: models.UpdateSessionNotification) -> None:
+        if self.listener is not None:
+            self.listener(params.update)
+
+    async def on_permission(
+        self, session: ClientSession, request: PermissionRequest
+    ) -> models.RequestPermissionOutcome:
+        return await self._ask(permission_request(request))
+
+
+class AgentLink:
+    """One agent process with one session; `start()` it, then `turn()`, `cancel()`, `stop()`."""
+
+    def __init__(
+        self, argv: Sequence[str], *, cwd: Path, ask: Asker, trace: Path | None, verbose: bool
+    ) -> None:
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.verbose = verbose
+        self._client = ChatClient(ask)
+        self._garbage: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        try:
+            self._tap = TrafficTap(trace, show_methods=verbose, on_garbage=self._saw_garbage)
+        except OSError as error:
+            raise ChatError(f"--trace {trace}: {error.strerror or error}", EXIT_USAGE) from None
+        # Without --verbose the agent's stderr is kept aside, to quote when it fails.
+        self._stderr: IO[bytes] | None = None if verbose else tempfile.TemporaryFile()  # noqa: SIM115
+        self._process: AgentProcess | None = None
+        self._session: ClientSession | None = None
+        self.agent_name = self.argv[0]
+        logging.getLogger(RUNTIME_LOGGER).setLevel(logging.WARNING if verbose else logging.CRITICAL)
+
+    def _saw_garbage(self, text: str) -> None:
+        if not self._garbage.done():
+            self._garbage.set_result(text)
+
+    @property
+    def session(self) -> ClientSession:
+        if self._session is None:
+            raise RuntimeError("the session is not open yet")
+        return self._session
+
+    def snapshot(self) -> SessionSnapshot:
+        return session_snapshot(self.session)
+
+    async def start(self) -> None:
+        """Spawn the agent, initialize and open a session in `cwd`."""
+        try:
+            self._process = await self._spawn()
+        except OSError as error:
+            reason = error.strerror or str(error)
+            raise ChatError(f"cannot start {self.argv[0]!r}: {reason}", EXIT_USAGE) from None
+        try:
+            await self._guarded(self._client.lifecycle.initialize(), EXIT_USAGE, "initialize")
+            info = self._client.lifecycle.agent_info
+            if isinstance(info, dict) and isinstance(info.get("name"), str):
+                self.agent_name = info["name"]
+            self._session = await self._guarded(
+                self._client.lifecycle.new_session(cwd=str(self.cwd)), EXIT_USAGE, "session/new"
+            )
+        except ChatError:
+            await self.stop()
+            raise
+
+    async def _spawn(self) -> AgentProcess:
+        """`Client.spawn`, but in a session of its own: Ctrl-C in the terminal is the chat's to
+        handle (cancel the turn), it must not reach the agent as SIGINT."""
+        return await spawn_agent(
+            self.argv,
+            self._client.dispatcher,
+            stderr=self._stderr,
+            trace=Tracer(cast(IO[bytes], self._tap)),
+            start_new_session=True,
+        )
+
+    def listen(self, listener: Listener | None) -> None:
+        """Hear each session update as it is folded in (None: stop)."""
+        self._client.listener = listener
+
+    async def turn(self, text: str) -> str | None:
+        """Send one prompt and wait for the turn to end; returns its stop reason."""
+        block = models.TextContent(type="text", text=text)
+        return await self._guarded(self.session.run_turn([block]), EXIT_DIFFERS, "the turn")
+
+    async def cancel(self) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await self.session.cancel()
+
+    @property
+    def commands(self) -> list[tuple[str, str]]:
+        """The agent's slash commands (`available_commands_update`), as (name, description)."""
+        if self._session is None:
+            return []
+        listed = self.snapshot()["availableCommands"] or []
+        return [(command["name"], command["description"]) for command in listed]
+
+    async def stop(self) -> None:
+        """End the agent process (end of stdin, then terminate, then kill)."""
+        if self._process is not None:
+            process, self._process = self._process, None
+            await process.close(grace_seconds=2.0)
+        self._tap.close()
+
+    async def _guarded(self, step: Awaitable[T], code: int, what: str) -> T:
+        """Await `step`, turning every way the agent can fail it into a `ChatError`."""
+        task = asyncio.ensure_future(step)
+        garbage = asyncio.ensure_future(asyncio.shield(self._garbage))
+        waiters: set[asyncio.Future[Any]] = {task, garbage}
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            garbage.cancel()
+        succeeded = task.done() and not task.cancelled() and task.exception() is None
+        if not succeeded and self._garbage.done():  # the likely cause of whatever failed
+            task.cancel()
+            line = self._garbage.result()
+            raise ChatError(
+                f"{self.agent_name} wrote something that is not JSON-RPC on stdout during "
+                f"{what}: {line[:80]!r}",
+                code,
+            )
+        try:
+            return task.result()
+        except ConnectionClosed:
+            await self._reap()
+            raise ChatError(f"{self.agent_name} stopped during {what}{self._why()}", code) from None
+        except RpcError as error:
+            raise ChatError(f"{what} failed: {error}", code) from None
+        except ProtocolUsageError as error:
+            raise ChatError(f"{what}: {error}", code) from None
+
+    async def _reap(self) -> None:
+        """Let a dying agent finish exiting, so its exit code can be quoted."""
+        if self._process is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._process.process.wait(), 2.0)
+
+    def _why(self) -> str:
+        """The exit code and the last line the agent wrote on stderr, when there is one."""
+        parts: list[str] = []
+        process = self._process.process if self._process is not None else None
+        if process is not None and process.returncode is not None:
+            parts.append(f"exit code {process.returncode}")
+        last = self._last_stderr_line()
+        if last:
+            parts.append(f"last stderr line: {last}")
+        return f" ({'; '.join(parts)})" if parts else ""
+
+    def _last_stderr_line(self) -> str:
+        if self._stderr is None:
+            return ""
+        self._stderr.seek(0)
+        lines = self._stderr.read()[-4096:].decode("utf-8", errors="replace").splitlines()
+        return next((line.strip() for line in reversed(lines) if line.strip()), "")[:200]

@@ -1,0 +1,44 @@
+"""Answering `session/request_permission`: the options with the keys that pick them, and the
+`--approve` rule (the first option that allows)."""
+
+from __future__ import annotations
+
+import string
+
+from ..._bindings import models
+
+ALLOW_KINDS = ("allow_once", "allow_always")
+KEYS = string.digits[1:] + string.ascii_lowercase  # 1-9, then a-z
+CANCELLED = models.CancelledPermissionOutcome(outcome="cancelled")
+
+
+def selected(option: models.PermissionOption) -> models.RequestPermissionOutcome:
+    return models.SelectedPermissionOutcome(outcome="selected", option_id=option.option_id)
+
+
+def first_allow(request: models.RequestPermissionRequest) -> models.RequestPermissionOutcome:
+    """`--approve`: the first allow_once/allow_always option, else cancelled."""
+    for option in request.options:
+        if option.kind in ALLOW_KINDS:
+            return selected(option)
+    return CANCELLED
+
+
+def keyed_options(
+    request: models.RequestPermissionRequest,
+) -> list[tuple[str, models.PermissionOption]]:
+    """Each option with the key that picks it."""
+    return list(zip(KEYS, request.options, strict=False))
+
+
+def title_of(request: models.RequestPermissionRequest) -> str:
+    return request.title or "The agent asks for permission"
+
+
+def answer_text(
+    request: models.RequestPermissionRequest, outcome: models.RequestPermissionOutcome
+) -> str:
+    """One line saying what was answered, e.g. `permission: Read? -> Allow (allow_once)`."""
+    chosen = getattr(outcome, "option_id", None)
+    names = {option.option_id: f"{option.name} ({option.kind})" for option in request.options}
+    return f"permission: {title_of(request)} -> {names.get(str(chosen), 'cancelled')}"

@@ -1,0 +1,140 @@
+"""What one turn added to a session, read from typed snapshots: the part of the conversation a
+renderer shows (plain text or live). No merging here; the runtime's `SessionState` did that."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, cast
+
+from ..._bindings import SessionSnapshot, joined_content
+from ..._bindings.snapshot import (
+    ContentBlockDict,
+    MessageSnapshot,
+    PlanEntryDict,
+    TerminalSnapshot,
+    ToolCallContentDict,
+    ToolCallSnapshot,
+    UsageSnapshot,
+)
+
+
+class Said(NamedTuple):
+    """One message as text: which one, whose (`user`, `agent` or `thought`), what it says."""
+
+    message_id: str
+    role: str
+    text: str
+
+
+@dataclass
+class Turn:
+    """The messages, plans, tool calls and terminals a turn added or changed, in the order a
+    reader follows them."""
+
+    messages: list[Said] = field(default_factory=list)  # all roles, in the session's order
+    user: list[str] = field(default_factory=list)
+    thoughts: list[str] = field(default_factory=list)
+    plans: dict[str, list[PlanEntryDict]] = field(default_factory=dict)
+    tool_calls: list[ToolCallSnapshot] = field(default_factory=list)
+    terminals: list[TerminalSnapshot] = field(default_factory=list)
+    answer: list[str] = field(default_factory=list)
+    usage: UsageSnapshot | None = None
+    stop_reason: str | None = None
+
+
+def _changed(now: Mapping[str, Any], before: Mapping[str, Any], key: str) -> bool:
+    return key not in before or before[key] != now[key]
+
+
+def turn_since(before: SessionSnapshot, now: SessionSnapshot, *, ended: bool = False) -> Turn:
+    """The part of `now` that is new or changed since `before` (the snapshot at turn start)."""
+    turn = Turn()
+    seen = {message["messageId"]: message for message in before["messages"]}
+    for message in now["messages"]:
+        if message["messageId"] in seen and seen[message["messageId"]] == message:
+            continue
+        text = message_text(message)
+        turn.messages.append(Said(message["messageId"], message["role"], text))
+        if message["role"] == "user":
+            turn.user.append(text)
+        elif message["role"] == "thought":
+            turn.thoughts.append(text)
+        else:
+            turn.answer.append(text)
+    for key, plan in now["plans"].items():
+        if _changed(now["plans"], before["plans"], key):
+            entries = cast(Mapping[str, Any], plan).get("entries")
+            turn.plans[key] = cast(list[PlanEntryDict], entries or [])
+    turn.tool_calls = [
+        call
+        for key, call in now["toolCalls"].items()
+        if _changed(now["toolCalls"], before["toolCalls"], key)
+    ]
+    turn.terminals = [
+        terminal
+        for key, terminal in now["terminals"].items()
+        if _changed(now["terminals"], before["terminals"], key)
+    ]
+    if now["usage"] != before["usage"]:
+        turn.usage = now["usage"]
+    if ended:
+        turn.stop_reason = now["stopReason"]
+    return turn
+
+
+def block_text(block: ContentBlockDict) -> str:
+    """A content block as text: its text, or a short tag for what a terminal cannot show."""
+    fields = cast(Mapping[str, Any], block)
+    kind = fields.get("type")
+    if kind == "text":
+        return str(fields.get("text", ""))
+    if kind == "resource_link":
+        return f"[link {fields.get('name')}: {fields.get('uri')}]"
+    if kind == "resource":
+        resource = fields.get("resource")
+        uri = resource.get("uri") if isinstance(resource, dict) else None
+        return f"[resource {uri}]"
+    return f"[{kind}]"
+
+
+def message_text(message: MessageSnapshot) -> str:
+    return "".join(block_text(block) for block in joined_content(message))
+
+
+def tool_content_text(item: ToolCallContentDict) -> str:
+    """One item of a tool call's output as text."""
+    fields = cast(Mapping[str, Any], item)
+    kind = fields.get("type")
+    if kind == "content":
+        return block_text(cast(ContentBlockDict, fields.get("content", {})))
+    if kind == "diff":
+        changes = fields.get("changes") or []
+        paths = [str(change.get("path")) for change in changes if isinstance(change, dict)]
+        return f"[diff: {', '.join(paths)}]"
+    if kind == "terminal":
+        return f"[terminal {fields.get('terminalId')}]"
+    return f"[{kind}]"
+
+
+def tool_output(call: ToolCallSnapshot) -> str:
+    """A tool call's output: consecutive text pieces joined, other items on their own."""
+    return "".join(tool_content_text(item) for item in call["content"])
+
+
+def usage_text(usage: UsageSnapshot) -> str:
+    text = f"context {usage['used']}/{usage['size']}"
+    cost = usage.get("cost")
+    if cost:
+        text += f", cost {cost['amount']} {cost['currency']}"
+    return text
+
+
+def terminal_bytes(terminal: TerminalSnapshot) -> bytes:
+    """A terminal's output as bytes (snapshots carry it base64-encoded; None: none reported)."""
+    return base64.b64decode(terminal.get("output") or "")
+
+
+def terminal_text(terminal: TerminalSnapshot) -> str:
+    return terminal_bytes(terminal).decode("utf-8", errors="replace")

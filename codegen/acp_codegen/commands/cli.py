@@ -1,0 +1,162 @@
+"""The `acp-codegen` command: generate, check, validate, vendor, diff."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import __version__
+from ..emit.render import Target
+from ..model.errors import SchemaError
+from ..write.manifest import MANIFEST, Legacy
+from .chat import command as chat_command
+from .console import Console, common_options
+from .diff import command as diff_command
+from .exits import EXIT_HELP, EXIT_OK, EXIT_USAGE
+from .pipeline import load_protocol
+from .scaffold import command as new_command
+from .sync import Job, apply, check, report_current
+from .targets import UsageError, checked_folder, checked_package, expanded
+from .vendor import add_vendor_parser, run_vendor
+from .where import Where, command_line
+
+FORCE_HELP = (
+    "write even over files acp-codegen did not write or that were edited since it wrote them: "
+    "edited files get the generated text back, files the manifest does not list are deleted "
+    "(caches aside). A folder without an acp-codegen manifest is never taken over, even so."
+)
+OVERLAY_HELP = (
+    "overlay file with merge rules and patch fields for an input that lacks them "
+    "(default: the built-in ACP v2 overlay for a v2 input without x-merge)"
+)
+STAT_HELP = "one line per differing file with +/- counts and a total, instead of the diff"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="acp-codegen",
+        description="Generate typed Python bindings for the Agent Client Protocol.",
+        epilog=EXIT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"acp-codegen {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    parents = [common_options()]
+    for name, text in (
+        (
+            "generate",
+            "write the generated package <out>/<package> and its manifest "
+            "<out>/<package>/.acp-codegen-manifest.json (only files whose bytes change); "
+            "refuses to touch files it did not write",
+        ),
+        ("check", "exit 1 with a diff when the generated tree on disk is out of date"),
+    ):
+        cmd = sub.add_parser(name, help=text, description=text, parents=parents)
+        cmd.add_argument(
+            "--schema",
+            type=Path,
+            help="schema file (default from [tool.acp-codegen], else the schema shipped with "
+            "acp-codegen)",
+        )
+        cmd.add_argument(
+            "--out", type=Path, help="output directory (default from [tool.acp-codegen])"
+        )
+        cmd.add_argument(
+            "--package", help="generated package name (default from [tool.acp-codegen])"
+        )
+        cmd.add_argument("--overlay", type=Path, help=OVERLAY_HELP)
+        if name == "generate":
+            cmd.add_argument("--force", action="store_true", help=FORCE_HELP)
+        else:
+            cmd.add_argument("--stat", action="store_true", help=STAT_HELP)
+    val = sub.add_parser(
+        "validate",
+        help="report every problem in a schema",
+        description="report every problem in a schema",
+        parents=parents,
+    )
+    val.add_argument("path", type=Path)
+    val.add_argument("--overlay", type=Path, help=OVERLAY_HELP)
+    add_vendor_parser(sub, FORCE_HELP, parents)
+    diff_command.add_command(sub, parents)
+    chat_command.add_command(sub, parents)
+    new_command.add_command(sub, parents)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "diff":
+        return diff_command.run(args)
+    if args.command == "new":
+        return new_command.run(args)
+    if args.command == "chat":
+        return chat_command.run(args)
+    console = Console.from_args(args)
+    started = time.perf_counter()
+    try:
+        if args.command == "validate":
+            return _validate(args, console)
+        if args.command == "vendor":
+            return run_vendor(args)
+        return _generate_or_check(args, console)
+    except UsageError as exc:
+        console.error(str(exc))
+        return EXIT_USAGE
+    except OSError as exc:  # disk full, permissions: the writer has put the old folder back
+        console.error(f"{exc}; nothing was changed.")
+        return EXIT_USAGE
+    except SchemaError as exc:
+        for problem in exc.problems:
+            console.error(str(problem))
+        done = "" if args.command == "validate" else "; nothing written"
+        console.explain(f"{len(exc.problems)} problem(s){done}.")
+        return EXIT_USAGE
+    finally:
+        console.step(f"{args.command}: {time.perf_counter() - started:.2f}s")
+
+
+def _validate(args: argparse.Namespace, console: Console) -> int:
+    overlay = None if args.overlay is None else expanded(args.overlay)
+    console.step(f"schema: {args.path}" + (f", overlay: {overlay}" if overlay else ""))
+    protocol = load_protocol(expanded(args.path), overlay=overlay)
+    for note in protocol.notes:
+        console.step(f"note: {note}")
+    console.info(f"{args.path}: ok")
+    return EXIT_OK
+
+
+def _generate_or_check(args: argparse.Namespace, console: Console) -> int:
+    where = Where.from_cwd(args.schema, args.overlay, console)
+    out = checked_folder(where.settings.out if args.out is None else args.out, "--out")
+    package = checked_package(where.settings.package if args.package is None else args.package)
+    folder = checked_folder(out / package, "--out/--package", replaced=True)
+    where = where.rooted_at(folder, holder=out.parent)
+    command = command_line(
+        ["acp-codegen", "generate"],
+        where.schema_option(),
+        ["--out", where.shown(out), "--package", package],
+    )
+    target = Target(package=package, command=command)
+    shown = f"{where.displayed(out)}/{package}"
+    legacy = Legacy(out / MANIFEST, package)
+    count = None if legacy.path.exists() else where.current_file_count(folder, target)
+    if count is not None:
+        return report_current(shown, count, checking=args.command == "check", console=console)
+    job = Job(
+        folder=folder,
+        files=where.render(target),
+        shown=shown,
+        label=package,
+        command=command,
+        legacy=legacy,
+    )
+    if args.command == "check":
+        return check(job, console=console, summary=args.stat)
+    return apply(job, force=args.force, console=console)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,99 @@
+"""load -> validate -> IR -> render -> format, all in memory; the CLI decides what to write."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..emit.ahead import ahead
+from ..emit.dcg import PYDANTIC_MINIMUM
+from ..emit.render import Target, render_package
+from ..load.newer import protocol_version
+from ..load.overlay import V2_OVERLAY, Overlay, apply_overlay, has_merge_rules, load_overlay
+from ..load.parse import build_protocol, load_document
+from ..load.validate import check
+from ..model.errors import Problem, SchemaError
+from ..model.ir import Protocol
+from ..model.naming import is_identifier
+from ..write.fingerprint import input_fingerprint
+from ..write.manifest import MANIFEST, build_manifest
+
+
+def load_protocol(
+    schema: Path, display_name: str | None = None, overlay: Path | None = None
+) -> Protocol:
+    """Read, validate and parse a schema file; raises SchemaError listing every problem.
+
+    `overlay` (an overlay file, see overlay.py) adds merge rules and patch fields; without it a
+    v2 input that has no `x-merge` gets the built-in ACP v2 overlay."""
+    with loading(schema, display_name, overlay) as protocol:
+        return protocol
+
+
+@contextmanager
+def loading(
+    schema: Path, display_name: str | None = None, overlay: Path | None = None
+) -> Iterator[Protocol]:
+    """`load_protocol` for a caller with more work on the protocol: where a spare core exists,
+    the schema checks (~0.7 s) run in a child while the block builds on the protocol, and
+    leaving the block waits for them. Their problems win over anything the block raised (work
+    on an input the checks reject proves nothing); without a spare core they run first, as in
+    `load_protocol`, and the block never sees an unchecked protocol."""
+    name = display_name or str(schema)
+    doc, raw = load_document(schema, name)
+    with ahead(partial(check, doc, name)) as checked:
+        if checked.done and (found := checked.result()):
+            raise SchemaError(found)
+        try:
+            yield _build(doc, raw, name, overlay)
+        except Exception:
+            if found := checked.result():
+                raise SchemaError(found) from None
+            raise
+        if found := checked.result():
+            raise SchemaError(found)
+
+
+def _build(doc: dict[str, Any], raw: bytes, name: str, overlay: Path | None) -> Protocol:
+    chosen: Overlay | None = None
+    if overlay is not None:
+        chosen = load_overlay(overlay)
+    elif not has_merge_rules(doc) and (protocol_version(doc)[0] or 0) >= 2:
+        chosen = load_overlay(V2_OVERLAY, f"{V2_OVERLAY.name} (built in)")
+    notes: list[str] = []
+    if chosen is not None:
+        doc, notes = apply_overlay(doc, chosen, name)
+        notes.insert(0, f"{name}: merge rules and patch fields from overlay {chosen.name}")
+    protocol = build_protocol(doc, raw, name)
+    return replace(protocol, notes=(*notes, *protocol.notes))
+
+
+def render_files(protocol: Protocol, target: Target) -> dict[str, bytes]:
+    """The package folder's files (paths inside it), its manifest included. `target.package` may
+    be dotted (a vendored copy): the generated code never names itself."""
+    files = render_package(protocol, target)
+    about = {
+        "generated-by": f"acp-codegen {__version__}",
+        "package": target.package,
+        "requires": f"pydantic>={PYDANTIC_MINIMUM}",
+        "schema": protocol.source_name,
+        "schema-sha256": protocol.sha256,
+        "regenerate": target.command,
+        "fingerprint": input_fingerprint(protocol.sha256, protocol.source_name, target),
+    }
+    return {**files, MANIFEST: build_manifest(about, files)}
+
+
+def render_tree(protocol: Protocol, target: Target) -> dict[str, bytes]:
+    """The output directory's files for a plain package: `<package>/<file>`, manifest included."""
+    if not is_identifier(target.package):
+        raise SchemaError(
+            [Problem("--package", "", f"{target.package!r} is not a Python package name")]
+        )
+    files = render_files(protocol, target)
+    return {f"{target.package}/{rel}": data for rel, data in sorted(files.items())}

@@ -1,0 +1,143 @@
+"""Where a command runs: the project root, its settings, the schema, and how paths are shown."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..emit.gc_tuning import quiet_gc
+from ..emit.render import Target
+from ..model.ir import Protocol
+from ..write.fingerprint import current_file_count, input_fingerprint
+from ..write.leftovers import pending
+from ..write.manifest import sha256
+from ..write.writer import files_on_disk
+from .config import Settings, find_pyproject, has_table, load_settings
+from .console import Console
+from .pipeline import loading, render_files
+from .targets import expanded
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    root: Path  # the project root: see `rooted_at`; until then the cwd's project, else the cwd
+    settings: Settings
+    schema: Path
+    bundled: bool  # the schema shipped with the tool, by default
+    overlay: Path | None = None  # merge rules for an input that lacks them (see overlay.py)
+    console: Console = field(default_factory=Console)
+
+    @classmethod
+    def from_cwd(
+        cls, schema: Path | None, overlay: Path | None = None, console: Console | None = None
+    ) -> Where:
+        cwd = Path.cwd()
+        settings = load_settings(cwd)
+        pyproject = find_pyproject(cwd)
+        root = (pyproject.parent if pyproject else cwd).resolve()
+        bundled = schema is None and settings.bundled_schema
+        chosen = None if overlay is None else expanded(overlay)
+        told = console or Console()
+        if schema is not None:
+            origin = "--schema"
+        elif bundled:
+            origin = "shipped with acp-codegen"
+        else:
+            origin = f"[tool.acp-codegen] in {pyproject}"
+        path = expanded(schema or settings.schema)
+        told.step(f"schema: {path} (from {origin})")
+        return cls(root, settings, path, bundled, chosen, told)
+
+    def rooted_at(self, output: Path, holder: Path) -> Where:
+        """This place with the project root of the output folder `output`, so the regenerate
+        command (and so every header and the manifest) is the same from any current directory:
+        the nearest folder above `output` whose pyproject.toml holds `[tool.acp-codegen]`, else
+        the nearest with a pyproject.toml, else `holder`, the folder the output is named in."""
+        folder = output.resolve()
+        found = [candidate.parent for candidate in _pyprojects_above(folder)]
+        tabled = [parent for parent in found if has_table(parent / "pyproject.toml")]
+        root = (tabled or found or [holder.resolve()])[0]
+        self.console.step(f"project root: {root}" + ("" if found else " (no pyproject.toml)"))
+        return replace(self, root=root)
+
+    def shown(self, path: Path) -> str:
+        """A path as the regenerate command shows it, whatever the current directory and however
+        it was typed: relative to the project root (with `..` when outside it but on a common
+        branch, as for a sibling checkout), absolute when the two share only `/`."""
+        absolute = path.resolve()
+        common = Path(os.path.commonpath([absolute, self.root]))
+        if common == Path(common.anchor):
+            return absolute.as_posix()
+        return Path(os.path.relpath(absolute, self.root)).as_posix()
+
+    @staticmethod
+    def displayed(path: Path) -> str:
+        """A path as messages show it: relative to the current directory when inside it (as
+        the user most likely typed it), else absolute."""
+        absolute, cwd = path.resolve(), Path.cwd().resolve()
+        if absolute.is_relative_to(cwd):
+            return absolute.relative_to(cwd).as_posix() or "."
+        return absolute.as_posix()
+
+    def schema_option(self) -> list[str]:
+        """`--schema PATH` for the regenerate command; nothing for the schema shipped with the
+        tool (its install path differs between machines and is the default anyway)."""
+        schema = [] if self.bundled else ["--schema", self.shown(self.schema)]
+        return schema + ([] if self.overlay is None else ["--overlay", self.shown(self.overlay)])
+
+    def render(self, target: Target) -> dict[str, bytes]:
+        """The package folder's files for `target`, from this schema (checked alongside where
+        a spare core exists: see `pipeline.loading`)."""
+        self._reading()
+        shown = self.displayed(self.schema)  # problems and notes name the file as typed
+        with quiet_gc(), loading(self.schema, shown, self.overlay) as protocol:
+            files = render_files(protocol, target)
+        self._notes(protocol)
+        return files
+
+    def current_file_count(self, folder: Path, target: Target) -> int | None:
+        """The file count when `folder` is already exactly what `target` renders to (input
+        fingerprint and every file's hash match its manifest), so rendering can be skipped;
+        None otherwise (including any doubt: the caller renders in full)."""
+        if self.overlay is not None:
+            self.console.step("fingerprint: not used with --overlay; rendering")
+            return None  # the fingerprint does not cover a user's overlay file
+        if pending(folder):
+            return None  # a killed run left copies beside it: writing puts them right
+        try:
+            digest = sha256(self.schema.read_bytes())
+        except OSError:
+            return None  # the full path reports it properly
+        source_name = Path(self.displayed(self.schema)).name  # as the parser names the source
+        fingerprint = input_fingerprint(digest, source_name, target)
+        count = current_file_count(folder, fingerprint, set(files_on_disk(folder)))
+        self.console.step(
+            f"fingerprint: matches the manifest and all {count} file(s); nothing to render"
+            if count is not None
+            else "fingerprint: no match with the manifest (or its files); rendering"
+        )
+        return count
+
+    def _reading(self) -> None:
+        self.console.step(f"reading {self.schema}")
+        if self.overlay is not None:
+            self.console.step(f"reading overlay {self.overlay}")
+
+    def _notes(self, protocol: Protocol) -> None:
+        for note in protocol.notes:
+            self.console.note(note)
+
+
+def _pyprojects_above(folder: Path) -> list[Path]:
+    """Every pyproject.toml in `folder` (which may not exist yet) and above it, nearest first."""
+    return [
+        candidate / "pyproject.toml"
+        for candidate in (folder, *folder.parents)
+        if (candidate / "pyproject.toml").is_file()
+    ]
+
+
+def command_line(*parts: list[str]) -> str:
+    return shlex.join(word for part in parts for word in part)

@@ -1,0 +1,3 @@
+"""The protocol model: the frozen IR the templates see (`ir`), how a schema is lowered into it
+(`lower`, `unions`, `nested`), the names it derives (`naming`) and the problems that point into
+a schema (`errors`). The ground floor: imports nothing of acp-codegen's but itself."""

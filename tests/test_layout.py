@@ -1,0 +1,131 @@
+"""The layout shows the architecture: the design card's top level, the generator grouped by
+pipeline stage with imports running one way, no import circles, small modules, and one
+generated copy of the bindings in the repository."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+SOURCE = REPO / "codegen" / "acp_codegen"
+# The floors, lowest first: a module may import its own floor and those below it.
+FLOORS = ("model", "load", "emit", "write", "commands")
+LEAVES = ("runtime", "paths")  # import nothing of acp-codegen's outside themselves
+MAX_LINES = 400
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(SOURCE.rglob("*.py")):
+        rel = path.relative_to(SOURCE)
+        if rel.parts[0] == "_bindings":  # the generated package (a link), checked as output
+            continue
+        parts = ("acp_codegen", *rel.with_suffix("").parts)
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The acp_codegen modules `path` imports anywhere (lazy imports included)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets: list[str] = []
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        elif isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        found |= {t for t in targets if t in known and t != name}
+    return found
+
+
+GRAPH = {name: imports(name, path, set(modules())) for name, path in modules().items()}
+
+
+def stage(name: str) -> str:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_the_top_level_is_the_design_cards() -> None:
+    for entry in ("pyproject.toml", "README.md", "schema", "codegen", "templates", "generated"):
+        assert (REPO / entry).exists(), entry
+    assert sorted(p.name for p in (REPO / "templates").iterdir()) == ["package", "scaffold"]
+    assert not (REPO / "acp_codegen").exists()
+
+
+def test_the_generator_is_grouped_by_stage() -> None:
+    loose = sorted(p.name for p in SOURCE.iterdir() if p.name != "__pycache__")
+    expected = {"__init__.py", "__main__.py", "paths.py", "py.typed", "_bindings"}
+    assert set(loose) == expected | set(FLOORS) | {"runtime"}
+    for floor in (*FLOORS, "runtime"):
+        doc = ast.get_docstring(ast.parse((SOURCE / floor / "__init__.py").read_text()))
+        assert doc, f"{floor}/__init__.py says what the stage does"
+        if floor in FLOORS[1:]:
+            assert "May import" in doc, floor
+
+
+def test_imports_run_one_way_down_the_pipeline() -> None:
+    wrong = []
+    for name, targets in GRAPH.items():
+        here = stage(name)
+        for target in targets:
+            there = stage(target)
+            if here in LEAVES and there != here:
+                wrong.append(f"{name} -> {target} (a leaf imports nothing of ours)")
+            elif there in FLOORS and here in FLOORS and FLOORS.index(there) > FLOORS.index(here):
+                wrong.append(f"{name} -> {target} (up a floor)")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_there_are_no_import_circles() -> None:
+    circles = []
+    state: dict[str, int] = {}  # 1 = on the path, 2 = done
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for target in sorted(GRAPH[name]):
+            if state.get(target) == 1:
+                circles.append(" -> ".join([*path[path.index(target) :], target]))
+            elif target not in state:
+                visit(target, [*path, target])
+        state[name] = 2
+
+    for name in sorted(GRAPH):
+        if name not in state:
+            visit(name, [name])
+    # a package's __init__ importing its own modules is not a circle of jobs
+    real = [
+        c for c in circles if not all(p.startswith(c.split(" -> ")[0]) for p in c.split(" -> "))
+    ]
+    assert not real, "\n".join(real)
+
+
+@pytest.mark.parametrize("root", ["codegen/acp_codegen", "bench", "fuzz", "scripts", "examples"])
+def test_no_module_is_over_the_limit(root: str) -> None:
+    long = {
+        str(path.relative_to(REPO)): count
+        for path in (REPO / root).rglob("*.py")
+        if "_bindings" not in path.parts
+        and (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert not long, long
+
+
+def test_one_generated_copy_in_the_repository() -> None:
+    """What `chat` runs on is generated/acp_bindings itself, linked under the tool's name."""
+    link = SOURCE / "_bindings"
+    assert link.is_symlink()
+    assert link.resolve() == (REPO / "generated" / "acp_bindings").resolve()
+    copies = [p for p in REPO.rglob(".acp-codegen-manifest.json") if ".venv" not in str(p)]
+    in_repo = [p for p in copies if "tests" not in p.relative_to(REPO).parts[:1]]
+    assert [p.relative_to(REPO).as_posix() for p in in_repo] == [
+        "generated/acp_bindings/.acp-codegen-manifest.json"
+    ]
