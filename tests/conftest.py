@@ -23,11 +23,21 @@ settings.register_profile("acp-codegen", deadline=None)
 settings.load_profile("acp-codegen")
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-UPSTREAM = SHARED / "reference" / "acp-upstream"
 SCHEMA = REPO / "schema" / "acp.schema.json"
 FIXTURE_SCHEMAS = REPO / "tests" / "fixtures" / "schemas"
 FIXTURE_UPSTREAM = REPO / "tests" / "fixtures" / "upstream"
+# Upstream's published schema files, byte-exact with their source (SOURCE.md beside them): the
+# repository's v1/ and v2/ (and seed-source/), the npm package's releases under sdk-<version>/
+# (v2) and v1-2.4.0/ (v1 as SDK 2.4.0 ships it).
+UPSTREAM = FIXTURE_UPSTREAM
+# The v2 releases that every generator test runs over (their history: names, unions, marks).
+UPSTREAM_HISTORY = [
+    FIXTURE_UPSTREAM / "sdk-1.3.0" / "schema.unstable.json",
+    FIXTURE_UPSTREAM / "sdk-2.0.0" / "schema.unstable.json",
+    FIXTURE_UPSTREAM / "sdk-2.2.0" / "schema.json",
+    FIXTURE_UPSTREAM / "sdk-2.4.0" / "schema.unstable.json",
+]
+SPEC_PAGE = REPO / "tests" / "fixtures" / "spec" / "prompt-lifecycle.txt"
 
 # The canonical schema is rendered once with this target; the functional tests import the result
 # under this name (nothing else in the project is called that), the determinism tests compare
@@ -141,12 +151,9 @@ def fixture_packages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fixtu
     yield FixturePackages(tmp_path_factory.mktemp("fixture-packages"))
 
 
-# Upstream's published schemas the tolerant-reading tests generate from: kept in tests/fixtures
-# where the suite has them, else in ../shared (skipped with the reason when absent).
-UPSTREAM_240_UNSTABLE = (
-    REPO / "tests" / "fixtures" / "upstream" / "sdk-2.4.0" / "schema.unstable.json"
-)
-UPSTREAM_240 = UPSTREAM / "v2-2.4.0" / "schema.json"
+# Upstream's published schemas the tolerant-reading tests generate from.
+UPSTREAM_240_UNSTABLE = FIXTURE_UPSTREAM / "sdk-2.4.0" / "schema.unstable.json"
+UPSTREAM_240 = UPSTREAM / "sdk-2.4.0" / "schema.json"
 UPSTREAM_V1 = UPSTREAM / "v1" / "schema.json"
 
 

@@ -13,11 +13,11 @@ from acp_codegen.commands.pipeline import load_protocol
 from acp_codegen.emit.black_layout import call, from_import, union_alias
 from acp_codegen.emit.dcg import generate_models
 from acp_codegen.emit.render import Target, format_python, header, python_pages
-from conftest import REPO
+from conftest import REPO, UPSTREAM_HISTORY
 
 SCHEMAS = [
     REPO / "schema" / "acp.schema.json",
-    *sorted((REPO / "tests" / "fixtures" / "upstream").glob("*/*.json")),
+    *UPSTREAM_HISTORY,
 ]
 
 

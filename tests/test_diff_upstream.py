@@ -1,7 +1,7 @@
 """`acp-codegen diff` on real pairs of schemas: upstream's published files and our own.
 
 Every expectation was checked by hand against the files with jq (the comments say what the
-files contain). Skips cleanly when ../shared is absent.
+files contain). The files are kept in tests/fixtures/upstream/ (see SOURCE.md there).
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ from pathlib import Path
 import pytest
 from acp_codegen.commands.cli import main
 from acp_codegen.commands.diff import CATEGORIES, Change, diff_files
+from conftest import REPO, UPSTREAM
 
-REPO = Path(__file__).resolve().parents[1]
-UPSTREAM = REPO.parent / "shared" / "reference" / "acp-upstream"
 OURS = REPO / "schema" / "acp.schema.json"
 V1 = UPSTREAM / "v1" / "schema.json"
 SEED = UPSTREAM / "seed-source" / "v2-schema.json"
 ALPHA3 = UPSTREAM / "v2" / "schema.json"
-V240 = UPSTREAM / "v2-2.4.0" / "schema.json"
+V240 = UPSTREAM / "sdk-2.4.0" / "schema.json"
 
 
 def _need(*paths: Path) -> None:

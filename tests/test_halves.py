@@ -9,11 +9,11 @@ from acp_codegen.commands.pipeline import load_protocol
 from acp_codegen.emit.dcg import generate_models
 from acp_codegen.emit.halves import joined, seam
 from acp_codegen.emit.render import Target, format_python, header
-from conftest import FIXTURE_SCHEMAS, REPO
+from conftest import FIXTURE_SCHEMAS, REPO, UPSTREAM_HISTORY
 
 SCHEMAS = [
     REPO / "schema" / "acp.schema.json",
-    *sorted((REPO / "tests" / "fixtures" / "upstream").glob("*/*.json")),
+    *UPSTREAM_HISTORY,
     FIXTURE_SCHEMAS / "tagged_union.json",
 ]
 

@@ -129,3 +129,16 @@ def test_one_generated_copy_in_the_repository() -> None:
     assert [p.relative_to(REPO).as_posix() for p in in_repo] == [
         "generated/acp_bindings/.acp-codegen-manifest.json"
     ]
+
+
+def test_the_suite_needs_nothing_outside_the_clone() -> None:
+    """A clone alone runs the whole suite: upstream's files the tests read are kept, byte-exact
+    with their source, under tests/fixtures/ (no test reaches for ../shared)."""
+    reaching = [
+        str(path.relative_to(REPO))
+        for path in (REPO / "tests").rglob("*.py")
+        if "golden" not in path.parts
+        and path.name != "test_layout.py"  # this test names the words it looks for
+        and any(word in path.read_text(encoding="utf-8") for word in ("REPO.parent", '"shared" /'))
+    ]
+    assert not reaching, reaching

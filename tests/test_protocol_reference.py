@@ -19,13 +19,13 @@ from acp_codegen.commands.cli import main
 from acp_codegen.commands.pipeline import load_protocol, render_tree
 from acp_codegen.emit.markdown import Anchors, code, prose
 from acp_codegen.emit.render import Target
-from conftest import CANONICAL_PACKAGE, FIXTURE_SCHEMAS, REPO, render
+from conftest import CANONICAL_PACKAGE, FIXTURE_SCHEMAS, REPO, UPSTREAM_HISTORY, render
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from test_hostile_text import HOSTILE, _schema
 
 REFERENCE = f"{CANONICAL_PACKAGE}/PROTOCOL.md"
-UPSTREAM_FIXTURES = sorted((REPO / "tests" / "fixtures" / "upstream").glob("*/*.json"))
+UPSTREAM_FIXTURES = UPSTREAM_HISTORY
 # Markdown and HTML that would change the document if it were not escaped.
 MARKDOWN_HOSTILE = (
     "| a | b |\n# heading\n> quote\n- item\n1. item\n```fence\n<script>alert(1)</script>"

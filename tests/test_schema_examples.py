@@ -1,9 +1,9 @@
 """Validate the JSON messages of the spec page against schema/acp.schema.json.
 
-The page (`../shared/spec/prompt-lifecycle.txt`) shows each example message as a JSON block that
-starts with `{` at the beginning of a line. Requests and notifications are checked against the
-params definition of their method (from `x-methods`); a response is checked against the result
-definition of the request with the same id.
+The page (`tests/fixtures/spec/prompt-lifecycle.txt`, kept byte-exact) shows each example
+message as a JSON block that starts with `{` at the beginning of a line. Requests and
+notifications are checked against the params definition of their method (from `x-methods`); a
+response is checked against the result definition of the request with the same id.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA_PATH = REPO / "schema" / "acp.schema.json"
-SPEC_PATH = REPO.parent / "shared" / "spec" / "prompt-lifecycle.txt"
+SPEC_PATH = REPO / "tests" / "fixtures" / "spec" / "prompt-lifecycle.txt"
 
 # Counted by hand: the session/prompt request, its `{}` result, user_message, state running,
 # plan_update, agent_message, agent_message_chunk, agent_thought, tool_call_update (pending),

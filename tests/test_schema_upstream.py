@@ -1,6 +1,6 @@
 """Cross-check schema/acp.schema.json against upstream's published ACP v2 schema.
 
-Structure and names must match upstream (`../shared/reference/acp-upstream/v2/`). Every deliberate
+Structure and names must match upstream (`tests/fixtures/upstream/v2/`). Every deliberate
 difference is listed in tests/upstream_differences.json with a reason. The test fails on a
 difference that is not listed, and on a listed difference that no longer exists.
 """
@@ -17,7 +17,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 OURS_PATH = REPO / "schema" / "acp.schema.json"
 TABLE_PATH = REPO / "tests" / "upstream_differences.json"
-UPSTREAM_DIR = REPO.parent / "shared" / "reference" / "acp-upstream" / "v2"
+UPSTREAM_DIR = REPO / "tests" / "fixtures" / "upstream" / "v2"
 
 Key = tuple[str, str | None, str]  # (def, property or None, aspect)
 
