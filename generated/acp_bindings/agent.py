@@ -28,8 +28,9 @@ from .tolerance import agent_notification_repairs, agent_request_repairs, agent_
 
 
 def prompt_result(prompt: engine.Prompt) -> dict[str, Any]:
-    """The `session/prompt` result this schema requires for an accepted prompt."""
-    return {}
+    """The `session/prompt` result this schema requires for an accepted prompt: an
+    insertion receipt naming the `user_message` the lifecycle reports for it."""
+    return {"messageId": prompt.message_id}
 
 
 class ClientProxy:
@@ -219,6 +220,18 @@ class Agent:
     ) -> models.SetSessionConfigOptionResponse:
         """Handle `session/set_config_option` (request)."""
         raise RpcError.method_not_found("session/set_config_option")
+
+    async def tool_call_cancel(
+        self, *, params: models.CancelToolCallRequest
+    ) -> models.CancelToolCallResponse:
+        """Handle `tool_call/cancel` (request)."""
+        raise RpcError.method_not_found("tool_call/cancel")
+
+    async def terminal_cancel(
+        self, *, params: models.CancelTerminalRequest
+    ) -> models.CancelTerminalResponse:
+        """Handle `terminal/cancel` (request)."""
+        raise RpcError.method_not_found("terminal/cancel")
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Handle an extension request (a method name starting with `_`)."""

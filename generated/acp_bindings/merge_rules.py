@@ -122,6 +122,25 @@ MERGE_RULES: Final[Mapping[str, MergeRule]] = MappingProxyType(
             entity="usage",
             op="replace",
         ),
+        "notice": MergeRule(
+            tag="notice",
+            entity="notice",
+            op="append",
+        ),
+        "compaction_update": MergeRule(
+            tag="compaction_update",
+            entity="compaction",
+            op="upsert",
+            key="/compactionId",
+        ),
+        "compaction_summary_chunk": MergeRule(
+            tag="compaction_summary_chunk",
+            entity="compaction",
+            op="append",
+            key="/compactionId",
+            field="summary",
+            source="/content",
+        ),
     }
 )
 
@@ -140,6 +159,13 @@ TRISTATE_FIELDS: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
                 "content",
             }
         ),
+        "CompactionUpdate": frozenset(
+            {
+                "_meta",
+                "error",
+                "summary",
+            }
+        ),
         "SessionInfoUpdate": frozenset(
             {
                 "_meta",
@@ -150,18 +176,22 @@ TRISTATE_FIELDS: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
         "TerminalUpdate": frozenset(
             {
                 "_meta",
+                "capabilities",
                 "command",
                 "cwd",
                 "exitStatus",
                 "output",
+                "size",
             }
         ),
         "ToolCallUpdate": frozenset(
             {
                 "_meta",
+                "capabilities",
                 "content",
                 "kind",
                 "locations",
+                "name",
                 "rawInput",
                 "rawOutput",
                 "status",

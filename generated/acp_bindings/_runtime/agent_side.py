@@ -43,7 +43,7 @@ from .agent_session import Accepted, AgentSession, Prompt, new_id
 from .connection import Connection, answer_written
 from .dispatch import Dispatcher
 from .errors import RpcError
-from .history import chunk_runs
+from .history import chunk_runs, live_tags
 from .jsonvalue import copy_json
 from .outgoing import NoChecks, OutgoingChecks
 from .protocol import (
@@ -111,7 +111,8 @@ class AgentSide:
         # `rules` (the generated MERGE_RULES) say which runs of chunks a session's history
         # keeps as one whole update (history.py); without them every update is kept.
         runs = chunk_runs(rules or {})
-        self.registry = SessionRegistry(connection, self.turns, self.checks, hooks, runs)
+        live = live_tags(rules or {})
+        self.registry = SessionRegistry(connection, self.turns, self.checks, hooks, runs, live=live)
         self.capabilities = advertised_capabilities(
             capabilities or {}, delete=self.registry.serves_delete
         )
