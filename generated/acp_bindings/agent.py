@@ -21,7 +21,7 @@ from ._runtime.tolerant import result_from_wire
 from ._runtime.trace import TraceTarget
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import AgentDispatcher
-from .merge_rules import MERGE_RULES
+from .merge_rules import MERGE_RULES, STOP_REASONS
 from .methods import AGENT_SPECS, CLIENT_SPECS
 from .session import Prompt, Session
 from .tolerance import agent_notification_repairs, agent_request_repairs, agent_result_repairs
@@ -176,7 +176,7 @@ class Agent:
         checks = OutgoingChecks(
             sent=CLIENT_SPECS,
             answered=AGENT_SPECS,
-            stop_reasons=getattr(models, "StopReason", None),
+            stop_reasons=STOP_REASONS,
         )
         self.lifecycle = AgentSide(
             connection,

@@ -10,8 +10,9 @@ capabilities in the `initialize` answer are the author's plus what is served (`s
 A prompt turn, as the prompt-lifecycle page prescribes:
 
 1. `session/prompt` is checked (initialized, open session, content allowed by the agent's
-   prompt capabilities; otherwise a JSON-RPC error) and answered at once, batched or not:
-   `{}`, or the receipt the schema requires (`prompt_result`).
+   prompt capabilities; otherwise a JSON-RPC error) and answered at once, batched or not, with
+   the insertion receipt `{"messageId": ...}` (the user message reported next), or with what
+   an older draft's schema requires (`prompt_result`: `{}` for drafts before the receipt).
 2. After that answer is written, the agent reports `user_message` (with a messageId it
    generates), then `state_update` running, then awaits `on_prompt(session, prompt)`, the
    author's turn handler.
@@ -87,7 +88,9 @@ class AgentSide:
         checks: OutgoingChecks | None = None,
         rules: Mapping[str, MergeRule] | None = None,
         fallback: Dispatcher | None = None,
-        prompt_result: Callable[[Prompt], dict[str, Any]] = lambda prompt: {},
+        prompt_result: Callable[[Prompt], dict[str, Any]] = lambda prompt: {
+            "messageId": prompt.message_id
+        },
     ) -> None:
         if not protocol_versions:
             raise ValueError("an agent must support at least one protocol version")
