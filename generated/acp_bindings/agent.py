@@ -190,12 +190,13 @@ class Agent:
             prompt_result=prompt_result,
         )
         if self.strict:
-            return ValidatingDispatcher(AGENT_SPECS, self.lifecycle)
+            return ValidatingDispatcher(AGENT_SPECS, self.lifecycle, screen=self.lifecycle.screen)
         return ValidatingDispatcher(
             AGENT_SPECS,
             self.lifecycle,
             agent_notification_repairs(),
             request_repairs=agent_request_repairs(),
+            screen=self.lifecycle.screen,
         )
 
     async def serve_stdio(self, trace: TraceTarget | None = None) -> None:

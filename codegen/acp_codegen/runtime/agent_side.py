@@ -65,6 +65,7 @@ from .sessions import (
 )
 from .tables import MergeRule
 from .turns import PromptHandler, TurnRunner
+from .versions import negotiate
 
 __all__ = ["AgentSide", "PromptHandler", "SessionHook", "SessionHooks"]
 
@@ -180,13 +181,15 @@ class AgentSide:
         if not self.initialized:
             raise RpcError.invalid_request("initialize must come first")
 
+    def screen(self, method: str, params: Any) -> None:
+        """Checks that come before the params are validated against this version's types: the
+        version an `initialize` asks for (-32022 when this agent serves none at or below it)."""
+        if method == INITIALIZE:
+            negotiate(params, self.protocol_versions)
+
     def _initialize(self, params: Any) -> dict[str, Any]:
-        requested = params.get("protocolVersion") if isinstance(params, dict) else None
-        if not isinstance(requested, int) or isinstance(requested, bool) or requested < 0:
-            raise invalid(["protocolVersion"], "protocolVersion must be a non-negative integer")
-        assert isinstance(params, dict)
-        # Echo a version we support; otherwise answer our newest and let the client decide.
-        version = requested if requested in self.protocol_versions else max(self.protocol_versions)
+        version = negotiate(params, self.protocol_versions)
+        assert isinstance(params, dict)  # negotiate read a version from it
         self.protocol_version = version
         self.client_capabilities = params.get("capabilities") or {}
         self.registry.client_capabilities = self.client_capabilities
