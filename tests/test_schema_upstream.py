@@ -1,8 +1,9 @@
 """Cross-check schema/acp.schema.json against upstream's published ACP v2 schema.
 
-Structure and names must match upstream's latest published v2 (`tests/fixtures/upstream/sdk-2.4.0/`). Every deliberate
-difference is listed in tests/upstream_differences.json with a reason. The test fails on a
-difference that is not listed, and on a listed difference that no longer exists.
+Structure and names must match upstream's latest published v2
+(`tests/fixtures/upstream/sdk-2.4.0/`).
+Every deliberate difference is listed in tests/upstream_differences.json with a reason. The test
+fails on a difference that is not listed, and on a listed difference that no longer exists.
 """
 
 from __future__ import annotations
