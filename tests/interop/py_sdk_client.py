@@ -40,8 +40,9 @@ def wire(model: Any) -> Any:
 
 
 class RecordingClient:
-    """Answers permission requests from `answers` ("allow", or "cancel": session/cancel first,
-    then the `cancelled` outcome) and keeps every update as the SDK parsed it."""
+    """Answers permission requests from `answers` ("allow"; or "cancel": send session/cancel
+    and wait until the agent withdraws the request with $/cancel_request, which cancels this
+    handler, and the SDK answers -32800) and keeps every update as the SDK parsed it."""
 
     def __init__(self) -> None:
         self.answers = ["allow", "cancel"]
@@ -57,12 +58,16 @@ class RecordingClient:
         self, session_id: str, title: str, options: list[Any], **_: Any
     ) -> Any:
         answer = self.answers.pop(0)
-        self.permissions.append({"answer": answer, "options": [o.option_id for o in options]})
+        asked = {"answer": answer, "options": [o.option_id for o in options], "withdrawn": False}
+        self.permissions.append(asked)
         if answer == "cancel":
             await self.connection.cancel_session(session_id=session_id)
-            outcome: dict[str, Any] = {"outcome": "cancelled"}
-        else:
-            outcome = {"outcome": "selected", "optionId": "allow"}
+            try:
+                await asyncio.Event().wait()  # until $/cancel_request cancels this handler
+            except asyncio.CancelledError:
+                asked["withdrawn"] = True
+                raise
+        outcome = {"outcome": "selected", "optionId": "allow"}
         return schema.RequestPermissionResponse.model_validate({"outcome": outcome})
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:

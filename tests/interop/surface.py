@@ -58,9 +58,10 @@ def assert_session_surface(summary: dict[str, Any], cwd: Path, reply: str) -> No
     assert cancelled["reply"] == ""
     assert cancelled["updates"][-1] == "state_update:idle"
     options = ["allow", "reject"]
+    # The agent withdrew the request pending when the turn was cancelled ($/cancel_request).
     assert summary["permissions"] == [
-        {"answer": "allow", "options": options},
-        {"answer": "cancel", "options": options},
+        {"answer": "allow", "options": options, "withdrawn": False},
+        {"answer": "cancel", "options": options, "withdrawn": True},
     ]
     (listed,) = summary["listed"]["sessions"]
     assert (listed["sessionId"], listed["cwd"]) == (summary["sessionId"], str(cwd))

@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .surface import (
     DEMO_AGENT,
     DEMO_REPLY,
@@ -26,6 +28,8 @@ from .surface import (
     our_client_turn,
     summary_of,
 )
+
+pytestmark = pytest.mark.network  # installs the SDK from its registry once (then cached)
 
 HERE = Path(__file__).resolve().parent
 PY_CLIENT, PY_AGENT = HERE / "py_sdk_client.py", HERE / "py_sdk_agent.py"

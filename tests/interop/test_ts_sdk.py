@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from .surface import (
     DEMO_AGENT,
     DEMO_REPLY,
@@ -19,6 +21,8 @@ from .surface import (
     our_client_turn,
     summary_of,
 )
+
+pytestmark = pytest.mark.network  # installs the SDK from its registry once (then cached)
 
 HERE = Path(__file__).resolve().parent
 TS_CLIENT, TS_AGENT = HERE / "ts_client.mjs", HERE / "ts_agent.mjs"

@@ -43,18 +43,25 @@ const stream = acp.ndJsonStream(
 );
 
 // What each permission request is answered with, in order: "allow" selects the agent's
-// "allow" option; "cancel" sends session/cancel first, then answers `cancelled` (the order
-// the protocol asks of a client that cancels while a request is pending).
+// "allow" option; "cancel" sends session/cancel, waits until the agent withdraws the pending
+// request with $/cancel_request (2.4.0: an agent cancels the permission requests of the work
+// it stops; the SDK aborts the handler's signal then), and answers `cancelled`.
 const answers = ["allow", "cancel"];
 const permissions = [];
 const app = acp.client({ name: "acp-codegen-interop" });
-app.onRequest("session/request_permission", async ({ params, agent }) => {
+app.onRequest("session/request_permission", async ({ params, agent, signal }) => {
   const answer = answers.shift();
-  permissions.push({ answer, options: params.options.map((option) => option.optionId) });
+  const options = params.options.map((option) => option.optionId);
   if (answer === "cancel") {
     await agent.notify("session/cancel", { sessionId: params.sessionId });
+    await new Promise((resolve) => {
+      if (signal.aborted) resolve();
+      signal.addEventListener("abort", resolve, { once: true });
+    });
+    permissions.push({ answer, options, withdrawn: true });
     return { outcome: { outcome: "cancelled" } };
   }
+  permissions.push({ answer, options, withdrawn: signal.aborted });
   return { outcome: { outcome: "selected", optionId: "allow" } };
 });
 
