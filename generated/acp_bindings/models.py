@@ -2530,13 +2530,14 @@ def _route_AuthMethod(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -2590,13 +2591,14 @@ def _route_AvailableCommand(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -2657,13 +2659,14 @@ def _route_BackgroundWork(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -2734,13 +2737,14 @@ def _route_CreateElicitationRequest(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -2801,13 +2805,14 @@ def _route_CreateElicitationResponse(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -2879,13 +2884,14 @@ def _route_DiffChange(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -2975,13 +2981,14 @@ def _route_McpServer(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -3304,13 +3311,14 @@ def _route_PlanUpdateContent(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -3542,13 +3550,14 @@ def _route_IdleStateUpdate(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -3616,13 +3625,14 @@ def _route_ReplayFrom(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -3934,13 +3944,14 @@ def _route_RequestPermissionOutcome(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -4134,13 +4145,14 @@ def _route_SessionConfigOption(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -4447,13 +4459,14 @@ def _route_SetSessionConfigOptionRequest(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -4521,13 +4534,14 @@ def _route_StateUpdate(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -4656,13 +4670,14 @@ def _route_ElicitationPropertySchema(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -4987,13 +5002,14 @@ def _route_AvailableCommandInput(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -5063,13 +5079,14 @@ def _route_ContentBlock(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -5175,13 +5192,14 @@ def _route_MultiSelectItems(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -5271,13 +5289,14 @@ def _route_ToolCallContent(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -5408,13 +5427,14 @@ def _route_RequestPermissionSubject(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -5723,13 +5743,14 @@ def _route_SessionUpdate(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None

@@ -43,11 +43,12 @@ from typing import Any
 from .agent_session import Accepted, AgentSession, Prompt, new_id
 from .connection import Connection, answer_written
 from .dispatch import Dispatcher
-from .errors import RpcError
+from .errors import ErrorCode, RpcError
 from .history import chunk_runs, live_tags
 from .jsonvalue import copy_json
 from .outgoing import NoChecks, OutgoingChecks
 from .protocol import (
+    CANCELLABLE,
     INITIALIZE,
     SESSION_CANCEL,
     SESSION_CLOSE,
@@ -142,9 +143,12 @@ class AgentSide:
                 raise invalid([], "params must be an object")
             result = await getattr(self.registry, _REGISTRY_METHODS[method])(params)
         elif self._fallback is not None:
-            return await self._fallback.handle_request(method, params)
+            try:
+                return await self._fallback.handle_request(method, params)
+            except RpcError as error:
+                raise _not_cancellable(method, params, error) from None
         else:
-            raise RpcError.method_not_found(method)
+            raise _not_cancellable(method, params, RpcError.method_not_found(method))
         try:
             self.checks.result(method, result)  # our own answers fit the schema too
         except Exception:
@@ -246,3 +250,14 @@ _REGISTRY_METHODS = {
 
 def _fields(hooks: SessionHooks) -> dict[str, Any]:
     return {name: getattr(hooks, name) for name in SessionHooks.__slots__}
+
+
+def _not_cancellable(method: str, params: Any, error: RpcError) -> RpcError:
+    """`tool_call/cancel` and `terminal/cancel` that no handler serves: the protocol's answer
+    is -32602 (the tool call or terminal is unknown, finished or not cancellable), not -32601;
+    an author who advertises `capabilities.cancel` overrides the typed handler."""
+    field = CANCELLABLE.get(method)
+    if field is None or error.code != ErrorCode.METHOD_NOT_FOUND:
+        return error
+    named = params.get(field) if isinstance(params, dict) else None
+    return invalid([field], f"{field} {named!r} is not cancellable (unknown, or not advertised)")

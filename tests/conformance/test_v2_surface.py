@@ -1,4 +1,5 @@
-"""Version negotiation on the wire, against the example agent (examples/demo_agent.py)."""
+"""Upstream v2 2.4.0 on the wire of the example agent: version negotiation, and the answer to
+cancelling a tool call or terminal it never offered to cancel."""
 
 from __future__ import annotations
 
@@ -42,3 +43,25 @@ def test_a_refused_version_leaves_the_connection_usable() -> None:
     refused, accepted = run(main())
     assert refused["error"]["code"] == -32022  # type: ignore[index]
     assert accepted["result"]["protocolVersion"] == 2  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("method", "field"), [("tool_call/cancel", "toolCallId"), ("terminal/cancel", "terminalId")]
+)
+def test_cancelling_what_is_not_cancellable_is_invalid_params(method: str, field: str) -> None:
+    """Upstream 2.4.0: -32602 for an unknown, finished or non-cancellable tool call or terminal
+    (the example agent advertises `capabilities.cancel` on nothing)."""
+
+    async def main() -> dict[str, object]:
+        agent = await RawAgent.start()
+        try:
+            await agent.initialize()
+            session_id = await agent.new_session()
+            return await agent.call(method, {"sessionId": session_id, field: "nope"})
+        finally:
+            await agent.close()
+
+    reply = run(main())
+    error = reply["error"]
+    assert error["code"] == -32602, reply  # type: ignore[index]
+    assert field in str(error["data"])  # type: ignore[index]
