@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loa
 # The oldest pydantic these bindings work with (checked when the package is imported).
 PYDANTIC_MINIMUM = _pydantic_check.PYDANTIC_MINIMUM
 # sha256 of the schema file this package was generated from.
-SCHEMA_SHA256 = "3f360df120431674ffb0c63625d3c2385b0ef9fe165b8c3565398348016916bb"
+SCHEMA_SHA256 = "2fffe5036428f7b478793f7b302fafcca1b8de2b8b08c087a010118cefba1cf1"
 
 PROTOCOL_VERSION = 2
 

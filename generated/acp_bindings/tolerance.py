@@ -58,21 +58,13 @@ TOLERANCE: Final = ToleranceTable(
         },
         "AuthMethodTerminal": {
             "description": FieldRule(default_on_error=True),
-            "args": FieldRule(default_on_error=True, skip_invalid_items=True, default_on_null=True),
-            "env": FieldRule(
-                default_on_error=True,
-                skip_invalid_items=True,
-                default_on_null=True,
-                type="EnvVariable",
-            ),
+            "args": FieldRule(default_on_null=True),
+            "env": FieldRule(default_on_null=True, type="EnvVariable"),
             "_meta": FieldRule(default_on_error=True),
         },
         "AvailableCommandsUpdate": {
             "availableCommands": FieldRule(
-                default_on_error=True,
-                skip_invalid_items=True,
-                required=True,
-                type="AvailableCommand",
+                skip_invalid_items=True, required=True, type="AvailableCommand"
             ),
             "_meta": FieldRule(default_on_error=True),
         },
@@ -151,9 +143,7 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "ConfigOptionUpdate": {
-            "configOptions": FieldRule(
-                default_on_error=True, skip_invalid_items=True, required=True
-            ),
+            "configOptions": FieldRule(skip_invalid_items=True, required=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "Content": {
@@ -189,7 +179,6 @@ TOLERANCE: Final = ToleranceTable(
             "requestedSchema": FieldRule(required=True, type="ElicitationSchema"),
         },
         "ElicitationSchema": {
-            "type": FieldRule(default_on_error=True, required=True),
             "title": FieldRule(default_on_error=True),
             "properties": FieldRule(required=True, type="ElicitationPropertySchema"),
             "description": FieldRule(default_on_error=True),
@@ -263,7 +252,6 @@ TOLERANCE: Final = ToleranceTable(
             "sessions": FieldRule(
                 default_on_error=True, skip_invalid_items=True, required=True, type="SessionInfo"
             ),
-            "nextCursor": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "LoginAuthRequest": {
@@ -312,15 +300,8 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "NewSessionRequest": {
-            "additionalDirectories": FieldRule(
-                default_on_error=True, skip_invalid_items=True, default_on_null=True
-            ),
-            "mcpServers": FieldRule(
-                default_on_error=True,
-                skip_invalid_items=True,
-                default_on_null=True,
-                type="McpServer",
-            ),
+            "additionalDirectories": FieldRule(default_on_null=True),
+            "mcpServers": FieldRule(default_on_null=True, type="McpServer"),
             "_meta": FieldRule(default_on_error=True),
         },
         "NewSessionResponse": {
@@ -347,9 +328,7 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "PlanItems": {
-            "entries": FieldRule(
-                default_on_error=True, skip_invalid_items=True, required=True, type="PlanEntry"
-            ),
+            "entries": FieldRule(skip_invalid_items=True, required=True, type="PlanEntry"),
             "_meta": FieldRule(default_on_error=True),
         },
         "PlanUpdate": {
@@ -410,16 +389,9 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "ResumeSessionRequest": {
-            "additionalDirectories": FieldRule(
-                default_on_error=True, skip_invalid_items=True, default_on_null=True
-            ),
-            "mcpServers": FieldRule(
-                default_on_error=True,
-                skip_invalid_items=True,
-                default_on_null=True,
-                type="McpServer",
-            ),
-            "replayFrom": FieldRule(default_on_error=True, type="ReplayFrom"),
+            "additionalDirectories": FieldRule(default_on_null=True),
+            "mcpServers": FieldRule(default_on_null=True, type="McpServer"),
+            "replayFrom": FieldRule(type="ReplayFrom"),
             "_meta": FieldRule(default_on_error=True),
         },
         "ResumeSessionResponse": {
@@ -452,9 +424,7 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "SessionInfo": {
-            "additionalDirectories": FieldRule(
-                default_on_error=True, skip_invalid_items=True, default_on_null=True
-            ),
+            "additionalDirectories": FieldRule(default_on_null=True),
             "title": FieldRule(default_on_error=True),
             "updatedAt": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
@@ -481,9 +451,7 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "SetSessionConfigOptionResponse": {
-            "configOptions": FieldRule(
-                default_on_error=True, skip_invalid_items=True, required=True
-            ),
+            "configOptions": FieldRule(skip_invalid_items=True, required=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "StringMultiSelectItems": {
