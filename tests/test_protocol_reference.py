@@ -105,7 +105,8 @@ def test_every_update_variant_appears_with_its_merge_rule(
         rule = branch["x-merge"]
         row = next(ln for ln in text.splitlines() if f"</a>`{tag}` |" in ln)
         assert f'<a id="update-{tag.replace("_", "-")}"></a>' in row
-        assert verbs[rule["op"]] in row, row
+        logged = rule["op"] == "append" and "field" not in rule  # a log entity: the update itself
+        assert ("Log: the update" if logged else verbs[rule["op"]]) in row, row
         assert f"`{rule['entity']}`" in row
         if "key" in rule:
             assert f"identified by `{rule['key']}`" in row

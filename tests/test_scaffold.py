@@ -270,3 +270,15 @@ def test_the_readme_of_acp_codegen_shows_the_commands_that_were_tested() -> None
         "acp-codegen chat -- .venv/bin/my-agent",
     ):
         assert line in readme, line
+
+
+def test_the_agent_negotiates_the_protocol_version_as_upstream_specifies(scaffolded: Path) -> None:
+    """Requested 0, 1, 2, 3 and a v1-shaped `initialize`, on the wire of the scaffolded agent."""
+    from conformance.negotiation import answers, check
+
+    src = str(scaffolded / "src")
+    start = (
+        f"import sys, runpy; sys.path.insert(0, {src!r}); "
+        f"runpy.run_module({PACKAGE!r}, run_name='__main__')"
+    )
+    check(answers([sys.executable, "-c", start]))

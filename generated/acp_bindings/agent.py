@@ -21,15 +21,16 @@ from ._runtime.tolerant import result_from_wire
 from ._runtime.trace import TraceTarget
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import AgentDispatcher
-from .merge_rules import MERGE_RULES
+from .merge_rules import MERGE_RULES, STOP_REASONS
 from .methods import AGENT_SPECS, CLIENT_SPECS
 from .session import Prompt, Session
 from .tolerance import agent_notification_repairs, agent_request_repairs, agent_result_repairs
 
 
 def prompt_result(prompt: engine.Prompt) -> dict[str, Any]:
-    """The `session/prompt` result this schema requires for an accepted prompt."""
-    return {}
+    """The `session/prompt` result this schema requires for an accepted prompt: an
+    insertion receipt naming the `user_message` the lifecycle reports for it."""
+    return {"messageId": prompt.message_id}
 
 
 class ClientProxy:
@@ -175,7 +176,7 @@ class Agent:
         checks = OutgoingChecks(
             sent=CLIENT_SPECS,
             answered=AGENT_SPECS,
-            stop_reasons=getattr(models, "StopReason", None),
+            stop_reasons=STOP_REASONS,
         )
         self.lifecycle = AgentSide(
             connection,
@@ -189,12 +190,13 @@ class Agent:
             prompt_result=prompt_result,
         )
         if self.strict:
-            return ValidatingDispatcher(AGENT_SPECS, self.lifecycle)
+            return ValidatingDispatcher(AGENT_SPECS, self.lifecycle, screen=self.lifecycle.screen)
         return ValidatingDispatcher(
             AGENT_SPECS,
             self.lifecycle,
             agent_notification_repairs(),
             request_repairs=agent_request_repairs(),
+            screen=self.lifecycle.screen,
         )
 
     async def serve_stdio(self, trace: TraceTarget | None = None) -> None:
@@ -219,6 +221,18 @@ class Agent:
     ) -> models.SetSessionConfigOptionResponse:
         """Handle `session/set_config_option` (request)."""
         raise RpcError.method_not_found("session/set_config_option")
+
+    async def tool_call_cancel(
+        self, *, params: models.CancelToolCallRequest
+    ) -> models.CancelToolCallResponse:
+        """Handle `tool_call/cancel` (request)."""
+        raise RpcError.method_not_found("tool_call/cancel")
+
+    async def terminal_cancel(
+        self, *, params: models.CancelTerminalRequest
+    ) -> models.CancelTerminalResponse:
+        """Handle `terminal/cancel` (request)."""
+        raise RpcError.method_not_found("terminal/cancel")
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Handle an extension request (a method name starting with `_`)."""

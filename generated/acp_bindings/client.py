@@ -143,6 +143,30 @@ class AgentProxy:
         """Send `session/cancel` (notification)."""
         await self.peer.notify("session/cancel", to_wire(params, models.CancelSessionNotification))
 
+    async def tool_call_cancel(
+        self, params: models.CancelToolCallRequest
+    ) -> models.CancelToolCallResponse:
+        """Send `tool_call/cancel` (request)."""
+        result = await self.peer.request(
+            "tool_call/cancel", to_wire(params, models.CancelToolCallRequest)
+        )
+        answer: models.CancelToolCallResponse = result_from_wire(
+            models.CancelToolCallResponse, result, self._repairs, "tool_call/cancel"
+        )
+        return answer
+
+    async def terminal_cancel(
+        self, params: models.CancelTerminalRequest
+    ) -> models.CancelTerminalResponse:
+        """Send `terminal/cancel` (request)."""
+        result = await self.peer.request(
+            "terminal/cancel", to_wire(params, models.CancelTerminalRequest)
+        )
+        answer: models.CancelTerminalResponse = result_from_wire(
+            models.CancelTerminalResponse, result, self._repairs, "terminal/cancel"
+        )
+        return answer
+
     async def ext_method(self, method: str, params: Any) -> Any:
         """Send an extension request (`method` must start with `_`)."""
         return await self.peer.request(method, params)

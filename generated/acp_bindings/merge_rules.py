@@ -122,6 +122,37 @@ MERGE_RULES: Final[Mapping[str, MergeRule]] = MappingProxyType(
             entity="usage",
             op="replace",
         ),
+        "notice": MergeRule(
+            tag="notice",
+            entity="notice",
+            op="append",
+        ),
+        "compaction_update": MergeRule(
+            tag="compaction_update",
+            entity="compaction",
+            op="upsert",
+            key="/compactionId",
+        ),
+        "compaction_summary_chunk": MergeRule(
+            tag="compaction_summary_chunk",
+            entity="compaction",
+            op="append",
+            key="/compactionId",
+            field="summary",
+            source="/content",
+        ),
+    }
+)
+
+# The stop reasons the schema names; an agent may also end a turn with a custom `_` reason.
+STOP_REASONS: Final[frozenset[str]] = frozenset(
+    {
+        "cancelled",
+        "end_turn",
+        "error",
+        "max_tokens",
+        "max_turn_requests",
+        "refusal",
     }
 )
 
@@ -140,6 +171,13 @@ TRISTATE_FIELDS: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
                 "content",
             }
         ),
+        "CompactionUpdate": frozenset(
+            {
+                "_meta",
+                "error",
+                "summary",
+            }
+        ),
         "SessionInfoUpdate": frozenset(
             {
                 "_meta",
@@ -150,18 +188,22 @@ TRISTATE_FIELDS: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
         "TerminalUpdate": frozenset(
             {
                 "_meta",
+                "capabilities",
                 "command",
                 "cwd",
                 "exitStatus",
                 "output",
+                "size",
             }
         ),
         "ToolCallUpdate": frozenset(
             {
                 "_meta",
+                "capabilities",
                 "content",
                 "kind",
                 "locations",
+                "name",
                 "rawInput",
                 "rawOutput",
                 "status",

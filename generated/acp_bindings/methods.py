@@ -140,6 +140,22 @@ METHOD_SPECS: Final[tuple[MethodSpec, ...]] = (
         result_type=None,
         handler="cancel_request",
     ),
+    MethodSpec(
+        method="tool_call/cancel",
+        side="agent",
+        kind="request",
+        params_type=models.CancelToolCallRequest,
+        result_type=models.CancelToolCallResponse,
+        handler="tool_call_cancel",
+    ),
+    MethodSpec(
+        method="terminal/cancel",
+        side="agent",
+        kind="request",
+        params_type=models.CancelTerminalRequest,
+        result_type=models.CancelTerminalResponse,
+        handler="terminal_cancel",
+    ),
 )
 
 

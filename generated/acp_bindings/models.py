@@ -188,30 +188,6 @@ class AudioContent(BaseModel):
     ] = MISSING
 
 
-class AuthCapabilities(BaseModel):
-    """
-    Login-related features of the Client.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
-    terminal: Annotated[
-        TerminalAuthCapabilities | None | MISSING,
-        Field(description="Present when terminal login methods can be run."),
-    ] = MISSING
-    meta: Annotated[
-        dict[str, Any] | None | MISSING,
-        Field(
-            alias="_meta",
-            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
-        ),
-    ] = MISSING
-
-
 class AuthMethodAgent(BaseModel):
     """
     Login handled by the Agent itself.
@@ -276,32 +252,6 @@ class AuthMethodTerminal(BaseModel):
     ] = MISSING
 
 
-class AvailableCommand(BaseModel):
-    """
-    A command the user can invoke, usually typed with a leading slash.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
-    name: Annotated[str, Field(description="Name the user types to run the command.")]
-    description: Annotated[str, Field(description="What the command does.")]
-    input: Annotated[
-        AvailableCommandInput | None | MISSING,
-        Field(description="Input the command takes, if any."),
-    ] = MISSING
-    meta: Annotated[
-        dict[str, Any] | None | MISSING,
-        Field(
-            alias="_meta",
-            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
-        ),
-    ] = MISSING
-
-
 class AvailableCommandsUpdate(BaseModel):
     """
     The complete current list of commands the user can invoke; it replaces the previous list.
@@ -319,6 +269,62 @@ class AvailableCommandsUpdate(BaseModel):
     available_commands: Annotated[
         list[AvailableCommand],
         Field(alias="availableCommands", description="All commands now available."),
+    ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class BackgroundTerminal(BaseModel):
+    """
+    A terminal whose process runs on beside the foreground work.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    type: Literal["terminal"] = "terminal"
+    terminal_id: Annotated[
+        TerminalId,
+        Field(
+            alias="terminalId",
+            description="The terminal, announced earlier with `terminal_update`.",
+        ),
+    ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class BackgroundToolCall(BaseModel):
+    """
+    A tool call that runs on beside the foreground work.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    type: Literal["tool_call"] = "tool_call"
+    tool_call_id: Annotated[
+        ToolCallId,
+        Field(
+            alias="toolCallId",
+            description="The tool call, announced earlier with `tool_call_update`.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -426,7 +432,127 @@ class CancelSessionNotification(BaseModel):
     ] = MISSING
 
 
+class CancelTerminalRequest(BaseModel):
+    """
+    Params of `terminal/cancel`: the Client asks the Agent to stop one terminal. Only sent while the terminal advertises `capabilities.cancel`. The answer means the Agent accepted; the terminal's own update reports when it has stopped. An unknown, finished or non-cancellable terminal is answered -32602.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_id: Annotated[
+        SessionId, Field(alias="sessionId", description="Session that owns the terminal.")
+    ]
+    terminal_id: Annotated[
+        TerminalId, Field(alias="terminalId", description="The terminal to stop.")
+    ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class CancelTerminalResponse(BaseModel):
+    """
+    Result of `terminal/cancel`: the cancellation was accepted.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class CancelToolCallRequest(BaseModel):
+    """
+    Params of `tool_call/cancel`: the Client asks the Agent to stop one tool call. Only sent while the tool call advertises `capabilities.cancel`. The answer means the Agent accepted; the tool call's own update reports when it has stopped. An unknown, finished or non-cancellable tool call is answered -32602.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_id: Annotated[
+        SessionId, Field(alias="sessionId", description="Session that owns the tool call.")
+    ]
+    tool_call_id: Annotated[
+        ToolCallId, Field(alias="toolCallId", description="The tool call to stop.")
+    ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class CancelToolCallResponse(BaseModel):
+    """
+    Result of `tool_call/cancel`: the cancellation was accepted.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class CancelledIdleStateUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[Literal["cancelled"], Field(alias="stopReason")] = "cancelled"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
 class CancelledPermissionOutcome(BaseModel):
+    """
+    The request ended without a choice: the work was cancelled, the user dismissed it, or the Client declined by policy. The Agent must not go ahead.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -434,6 +560,37 @@ class CancelledPermissionOutcome(BaseModel):
         defer_build=True,
     )
     outcome: Literal["cancelled"] = "cancelled"
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class ClientAuthCapabilities(BaseModel):
+    """
+    Login-related features of the Client.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    terminal: Annotated[
+        TerminalAuthCapabilities | None | MISSING,
+        Field(description="Present when terminal login methods can be run."),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class ClientCapabilities(BaseModel):
@@ -447,9 +604,9 @@ class ClientCapabilities(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    auth: Annotated[AuthCapabilities | None | MISSING, Field(description="Login features.")] = (
-        MISSING
-    )
+    auth: Annotated[
+        ClientAuthCapabilities | None | MISSING, Field(description="Login features.")
+    ] = MISSING
     elicitation: Annotated[
         ElicitationCapabilities | None | MISSING, Field(description="Elicitation modes.")
     ] = MISSING
@@ -503,6 +660,33 @@ class CloseSessionResponse(BaseModel):
     ] = MISSING
 
 
+class Command(BaseModel):
+    """
+    A command the user can invoke, usually typed with a leading slash.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    type: Literal["command"] = "command"
+    name: Annotated[str, Field(description="Name the user types to run the command.")]
+    description: Annotated[str, Field(description="What the command does.")]
+    input: Annotated[
+        AvailableCommandInput | None | MISSING,
+        Field(description="Input the command takes, if any."),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
 class CommandPermissionSubject(BaseModel):
     """
     Permission to run a shell command.
@@ -530,6 +714,97 @@ class CommandPermissionSubject(BaseModel):
         Field(
             alias="_meta",
             description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+CompactionId = TypeAliasType(
+    "CompactionId",
+    Annotated[
+        str,
+        Field(
+            description="Id of a context compaction, unique within its session.",
+            title="CompactionId",
+        ),
+    ],
+)
+
+
+CompactionStatus = TypeAliasType(
+    "CompactionStatus",
+    Annotated[
+        Literal["in_progress"]
+        | Literal["completed"]
+        | Literal["failed"]
+        | Literal["cancelled"]
+        | str,
+        Field(
+            description="Progress of a context compaction. Open: custom values start with `_`.",
+            title="CompactionStatus",
+        ),
+    ],
+)
+
+
+class CompactionSummaryChunk(BaseModel):
+    """
+    One content block appended to a compaction's summary. An unknown id starts a compaction in progress; chunks append in the order received.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")] = (
+        "compaction_summary_chunk"
+    )
+    compaction_id: Annotated[
+        CompactionId, Field(alias="compactionId", description="Compaction whose summary grows.")
+    ]
+    content: Annotated[ContentBlock, Field(description="The block to append.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data for this chunk only; it does not touch the compaction's stored `_meta`.",
+        ),
+    ] = MISSING
+
+
+class CompactionUpdate(BaseModel):
+    """
+    Upsert of a context compaction, keyed by `compactionId`. The first update places it in the conversation; later ones patch it: leave a field out to keep it, null to clear it, a value to replace it (`summary: []` clears too).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")] = (
+        "compaction_update"
+    )
+    compaction_id: Annotated[
+        CompactionId, Field(alias="compactionId", description="Compaction to create or patch.")
+    ]
+    status: Annotated[CompactionStatus, Field(description="Progress of the compaction.")]
+    summary: Annotated[
+        list[ContentBlock] | None | MISSING,
+        Field(
+            description="The whole summary shown to the user; replaces any summary gathered so far."
+        ),
+    ] = MISSING
+    error: Annotated[
+        str | None | MISSING, Field(description="What went wrong, for people to read.")
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data for the entity. Patch field: leave out to keep, null to clear, an object to set.",
         ),
     ] = MISSING
 
@@ -668,10 +943,7 @@ class Cost(BaseModel):
     )
     amount: Annotated[float, Field(description="The amount.")]
     currency: Annotated[
-        str,
-        Field(
-            description="ISO 4217 currency code in capitals, such as `USD`.", pattern="^[A-Z]{3}$"
-        ),
+        str, Field(description="Currency code, such as `USD` (ISO 4217 by convention).")
     ]
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -773,6 +1045,13 @@ class DiffPatch(BaseModel):
     )
     format: Annotated[DiffPatchFormat, Field(description="Syntax of `text`.")]
     text: Annotated[str, Field(description="The patch.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 DiffPatchFormat = TypeAliasType(
@@ -966,7 +1245,7 @@ class ElicitationCapabilities(BaseModel):
 ElicitationContentValue = TypeAliasType(
     "ElicitationContentValue",
     Annotated[
-        str | int | float | bool | list[str],
+        str | int | float | bool | list[str] | Any,
         Field(description="Value of one submitted form field.", title="ElicitationContentValue"),
     ],
 )
@@ -1081,13 +1360,11 @@ class ElicitationSchema(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    type: Annotated[ElicitationSchemaType | MISSING, Field(description="Always `object`.")] = (
-        MISSING
-    )
+    type: Annotated[ElicitationSchemaType, Field(description="Always `object`.")]
     title: Annotated[str | None | MISSING, Field(description="Title of the form.")] = MISSING
     properties: Annotated[
-        dict[str, ElicitationPropertySchema] | MISSING, Field(description="Form fields by name.")
-    ] = MISSING
+        dict[str, ElicitationPropertySchema], Field(description="Form fields by name.")
+    ]
     required: Annotated[
         list[str] | None | MISSING, Field(description="Names of fields that must be filled in.")
     ] = MISSING
@@ -1219,6 +1496,30 @@ class EmbeddedResource(BaseModel):
     ] = MISSING
 
 
+class EndTurnIdleStateUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[Literal["end_turn"], Field(alias="stopReason")] = "end_turn"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
 class EnumOption(BaseModel):
     """
     One allowed value with a display label.
@@ -1279,7 +1580,9 @@ class Error(BaseModel):
     )
     code: Annotated[ErrorCode, Field(description="Error code.")]
     message: Annotated[str, Field(description="Short human-readable explanation.")]
-    data: Annotated[Any | MISSING, Field(description="Extra details; any JSON.")] = MISSING
+    data: Annotated[
+        ErrorData | None | MISSING, Field(description="Extra details: a known shape, or any JSON.")
+    ] = MISSING
 
 
 ErrorCode = TypeAliasType(
@@ -1293,6 +1596,7 @@ ErrorCode = TypeAliasType(
         | Literal[-32800]
         | Literal[-32000]
         | Literal[-32002]
+        | Literal[-32022]
         | int,
         Field(
             description="JSON-RPC error code. Any 32-bit integer is allowed; the listed ones have fixed meanings.",
@@ -1300,6 +1604,49 @@ ErrorCode = TypeAliasType(
         ),
     ],
 )
+
+
+class ErrorStopReason(BaseModel):
+    """
+    Foreground work ended because of a failure.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    error: Annotated[
+        Error | None | MISSING,
+        Field(
+            description="The failure as a JSON-RPC error object. Optional, but Agents should send it."
+        ),
+    ] = MISSING
+
+
+class ErrorIdleStateUpdate(ErrorStopReason):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[Literal["error"], Field(alias="stopReason")] = "error"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 ExtNotification = TypeAliasType(
@@ -1379,6 +1726,13 @@ class Icon(BaseModel):
     theme: Annotated[
         IconTheme | None | MISSING, Field(description="Theme the icon is meant for.")
     ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 IconTheme = TypeAliasType(
@@ -1391,37 +1745,6 @@ IconTheme = TypeAliasType(
         ),
     ],
 )
-
-
-class IdleStateUpdate(BaseModel):
-    """
-    The Agent is ready for a new prompt. When this ends foreground work it carries the reason.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
-        "state_update"
-    )
-    state: Literal["idle"] = "idle"
-    stop_reason: Annotated[
-        StopReason | None | MISSING,
-        Field(
-            alias="stopReason",
-            description="Why foreground work ended. The Agent must send it when this update ends foreground work.",
-        ),
-    ] = MISSING
-    meta: Annotated[
-        dict[str, Any] | None | MISSING,
-        Field(
-            alias="_meta",
-            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
-        ),
-    ] = MISSING
 
 
 class ImageContent(BaseModel):
@@ -1725,6 +2048,56 @@ class LogoutAuthResponse(BaseModel):
     ] = MISSING
 
 
+class MaxTokensIdleStateUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[Literal["max_tokens"], Field(alias="stopReason")] = "max_tokens"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class MaxTurnRequestsIdleStateUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[Literal["max_turn_requests"], Field(alias="stopReason")] = (
+        "max_turn_requests"
+    )
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
 class McpCapabilities(BaseModel):
     """
     MCP transports the Agent can connect to.
@@ -2011,6 +2384,13 @@ class NewSessionResponse(BaseModel):
         list[SessionConfigOption] | MISSING,
         Field(alias="configOptions", description="Configuration options of the new session."),
     ] = MISSING
+    available_commands: Annotated[
+        list[AvailableCommand] | MISSING,
+        Field(
+            alias="availableCommands",
+            description="Commands available in the session from the start (they may also arrive later as `available_commands_update`).",
+        ),
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -2018,6 +2398,69 @@ class NewSessionResponse(BaseModel):
             description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
         ),
     ] = MISSING
+
+
+class NoneIdleStateUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    state: Literal["idle"] = "idle"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class Notice(BaseModel):
+    """
+    Something to tell the user now. Live only: not part of session history, never replayed, and the Agent cannot count on it being shown.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")] = "notice"
+    severity: Annotated[NoticeSeverity, Field(description="How prominently to show it.")]
+    title: Annotated[
+        str, Field(description="Short plain text that stands on its own.", min_length=1)
+    ]
+    description: Annotated[
+        str | None | MISSING, Field(description="More detail in plain text.")
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+NoticeSeverity = TypeAliasType(
+    "NoticeSeverity",
+    Annotated[
+        Literal["info"] | Literal["warning"] | Literal["error"] | str,
+        Field(
+            description="How prominently to show a notice. Open: custom values start with `_`.",
+            title="NoticeSeverity",
+        ),
+    ],
+)
 
 
 class NumberPropertySchema(BaseModel):
@@ -2064,14 +2507,6 @@ class OtherAuthMethod(BaseModel):
         AuthMethodId, Field(alias="methodId", description="Id to pass to `auth/login`.")
     ]
     name: Annotated[str, Field(description="Label shown to the user.")]
-    description: Annotated[str | None | MISSING, Field(description="Longer explanation.")] = MISSING
-    meta: Annotated[
-        dict[str, Any] | None | MISSING,
-        Field(
-            alias="_meta",
-            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
-        ),
-    ] = MISSING
 
 
 _AuthMethod_TAGS = frozenset(
@@ -2095,13 +2530,14 @@ def _route_AuthMethod(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -2123,6 +2559,65 @@ AuthMethod = TypeAliasType(
 )
 
 
+class OtherAvailableCommand(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    type: str
+    name: Annotated[str, Field(description="Name the user types.")]
+    description: Annotated[str, Field(description="What it does.")]
+
+
+_AvailableCommand_TAGS = frozenset(
+    {
+        "command",
+    }
+)
+
+
+def _route_AvailableCommand(
+    value: Any, *, tag_key: str = "type", known: frozenset[str] = _AvailableCommand_TAGS
+) -> str | None:
+    """Pick the branch of AvailableCommand from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
+            return tag
+    if isinstance(value, dict):
+        tag = value.get(tag_key)
+    elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
+        tag = next(
+            (
+                getattr(value, n)
+                for n, f in type(value).model_fields.items()
+                if (f.alias or n) == tag_key
+            ),
+            (value.model_extra or {}).get(tag_key),
+        )
+    else:
+        return None
+    if tag is None:
+        return None
+    if isinstance(tag, str) and tag in known:
+        return tag
+    return "other"
+
+
+AvailableCommand = TypeAliasType(
+    "AvailableCommand",
+    Annotated[
+        Annotated[Command, Tag("command")] | Annotated[OtherAvailableCommand, Tag("other")],
+        Discriminator(_route_AvailableCommand),
+    ],
+)
+
+
 class OtherAvailableCommandInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -2131,6 +2626,66 @@ class OtherAvailableCommandInput(BaseModel):
         defer_build=True,
     )
     type: str
+
+
+class OtherBackgroundWork(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    type: str
+
+
+_BackgroundWork_TAGS = frozenset(
+    {
+        "terminal",
+        "tool_call",
+    }
+)
+
+
+def _route_BackgroundWork(
+    value: Any, *, tag_key: str = "type", known: frozenset[str] = _BackgroundWork_TAGS
+) -> str | None:
+    """Pick the branch of BackgroundWork from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
+            return tag
+    if isinstance(value, dict):
+        tag = value.get(tag_key)
+    elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
+        tag = next(
+            (
+                getattr(value, n)
+                for n, f in type(value).model_fields.items()
+                if (f.alias or n) == tag_key
+            ),
+            (value.model_extra or {}).get(tag_key),
+        )
+    else:
+        return None
+    if tag is None:
+        return None
+    if isinstance(tag, str) and tag in known:
+        return tag
+    return "other"
+
+
+BackgroundWork = TypeAliasType(
+    "BackgroundWork",
+    Annotated[
+        Annotated[BackgroundTerminal, Tag("terminal")]
+        | Annotated[BackgroundToolCall, Tag("tool_call")]
+        | Annotated[OtherBackgroundWork, Tag("other")],
+        Discriminator(_route_BackgroundWork),
+    ],
+)
 
 
 class OtherContentBlock(BaseModel):
@@ -2182,13 +2737,14 @@ def _route_CreateElicitationRequest(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -2249,13 +2805,14 @@ def _route_CreateElicitationResponse(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -2327,13 +2884,14 @@ def _route_DiffChange(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -2368,6 +2926,30 @@ class OtherElicitationPropertySchema(BaseModel):
     type: str
 
 
+class OtherIdleStateUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[str, Field(alias="stopReason")]
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
 class OtherMcpServer(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -2399,13 +2981,14 @@ def _route_McpServer(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -2456,13 +3039,6 @@ class OtherReplayFrom(BaseModel):
         defer_build=True,
     )
     type: str
-    meta: Annotated[
-        dict[str, Any] | None | MISSING,
-        Field(
-            alias="_meta",
-            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
-        ),
-    ] = MISSING
 
 
 class OtherRequestPermissionOutcome(BaseModel):
@@ -2735,13 +3311,14 @@ def _route_PlanUpdateContent(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -2870,7 +3447,8 @@ class PromptRequest(BaseModel):
     prompt: Annotated[
         list[ContentBlock],
         Field(
-            description="Content of the user message. Only content types allowed by the Agent's prompt capabilities may be used."
+            description="Content of the user message. Only content types allowed by the Agent's prompt capabilities may be used.",
+            min_length=1,
         ),
     ]
     meta: Annotated[
@@ -2884,7 +3462,7 @@ class PromptRequest(BaseModel):
 
 class PromptResponse(BaseModel):
     """
-    Result of `session/prompt`. Empty: it only confirms the prompt was accepted. Progress and the end of the work arrive as `session/update` notifications (an idle `state_update`).
+    Result of `session/prompt`: a receipt. The prompt was inserted into the conversation as the user message named here; it does not mean the work is done (that arrives as an idle `state_update`). The matching `user_message` update may come before or after this answer.
     """
 
     model_config = ConfigDict(
@@ -2893,6 +3471,13 @@ class PromptResponse(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    message_id: Annotated[
+        MessageId,
+        Field(
+            alias="messageId",
+            description="Id of the inserted user message; its `user_message` update carries the same id.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -2912,6 +3497,89 @@ ProtocolVersion = TypeAliasType(
             le=65535,
             title="ProtocolVersion",
         ),
+    ],
+)
+
+
+class RefusalIdleStateUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[Literal["refusal"], Field(alias="stopReason")] = "refusal"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+_IdleStateUpdate_TAGS = frozenset(
+    {
+        "end_turn",
+        "max_tokens",
+        "max_turn_requests",
+        "refusal",
+        "cancelled",
+        "error",
+    }
+)
+
+
+def _route_IdleStateUpdate(
+    value: Any, *, tag_key: str = "stopReason", known: frozenset[str] = _IdleStateUpdate_TAGS
+) -> str | None:
+    """Pick the branch of IdleStateUpdate from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
+            return tag
+    if isinstance(value, dict):
+        tag = value.get(tag_key)
+    elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
+        tag = next(
+            (
+                getattr(value, n)
+                for n, f in type(value).model_fields.items()
+                if (f.alias or n) == tag_key
+            ),
+            (value.model_extra or {}).get(tag_key),
+        )
+    else:
+        return None
+    if tag is None:
+        return "default"
+    if isinstance(tag, str) and tag in known:
+        return tag
+    return "other"
+
+
+IdleStateUpdate = TypeAliasType(
+    "IdleStateUpdate",
+    Annotated[
+        Annotated[EndTurnIdleStateUpdate, Tag("end_turn")]
+        | Annotated[MaxTokensIdleStateUpdate, Tag("max_tokens")]
+        | Annotated[MaxTurnRequestsIdleStateUpdate, Tag("max_turn_requests")]
+        | Annotated[RefusalIdleStateUpdate, Tag("refusal")]
+        | Annotated[CancelledIdleStateUpdate, Tag("cancelled")]
+        | Annotated[ErrorIdleStateUpdate, Tag("error")]
+        | Annotated[NoneIdleStateUpdate, Tag("default")]
+        | Annotated[OtherIdleStateUpdate, Tag("other")],
+        Discriminator(_route_IdleStateUpdate),
     ],
 )
 
@@ -2957,13 +3625,14 @@ def _route_ReplayFrom(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -2986,8 +3655,8 @@ ReplayFrom = TypeAliasType(
 RequestId = TypeAliasType(
     "RequestId",
     Annotated[
-        int | str | None,
-        Field(description="JSON-RPC request id: a string, an integer, or null.", title="RequestId"),
+        int | str,
+        Field(description="JSON-RPC request id: a string or an integer.", title="RequestId"),
     ],
 )
 
@@ -3063,6 +3732,12 @@ class RequiresActionStateUpdate(BaseModel):
         "state_update"
     )
     state: Literal["requires_action"] = "requires_action"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -3098,8 +3773,7 @@ class ResourceLink(BaseModel):
         Field(alias="mimeType", description="Media type of the resource."),
     ] = MISSING
     size: Annotated[
-        int | None | MISSING,
-        Field(description="Size in bytes.", ge=-9223372036854775808, le=9223372036854775807),
+        int | None | MISSING, Field(description="Size in bytes.", ge=0, le=18446744073709551615)
     ] = MISSING
     annotations: Annotated[Annotations | None | MISSING, Field(description="Display hints.")] = (
         MISSING
@@ -3167,6 +3841,13 @@ class ResumeSessionResponse(BaseModel):
         list[SessionConfigOption] | MISSING,
         Field(alias="configOptions", description="Current configuration options of the session."),
     ] = MISSING
+    available_commands: Annotated[
+        list[AvailableCommand] | MISSING,
+        Field(
+            alias="availableCommands",
+            description="Commands available in the session from the start (they may also arrive later as `available_commands_update`).",
+        ),
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -3203,6 +3884,12 @@ class RunningStateUpdate(BaseModel):
         "state_update"
     )
     state: Literal["running"] = "running"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -3257,13 +3944,14 @@ def _route_RequestPermissionOutcome(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -3457,13 +4145,14 @@ def _route_SessionConfigOption(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -3500,7 +4189,9 @@ class SessionConfigSelectGroup(BaseModel):
         SessionConfigGroupId, Field(alias="groupId", description="Id of the group.")
     ]
     name: Annotated[str, Field(description="Group label.")]
-    options: Annotated[list[SessionConfigSelectOption], Field(description="Values in the group.")]
+    options: Annotated[
+        list[SessionConfigSelectOption], Field(description="Values in the group.", min_length=1)
+    ]
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -3533,10 +4224,36 @@ class SessionConfigSelectOption(BaseModel):
     ] = MISSING
 
 
+SessionConfigSelectOptions1 = TypeAliasType(
+    "SessionConfigSelectOptions1",
+    Annotated[
+        list[SessionConfigSelectOption],
+        Field(
+            description="The selectable values, either flat or in groups.",
+            min_length=1,
+            title="SessionConfigSelectOptions",
+        ),
+    ],
+)
+
+
+SessionConfigSelectOptions2 = TypeAliasType(
+    "SessionConfigSelectOptions2",
+    Annotated[
+        list[SessionConfigSelectGroup],
+        Field(
+            description="The selectable values, either flat or in groups.",
+            min_length=1,
+            title="SessionConfigSelectOptions",
+        ),
+    ],
+)
+
+
 SessionConfigSelectOptions = TypeAliasType(
     "SessionConfigSelectOptions",
     Annotated[
-        list[SessionConfigSelectOption] | list[SessionConfigSelectGroup],
+        SessionConfigSelectOptions1 | SessionConfigSelectOptions2,
         Field(
             description="The selectable values, either flat or in groups.",
             title="SessionConfigSelectOptions",
@@ -3653,6 +4370,27 @@ SessionListCursor = TypeAliasType(
 )
 
 
+class SessionNotFoundErrorData(BaseModel):
+    """
+    `data` of an error about a session the Agent does not know.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId", description="The unknown session.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
 class SetSessionConfigOptionBooleanValue(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -3721,13 +4459,14 @@ def _route_SetSessionConfigOptionRequest(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -3795,13 +4534,14 @@ def _route_StateUpdate(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -3820,23 +4560,6 @@ StateUpdate = TypeAliasType(
         | Annotated[RequiresActionStateUpdate, Tag("requires_action")]
         | Annotated[OtherStateUpdate, Tag("other")],
         Discriminator(_route_StateUpdate),
-    ],
-)
-
-
-StopReason = TypeAliasType(
-    "StopReason",
-    Annotated[
-        Literal["end_turn"]
-        | Literal["max_tokens"]
-        | Literal["max_turn_requests"]
-        | Literal["refusal"]
-        | Literal["cancelled"]
-        | str,
-        Field(
-            description="Why foreground work ended. Open: custom reasons start with `_` and are shown as a generic stop; other unknown values are reserved for later ACP versions.",
-            title="StopReason",
-        ),
     ],
 )
 
@@ -3947,13 +4670,14 @@ def _route_ElicitationPropertySchema(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -4022,6 +4746,52 @@ class TerminalAuthCapabilities(BaseModel):
     ] = MISSING
 
 
+class TerminalCancelCapabilities(BaseModel):
+    """
+    Present when the Client may cancel this terminal with `terminal/cancel`; it has no fields yet.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class TerminalCapabilities(BaseModel):
+    """
+    What the Client may do with this terminal right now. An invalid value reads as no controls at all.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    cancel: Annotated[
+        TerminalCancelCapabilities | None | MISSING,
+        Field(
+            description="Present (even as `{}`) while the terminal can be cancelled with `terminal/cancel`; left out or null otherwise."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
 class TerminalExitStatus(BaseModel):
     """
     How a terminal's command ended. Sending this object at all means the command has finished, even with no code or signal.
@@ -4035,7 +4805,12 @@ class TerminalExitStatus(BaseModel):
     )
     exit_code: Annotated[
         int | None | MISSING,
-        Field(alias="exitCode", description="Exit code, when known.", ge=0, le=4294967295),
+        Field(
+            alias="exitCode",
+            description="Exit code, when known (negative codes are possible on some platforms).",
+            ge=-9223372036854775808,
+            le=9223372036854775807,
+        ),
     ] = MISSING
     signal: Annotated[
         str | None | MISSING,
@@ -4114,6 +4889,28 @@ class TerminalOutputChunk(BaseModel):
     ] = MISSING
 
 
+class TerminalSize(BaseModel):
+    """
+    Size of an agent-owned terminal in character cells.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    cols: Annotated[int, Field(description="Columns.", ge=1, le=65535)]
+    rows: Annotated[int, Field(description="Rows.", ge=1, le=65535)]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
 class TerminalUpdate(BaseModel):
     """
     Upsert of a display-only terminal, keyed by `terminalId`. Every field except the id is a patch field: leave out to keep, null to clear, a value to replace.
@@ -4144,6 +4941,15 @@ class TerminalUpdate(BaseModel):
     exit_status: Annotated[
         TerminalExitStatus | None | MISSING,
         Field(alias="exitStatus", description="Set once the command has ended."),
+    ] = MISSING
+    size: Annotated[
+        TerminalSize | None | MISSING, Field(description="Size of the terminal in character cells.")
+    ] = MISSING
+    capabilities: Annotated[
+        TerminalCapabilities | None | MISSING,
+        Field(
+            description="Controls the Client may use on this terminal now, such as cancelling it."
+        ),
     ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -4196,13 +5002,14 @@ def _route_AvailableCommandInput(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -4272,13 +5079,14 @@ def _route_ContentBlock(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -4384,13 +5192,14 @@ def _route_MultiSelectItems(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -4410,6 +5219,52 @@ MultiSelectItems = TypeAliasType(
         Discriminator(_route_MultiSelectItems),
     ],
 )
+
+
+class ToolCallCancelCapabilities(BaseModel):
+    """
+    Present when the Client may cancel this tool call with `tool_call/cancel`; it has no fields yet.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class ToolCallCapabilities(BaseModel):
+    """
+    What the Client may do with this tool call right now. An invalid value reads as no controls at all.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    cancel: Annotated[
+        ToolCallCancelCapabilities | None | MISSING,
+        Field(
+            description="Present (even as `{}`) while the tool call can be cancelled with `tool_call/cancel`; left out or null otherwise."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 _ToolCallContent_TAGS = frozenset(
@@ -4434,13 +5289,14 @@ def _route_ToolCallContent(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -4515,7 +5371,7 @@ class ToolCallLocation(BaseModel):
     path: Annotated[AbsolutePath, Field(description="File the tool touches.")]
     line: Annotated[
         int | None | MISSING,
-        Field(description="1-based line number, if relevant.", ge=0, le=4294967295),
+        Field(description="1-based line number, if relevant.", ge=1, le=4294967295),
     ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -4541,6 +5397,13 @@ class ToolCallPermissionSubject(BaseModel):
     tool_call: Annotated[
         ToolCallUpdate, Field(alias="toolCall", description="The tool call waiting for permission.")
     ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 _RequestPermissionSubject_TAGS = frozenset(
@@ -4564,13 +5427,14 @@ def _route_RequestPermissionSubject(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -4600,9 +5464,10 @@ ToolCallStatus = TypeAliasType(
         | Literal["completed"]
         | Literal["failed"]
         | Literal["cancelled"]
+        | Literal["paused"]
         | str,
         Field(
-            description="Progress of a tool call. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
+            description="Progress of a tool call (`paused`: waiting, for example on the user, and expected to go on). Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
             title="ToolCallStatus",
         ),
     ],
@@ -4623,6 +5488,10 @@ class ToolCallUpdate(BaseModel):
     tool_call_id: Annotated[
         ToolCallId, Field(alias="toolCallId", description="Tool call to create or patch.")
     ]
+    name: Annotated[
+        str | None | MISSING,
+        Field(description="Machine-readable name of the tool, as the Agent knows it."),
+    ] = MISSING
     title: Annotated[
         str | None | MISSING, Field(description="Human-readable summary of what the tool does.")
     ] = MISSING
@@ -4646,6 +5515,12 @@ class ToolCallUpdate(BaseModel):
     raw_output: Annotated[
         Any | MISSING,
         Field(alias="rawOutput", description="Tool output as the tool produced it; any JSON."),
+    ] = MISSING
+    capabilities: Annotated[
+        ToolCallCapabilities | None | MISSING,
+        Field(
+            description="Controls the Client may use on this tool call now, such as cancelling it."
+        ),
     ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -4685,6 +5560,42 @@ ToolKind = TypeAliasType(
         Field(
             description="Broad category of a tool, used to pick an icon or a presentation. Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
             title="ToolKind",
+        ),
+    ],
+)
+
+
+class UnsupportedProtocolVersionErrorData(BaseModel):
+    """
+    `data` of error -32022: the version asked for and the versions served.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    requested: Annotated[ProtocolVersion, Field(description="The version the Client asked for.")]
+    supported: Annotated[
+        list[ProtocolVersion], Field(description="Every version the Agent serves.")
+    ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+ErrorData = TypeAliasType(
+    "ErrorData",
+    Annotated[
+        UnsupportedProtocolVersionErrorData | SessionNotFoundErrorData | Any,
+        Field(
+            description="Extra details of an error. Known shapes first; any other JSON value is kept as it is.",
+            title="ErrorData",
         ),
     ],
 )
@@ -4812,6 +5723,9 @@ _SessionUpdate_TAGS = frozenset(
         "config_option_update",
         "session_info_update",
         "usage_update",
+        "notice",
+        "compaction_update",
+        "compaction_summary_chunk",
     }
 )
 
@@ -4829,13 +5743,14 @@ def _route_SessionUpdate(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None
@@ -4865,6 +5780,9 @@ SessionUpdate = TypeAliasType(
         | Annotated[ConfigOptionUpdate, Tag("config_option_update")]
         | Annotated[SessionInfoUpdate, Tag("session_info_update")]
         | Annotated[UsageUpdate, Tag("usage_update")]
+        | Annotated[Notice, Tag("notice")]
+        | Annotated[CompactionUpdate, Tag("compaction_update")]
+        | Annotated[CompactionSummaryChunk, Tag("compaction_summary_chunk")]
         | Annotated[OtherSessionUpdate, Tag("other")],
         Discriminator(_route_SessionUpdate),
     ],

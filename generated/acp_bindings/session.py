@@ -23,6 +23,12 @@ from ._runtime import agent_session as engine
 from ._runtime import handles
 from ._runtime.wire import from_wire
 
+CompactionStatusValue = Literal[
+    "in_progress",
+    "completed",
+    "failed",
+    "cancelled",
+]
 DiffFileTypeValue = Literal[
     "text",
     "binary",
@@ -33,6 +39,11 @@ DiffPatchFormatValue = Literal["git_patch",]
 IconThemeValue = Literal[
     "light",
     "dark",
+]
+NoticeSeverityValue = Literal[
+    "info",
+    "warning",
+    "error",
 ]
 PermissionOptionKindValue = Literal[
     "allow_once",
@@ -61,13 +72,6 @@ SessionConfigOptionCategoryValue = Literal[
     "model_config",
     "thought_level",
 ]
-StopReasonValue = Literal[
-    "end_turn",
-    "max_tokens",
-    "max_turn_requests",
-    "refusal",
-    "cancelled",
-]
 StringFormatValue = Literal[
     "email",
     "uri",
@@ -80,6 +84,7 @@ ToolCallStatusValue = Literal[
     "completed",
     "failed",
     "cancelled",
+    "paused",
 ]
 ToolKindValue = Literal[
     "read",
@@ -101,6 +106,7 @@ Content = str | models.ContentBlock
 class ToolCallFields(TypedDict, total=False):
     """Fields of a tool call patch (absent keeps, None clears, a value replaces)."""
 
+    name: str | None
     title: str | None
     kind: ToolKindValue | None
     status: ToolCallStatusValue | None
@@ -108,18 +114,21 @@ class ToolCallFields(TypedDict, total=False):
     locations: list[models.ToolCallLocation] | None
     rawInput: Any
     rawOutput: Any
+    capabilities: models.ToolCallCapabilities | None
     _meta: dict[str, Any] | None
 
 
 class ToolCallStart(TypedDict, total=False):
     """Fields of a new tool call besides its title."""
 
+    name: str | None
     kind: ToolKindValue | None
     status: ToolCallStatusValue | None
     content: list[models.ToolCallContent] | None
     locations: list[models.ToolCallLocation] | None
     rawInput: Any
     rawOutput: Any
+    capabilities: models.ToolCallCapabilities | None
     _meta: dict[str, Any] | None
 
 
@@ -130,6 +139,8 @@ class TerminalFields(TypedDict, total=False):
     cwd: models.AbsolutePath | None
     output: models.TerminalOutput | None
     exitStatus: models.TerminalExitStatus | None
+    size: models.TerminalSize | None
+    capabilities: models.TerminalCapabilities | None
     _meta: dict[str, Any] | None
 
 

@@ -42,21 +42,22 @@ class AudioContentDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
-class AvailableCommandDict(TypedDict, total=False):
-    """`models.AvailableCommand` as JSON."""
-
-    name: Required[str]
-    description: Required[str]
-    input: AvailableCommandInputDict | None
-    _meta: dict[str, Any] | None
-
-
 class BlobResourceContentsDict(TypedDict, total=False):
     """`models.BlobResourceContents` as JSON."""
 
     blob: Required[str]
     uri: Required[str]
     mimeType: models.MediaType | None
+    _meta: dict[str, Any] | None
+
+
+class CommandDict(TypedDict, total=False):
+    """`models.Command` as JSON."""
+
+    type: Required[Literal["command"]]
+    name: Required[str]
+    description: Required[str]
+    input: AvailableCommandInputDict | None
     _meta: dict[str, Any] | None
 
 
@@ -111,6 +112,7 @@ class DiffPatchDict(TypedDict, total=False):
 
     format: Required[models.DiffPatchFormat]
     text: Required[str]
+    _meta: dict[str, Any] | None
 
 
 class EmbeddedResourceDict(TypedDict, total=False):
@@ -129,6 +131,7 @@ class IconDict(TypedDict, total=False):
     mimeType: models.MediaType | None
     sizes: list[str] | None
     theme: models.IconTheme | None
+    _meta: dict[str, Any] | None
 
 
 class ImageContentDict(TypedDict, total=False):
@@ -161,6 +164,14 @@ class MoveDiffChangeDict(TypedDict, total=False):
     fileType: models.DiffFileType | None
     mimeType: models.MediaType | None
     _meta: dict[str, Any] | None
+
+
+class OtherAvailableCommandDict(TypedDict, total=False):
+    """`models.OtherAvailableCommand` as JSON."""
+
+    type: Required[str]
+    name: Required[str]
+    description: Required[str]
 
 
 class OtherAvailableCommandInputDict(TypedDict, total=False):
@@ -292,6 +303,19 @@ class TerminalDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
+class TerminalCancelCapabilitiesDict(TypedDict, total=False):
+    """`models.TerminalCancelCapabilities` as JSON."""
+
+    _meta: dict[str, Any] | None
+
+
+class TerminalCapabilitiesDict(TypedDict, total=False):
+    """`models.TerminalCapabilities` as JSON."""
+
+    cancel: TerminalCancelCapabilitiesDict | None
+    _meta: dict[str, Any] | None
+
+
 class TerminalExitStatusDict(TypedDict, total=False):
     """`models.TerminalExitStatus` as JSON."""
 
@@ -304,6 +328,14 @@ class TerminalOutputDict(TypedDict, total=False):
     """`models.TerminalOutput` as JSON."""
 
     data: Required[str]
+    _meta: dict[str, Any] | None
+
+
+class TerminalSizeDict(TypedDict, total=False):
+    """`models.TerminalSize` as JSON."""
+
+    cols: Required[int]
+    rows: Required[int]
     _meta: dict[str, Any] | None
 
 
@@ -333,6 +365,19 @@ class TextResourceContentsDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
+class ToolCallCancelCapabilitiesDict(TypedDict, total=False):
+    """`models.ToolCallCancelCapabilities` as JSON."""
+
+    _meta: dict[str, Any] | None
+
+
+class ToolCallCapabilitiesDict(TypedDict, total=False):
+    """`models.ToolCallCapabilities` as JSON."""
+
+    cancel: ToolCallCancelCapabilitiesDict | None
+    _meta: dict[str, Any] | None
+
+
 class ToolCallLocationDict(TypedDict, total=False):
     """`models.ToolCallLocation` as JSON."""
 
@@ -341,6 +386,7 @@ class ToolCallLocationDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
+AvailableCommandDict: TypeAlias = CommandDict | OtherAvailableCommandDict
 AvailableCommandInputDict: TypeAlias = TextCommandInputDict | OtherAvailableCommandInputDict
 ContentBlockDict: TypeAlias = (
     TextContentDict
@@ -363,8 +409,10 @@ PlanUpdateContentDict: TypeAlias = PlanItemsDict | OtherPlanUpdateContentDict
 SessionConfigOptionDict: TypeAlias = (
     SessionConfigSelectDict | SessionConfigBooleanDict | OtherSessionConfigOptionDict
 )
+SessionConfigSelectOptions1Dict: TypeAlias = list[SessionConfigSelectOptionDict]
+SessionConfigSelectOptions2Dict: TypeAlias = list[SessionConfigSelectGroupDict]
 SessionConfigSelectOptionsDict: TypeAlias = (
-    list[SessionConfigSelectOptionDict] | list[SessionConfigSelectGroupDict]
+    SessionConfigSelectOptions1Dict | SessionConfigSelectOptions2Dict
 )
 ToolCallContentDict: TypeAlias = ContentDict | DiffDict | TerminalDict | OtherToolCallContentDict
 
@@ -383,12 +431,14 @@ class ToolCallSnapshot(TypedDict, total=False):
 
     toolCallId: Required[str]
     content: Required[list[ToolCallContentDict]]
+    name: str | None
     title: str | None
     kind: models.ToolKind | None
     status: models.ToolCallStatus | None
     locations: list[ToolCallLocationDict] | None
     rawInput: Any
     rawOutput: Any
+    capabilities: ToolCallCapabilitiesDict | None
     _meta: dict[str, Any] | None
 
 
@@ -400,6 +450,8 @@ class TerminalSnapshot(TypedDict, total=False):
     command: str | None
     cwd: models.AbsolutePath | None
     exitStatus: TerminalExitStatusDict | None
+    size: TerminalSizeDict | None
+    capabilities: TerminalCapabilitiesDict | None
     _meta: dict[str, Any] | None
 
 
@@ -420,6 +472,25 @@ class UsageSnapshot(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
+class NoticeSnapshot(TypedDict, total=False):
+    """One notice in a snapshot."""
+
+    severity: Required[models.NoticeSeverity]
+    title: Required[str]
+    description: str | None
+    _meta: dict[str, Any] | None
+
+
+class CompactionSnapshot(TypedDict, total=False):
+    """One compaction in a snapshot."""
+
+    compactionId: Required[str]
+    summary: Required[list[ContentBlockDict]]
+    status: models.CompactionStatus
+    error: str | None
+    _meta: dict[str, Any] | None
+
+
 PlanSnapshot: TypeAlias = PlanUpdateContentDict
 AvailableCommandsSnapshot: TypeAlias = list[AvailableCommandDict]
 ConfigOptionsSnapshot: TypeAlias = list[SessionConfigOptionDict]
@@ -434,10 +505,12 @@ class SessionSnapshot(TypedDict):
     toolCalls: dict[str, ToolCallSnapshot]
     terminals: dict[str, TerminalSnapshot]
     plans: dict[str, PlanSnapshot]
+    compactions: dict[str, CompactionSnapshot]
     usage: UsageSnapshot | None
     availableCommands: AvailableCommandsSnapshot | None
     configOptions: ConfigOptionsSnapshot | None
     sessionInfo: SessionInfoSnapshot | None
+    notices: list[NoticeSnapshot]
     unknown: list[dict[str, Any]]
 
 

@@ -52,31 +52,26 @@ TOLERANCE: Final = ToleranceTable(
             "annotations": FieldRule(default_on_error=True, type="Annotations"),
             "_meta": FieldRule(default_on_error=True),
         },
-        "AuthCapabilities": {
-            "terminal": FieldRule(default_on_error=True, type="TerminalAuthCapabilities"),
-            "_meta": FieldRule(default_on_error=True),
-        },
         "AuthMethodAgent": {
             "description": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "AuthMethodTerminal": {
             "description": FieldRule(default_on_error=True),
-            "args": FieldRule(default_on_error=True, skip_invalid_items=True),
-            "env": FieldRule(default_on_error=True, skip_invalid_items=True, type="EnvVariable"),
-            "_meta": FieldRule(default_on_error=True),
-        },
-        "AvailableCommand": {
-            "input": FieldRule(default_on_error=True, type="AvailableCommandInput"),
+            "args": FieldRule(default_on_null=True),
+            "env": FieldRule(default_on_null=True, type="EnvVariable"),
             "_meta": FieldRule(default_on_error=True),
         },
         "AvailableCommandsUpdate": {
             "availableCommands": FieldRule(
-                default_on_error=True,
-                skip_invalid_items=True,
-                required=True,
-                type="AvailableCommand",
+                skip_invalid_items=True, required=True, type="AvailableCommand"
             ),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "BackgroundTerminal": {
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "BackgroundToolCall": {
             "_meta": FieldRule(default_on_error=True),
         },
         "BooleanPropertySchema": {
@@ -91,8 +86,30 @@ TOLERANCE: Final = ToleranceTable(
         "CancelSessionNotification": {
             "_meta": FieldRule(default_on_error=True),
         },
+        "CancelTerminalRequest": {
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "CancelTerminalResponse": {
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "CancelToolCallRequest": {
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "CancelToolCallResponse": {
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "CancelledIdleStateUpdate": {
+            "background": FieldRule(type="BackgroundWork"),
+        },
+        "CancelledPermissionOutcome": {
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "ClientAuthCapabilities": {
+            "terminal": FieldRule(default_on_error=True, type="TerminalAuthCapabilities"),
+            "_meta": FieldRule(default_on_error=True),
+        },
         "ClientCapabilities": {
-            "auth": FieldRule(default_on_error=True, type="AuthCapabilities"),
+            "auth": FieldRule(default_on_error=True, type="ClientAuthCapabilities"),
             "elicitation": FieldRule(default_on_error=True, type="ElicitationCapabilities"),
             "_meta": FieldRule(default_on_error=True),
         },
@@ -102,18 +119,31 @@ TOLERANCE: Final = ToleranceTable(
         "CloseSessionResponse": {
             "_meta": FieldRule(default_on_error=True),
         },
+        "Command": {
+            "input": FieldRule(default_on_error=True, type="AvailableCommandInput"),
+            "_meta": FieldRule(default_on_error=True),
+        },
         "CommandPermissionSubject": {
             "toolCallId": FieldRule(default_on_error=True),
             "terminalId": FieldRule(default_on_error=True),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "CompactionSummaryChunk": {
+            "content": FieldRule(required=True, type="ContentBlock"),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "CompactionUpdate": {
+            "summary": FieldRule(
+                default_on_error=True, skip_invalid_items=True, type="ContentBlock"
+            ),
+            "error": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "CompleteElicitationNotification": {
             "_meta": FieldRule(default_on_error=True),
         },
         "ConfigOptionUpdate": {
-            "configOptions": FieldRule(
-                default_on_error=True, skip_invalid_items=True, required=True
-            ),
+            "configOptions": FieldRule(skip_invalid_items=True, required=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "Content": {
@@ -131,7 +161,10 @@ TOLERANCE: Final = ToleranceTable(
         },
         "Diff": {
             "changes": FieldRule(skip_invalid_items=True, required=True),
-            "patch": FieldRule(default_on_error=True),
+            "patch": FieldRule(default_on_error=True, type="DiffPatch"),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "DiffPatch": {
             "_meta": FieldRule(default_on_error=True),
         },
         "ElicitationCapabilities": {
@@ -146,9 +179,8 @@ TOLERANCE: Final = ToleranceTable(
             "requestedSchema": FieldRule(required=True, type="ElicitationSchema"),
         },
         "ElicitationSchema": {
-            "type": FieldRule(default_on_error=True),
             "title": FieldRule(default_on_error=True),
-            "properties": FieldRule(type="ElicitationPropertySchema"),
+            "properties": FieldRule(required=True, type="ElicitationPropertySchema"),
             "description": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
@@ -159,12 +191,22 @@ TOLERANCE: Final = ToleranceTable(
             "annotations": FieldRule(default_on_error=True, type="Annotations"),
             "_meta": FieldRule(default_on_error=True),
         },
+        "EndTurnIdleStateUpdate": {
+            "background": FieldRule(type="BackgroundWork"),
+        },
         "EnumOption": {
             "description": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "EnvVariable": {
             "_meta": FieldRule(default_on_error=True),
+        },
+        "Error": {
+            "data": FieldRule(default_on_error=True),
+        },
+        "ErrorIdleStateUpdate": {
+            "error": FieldRule(default_on_error=True, type="Error"),
+            "background": FieldRule(type="BackgroundWork"),
         },
         "HttpHeader": {
             "_meta": FieldRule(default_on_error=True),
@@ -173,9 +215,6 @@ TOLERANCE: Final = ToleranceTable(
             "mimeType": FieldRule(default_on_error=True),
             "sizes": FieldRule(default_on_error=True, skip_invalid_items=True),
             "theme": FieldRule(default_on_error=True),
-        },
-        "IdleStateUpdate": {
-            "stopReason": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "ImageContent": {
@@ -213,7 +252,6 @@ TOLERANCE: Final = ToleranceTable(
             "sessions": FieldRule(
                 default_on_error=True, skip_invalid_items=True, required=True, type="SessionInfo"
             ),
-            "nextCursor": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "LoginAuthRequest": {
@@ -228,6 +266,12 @@ TOLERANCE: Final = ToleranceTable(
         "LogoutAuthResponse": {
             "_meta": FieldRule(default_on_error=True),
         },
+        "MaxTokensIdleStateUpdate": {
+            "background": FieldRule(type="BackgroundWork"),
+        },
+        "MaxTurnRequestsIdleStateUpdate": {
+            "background": FieldRule(type="BackgroundWork"),
+        },
         "McpCapabilities": {
             "stdio": FieldRule(default_on_error=True, type="McpStdioCapabilities"),
             "http": FieldRule(default_on_error=True, type="McpHttpCapabilities"),
@@ -237,11 +281,12 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "McpServerHttp": {
-            "headers": FieldRule(type="HttpHeader"),
+            "headers": FieldRule(default_on_null=True, type="HttpHeader"),
             "_meta": FieldRule(default_on_error=True),
         },
         "McpServerStdio": {
-            "env": FieldRule(type="EnvVariable"),
+            "args": FieldRule(default_on_null=True),
+            "env": FieldRule(default_on_null=True, type="EnvVariable"),
             "_meta": FieldRule(default_on_error=True),
         },
         "McpStdioCapabilities": {
@@ -255,14 +300,19 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "NewSessionRequest": {
-            "additionalDirectories": FieldRule(default_on_error=True, skip_invalid_items=True),
-            "mcpServers": FieldRule(
-                default_on_error=True, skip_invalid_items=True, type="McpServer"
-            ),
+            "additionalDirectories": FieldRule(default_on_null=True),
+            "mcpServers": FieldRule(default_on_null=True, type="McpServer"),
             "_meta": FieldRule(default_on_error=True),
         },
         "NewSessionResponse": {
             "configOptions": FieldRule(default_on_error=True, skip_invalid_items=True),
+            "availableCommands": FieldRule(
+                default_on_error=True, skip_invalid_items=True, type="AvailableCommand"
+            ),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "Notice": {
+            "description": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "NumberPropertySchema": {
@@ -278,9 +328,7 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "PlanItems": {
-            "entries": FieldRule(
-                default_on_error=True, skip_invalid_items=True, required=True, type="PlanEntry"
-            ),
+            "entries": FieldRule(skip_invalid_items=True, required=True, type="PlanEntry"),
             "_meta": FieldRule(default_on_error=True),
         },
         "PlanUpdate": {
@@ -311,6 +359,9 @@ TOLERANCE: Final = ToleranceTable(
         "PromptResponse": {
             "_meta": FieldRule(default_on_error=True),
         },
+        "RefusalIdleStateUpdate": {
+            "background": FieldRule(type="BackgroundWork"),
+        },
         "ReplayFromStart": {
             "_meta": FieldRule(default_on_error=True),
         },
@@ -325,6 +376,7 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "RequiresActionStateUpdate": {
+            "background": FieldRule(default_on_error=True, type="BackgroundWork"),
             "_meta": FieldRule(default_on_error=True),
         },
         "ResourceLink": {
@@ -337,18 +389,20 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "ResumeSessionRequest": {
-            "additionalDirectories": FieldRule(default_on_error=True, skip_invalid_items=True),
-            "mcpServers": FieldRule(
-                default_on_error=True, skip_invalid_items=True, type="McpServer"
-            ),
-            "replayFrom": FieldRule(default_on_error=True, type="ReplayFrom"),
+            "additionalDirectories": FieldRule(default_on_null=True),
+            "mcpServers": FieldRule(default_on_null=True, type="McpServer"),
+            "replayFrom": FieldRule(type="ReplayFrom"),
             "_meta": FieldRule(default_on_error=True),
         },
         "ResumeSessionResponse": {
             "configOptions": FieldRule(default_on_error=True, skip_invalid_items=True),
+            "availableCommands": FieldRule(
+                default_on_error=True, skip_invalid_items=True, type="AvailableCommand"
+            ),
             "_meta": FieldRule(default_on_error=True),
         },
         "RunningStateUpdate": {
+            "background": FieldRule(default_on_error=True, type="BackgroundWork"),
             "_meta": FieldRule(default_on_error=True),
         },
         "SelectedPermissionOutcome": {
@@ -370,7 +424,7 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "SessionInfo": {
-            "additionalDirectories": FieldRule(default_on_error=True, skip_invalid_items=True),
+            "additionalDirectories": FieldRule(default_on_null=True),
             "title": FieldRule(default_on_error=True),
             "updatedAt": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
@@ -381,6 +435,7 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "SessionToolCallUpdate": {
+            "name": FieldRule(default_on_error=True),
             "title": FieldRule(default_on_error=True),
             "kind": FieldRule(default_on_error=True),
             "status": FieldRule(default_on_error=True),
@@ -392,12 +447,11 @@ TOLERANCE: Final = ToleranceTable(
             ),
             "rawInput": FieldRule(default_on_error=True),
             "rawOutput": FieldRule(default_on_error=True),
+            "capabilities": FieldRule(default_on_error=True, type="ToolCallCapabilities"),
             "_meta": FieldRule(default_on_error=True),
         },
         "SetSessionConfigOptionResponse": {
-            "configOptions": FieldRule(
-                default_on_error=True, skip_invalid_items=True, required=True
-            ),
+            "configOptions": FieldRule(skip_invalid_items=True, required=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "StringMultiSelectItems": {
@@ -416,6 +470,13 @@ TOLERANCE: Final = ToleranceTable(
         "TerminalAuthCapabilities": {
             "_meta": FieldRule(default_on_error=True),
         },
+        "TerminalCancelCapabilities": {
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "TerminalCapabilities": {
+            "cancel": FieldRule(default_on_error=True, type="TerminalCancelCapabilities"),
+            "_meta": FieldRule(default_on_error=True),
+        },
         "TerminalExitStatus": {
             "exitCode": FieldRule(default_on_error=True),
             "signal": FieldRule(default_on_error=True),
@@ -427,11 +488,16 @@ TOLERANCE: Final = ToleranceTable(
         "TerminalOutputChunk": {
             "_meta": FieldRule(default_on_error=True),
         },
+        "TerminalSize": {
+            "_meta": FieldRule(default_on_error=True),
+        },
         "TerminalUpdate": {
             "command": FieldRule(default_on_error=True),
             "cwd": FieldRule(default_on_error=True),
             "output": FieldRule(default_on_error=True, type="TerminalOutput"),
             "exitStatus": FieldRule(default_on_error=True, type="TerminalExitStatus"),
+            "size": FieldRule(default_on_error=True, type="TerminalSize"),
+            "capabilities": FieldRule(default_on_error=True, type="TerminalCapabilities"),
             "_meta": FieldRule(default_on_error=True),
         },
         "TextCommandInput": {
@@ -439,6 +505,13 @@ TOLERANCE: Final = ToleranceTable(
         },
         "TextContent": {
             "annotations": FieldRule(default_on_error=True, type="Annotations"),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "ToolCallCancelCapabilities": {
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "ToolCallCapabilities": {
+            "cancel": FieldRule(default_on_error=True, type="ToolCallCancelCapabilities"),
             "_meta": FieldRule(default_on_error=True),
         },
         "ToolCallContentChunk": {
@@ -451,8 +524,10 @@ TOLERANCE: Final = ToleranceTable(
         },
         "ToolCallPermissionSubject": {
             "toolCall": FieldRule(required=True, type="ToolCallUpdate"),
+            "_meta": FieldRule(default_on_error=True),
         },
         "ToolCallUpdate": {
+            "name": FieldRule(default_on_error=True),
             "title": FieldRule(default_on_error=True),
             "kind": FieldRule(default_on_error=True),
             "status": FieldRule(default_on_error=True),
@@ -464,6 +539,7 @@ TOLERANCE: Final = ToleranceTable(
             ),
             "rawInput": FieldRule(default_on_error=True),
             "rawOutput": FieldRule(default_on_error=True),
+            "capabilities": FieldRule(default_on_error=True, type="ToolCallCapabilities"),
             "_meta": FieldRule(default_on_error=True),
         },
         "UpdateSessionNotification": {
@@ -487,7 +563,9 @@ TOLERANCE: Final = ToleranceTable(
     },
     unions={
         "AuthMethod": {"terminal": "AuthMethodTerminal", "agent": "AuthMethodAgent"},
+        "AvailableCommand": {"command": "Command"},
         "AvailableCommandInput": {"text": "TextCommandInput"},
+        "BackgroundWork": {"terminal": "BackgroundTerminal", "tool_call": "BackgroundToolCall"},
         "ContentBlock": {
             "text": "TextContent",
             "image": "ImageContent",
@@ -502,6 +580,14 @@ TOLERANCE: Final = ToleranceTable(
             "integer": "IntegerPropertySchema",
             "boolean": "BooleanPropertySchema",
             "array": "MultiSelectPropertySchema",
+        },
+        "IdleStateUpdate": {
+            "end_turn": "EndTurnIdleStateUpdate",
+            "max_tokens": "MaxTokensIdleStateUpdate",
+            "max_turn_requests": "MaxTurnRequestsIdleStateUpdate",
+            "refusal": "RefusalIdleStateUpdate",
+            "cancelled": "CancelledIdleStateUpdate",
+            "error": "ErrorIdleStateUpdate",
         },
         "McpServer": {"http": "McpServerHttp", "stdio": "McpServerStdio"},
         "MultiSelectItems": {"string": "StringMultiSelectItems"},
@@ -532,6 +618,9 @@ TOLERANCE: Final = ToleranceTable(
             "config_option_update": "ConfigOptionUpdate",
             "session_info_update": "SessionInfoUpdate",
             "usage_update": "UsageUpdate",
+            "notice": "Notice",
+            "compaction_update": "CompactionUpdate",
+            "compaction_summary_chunk": "CompactionSummaryChunk",
         },
         "StateUpdate": {
             "running": "RunningStateUpdate",
@@ -584,6 +673,12 @@ def agent_request_repairs() -> dict[str, ParamsRepair]:
         ),
         "session/prompt": params_repair(
             models.PromptRequest, TOLERANCE, "PromptRequest", "session/prompt"
+        ),
+        "tool_call/cancel": params_repair(
+            models.CancelToolCallRequest, TOLERANCE, "CancelToolCallRequest", "tool_call/cancel"
+        ),
+        "terminal/cancel": params_repair(
+            models.CancelTerminalRequest, TOLERANCE, "CancelTerminalRequest", "terminal/cancel"
         ),
     }
 
@@ -692,5 +787,11 @@ def client_result_repairs() -> dict[str, ParamsRepair]:
         ),
         "session/prompt": result_repair(
             models.PromptResponse, TOLERANCE, "PromptResponse", "session/prompt"
+        ),
+        "tool_call/cancel": result_repair(
+            models.CancelToolCallResponse, TOLERANCE, "CancelToolCallResponse", "tool_call/cancel"
+        ),
+        "terminal/cancel": result_repair(
+            models.CancelTerminalResponse, TOLERANCE, "CancelTerminalResponse", "terminal/cancel"
         ),
     }

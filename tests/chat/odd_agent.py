@@ -28,8 +28,8 @@ class Odd(Agent):
 
     async def on_new_session(self, session: Session) -> Mapping[str, Any] | None:
         if MODE == "commands":
-            echo = models.AvailableCommand(name="echo", description="repeat the text")
-            own_help = models.AvailableCommand(name="help", description="the agent's own help")
+            echo = models.Command(name="echo", description="repeat the text")
+            own_help = models.Command(name="help", description="the agent's own help")
             listed = models.AvailableCommandsUpdate(available_commands=[echo, own_help])
             await session.send_update(listed)
         return None

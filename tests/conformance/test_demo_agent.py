@@ -9,7 +9,7 @@ from typing import Any
 
 from acp_codegen.runtime.state import SessionState
 
-from .wire import RawAgent, is_idle, is_state, prompt, run
+from .wire import RawAgent, is_idle, is_state, prompt, receipt, run
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
 
@@ -79,7 +79,7 @@ def test_session_list_close_and_resume() -> None:
         assert reply["error"]["code"] == -32002
         resumed = await agent.call("session/resume", {"sessionId": there, "cwd": "/there"})
         assert resumed["result"] == {}
-        assert (await agent.call("session/prompt", prompt(there)))["result"] == {}
+        receipt((await agent.call("session/prompt", prompt(there)))["result"])
         await until_permission(agent)
         unknown = await agent.call("session/resume", {"sessionId": "nope", "cwd": "/"})
         assert unknown["error"]["code"] == -32002
@@ -93,7 +93,7 @@ def test_a_whole_turn_and_resume_with_replay() -> None:
         agent = await RawAgent.start()
         await agent.initialize()
         session_id = await agent.new_session()
-        assert (await agent.call("session/prompt", prompt(session_id)))["result"] == {}
+        receipt((await agent.call("session/prompt", prompt(session_id)))["result"])
         asking = await agent.updates_until(is_state("requires_action"))
         ask = await agent.recv()
         assert ask["method"] == "session/request_permission"
@@ -150,12 +150,15 @@ def test_cancel_in_every_state() -> None:
             {"jsonrpc": "2.0", "method": "session/cancel", "params": cancel},
         ]
         await agent.send(batch)
-        assert await agent.recv() == [{"jsonrpc": "2.0", "id": batch[0]["id"], "result": {}}]
+        (answer,) = await agent.recv()
+        assert answer["id"] == batch[0]["id"]
+        inserted = receipt(answer["result"])
         updates = await agent.updates_until(is_idle)
         assert [u["sessionUpdate"] for u in updates] == ["user_message", "state_update"]
+        assert updates[0]["messageId"] == inserted  # the receipt names the reported message
         assert updates[-1]["stopReason"] == "cancelled"
         # after cancelling, the session takes prompts again
-        assert (await agent.call("session/prompt", prompt(session_id)))["result"] == {}
+        receipt((await agent.call("session/prompt", prompt(session_id)))["result"])
         await until_permission(agent)
         await agent.close()
 
@@ -172,10 +175,10 @@ def test_prompts_in_every_state() -> None:
         refused = await agent.call("session/prompt", {"sessionId": session_id, "prompt": [image]})
         assert refused["error"]["code"] == -32602  # not in the prompt capabilities
         # idle -> accepted at once
-        assert (await agent.call("session/prompt", prompt(session_id, "one")))["result"] == {}
+        receipt((await agent.call("session/prompt", prompt(session_id, "one")))["result"])
         ask = await until_permission(agent)
         # requires_action -> accepted at once and echoed, handled in the same work
-        assert (await agent.call("session/prompt", prompt(session_id, "two")))["result"] == {}
+        receipt((await agent.call("session/prompt", prompt(session_id, "two")))["result"])
         echo = await agent.recv()
         assert echo["params"]["update"]["sessionUpdate"] == "user_message"
         assert echo["params"]["update"]["content"][0]["text"] == "two"
@@ -207,7 +210,7 @@ def test_a_batch_is_answered_before_its_prompt_turn_speaks() -> None:
         reply = await agent.recv()
         assert isinstance(reply, list) and len(reply) == 3
         by_id = {entry["id"]: entry for entry in reply}
-        assert by_id[batch[0]["id"]]["result"] == {}
+        receipt(by_id[batch[0]["id"]]["result"])
         assert "sessions" in by_id[batch[1]["id"]]["result"]
         assert by_id["bad"]["error"]["code"] == -32600
         await until_permission(agent)

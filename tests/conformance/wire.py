@@ -110,6 +110,13 @@ class RawAgent:
         return await asyncio.wait_for(self.process.wait(), HANG_GUARD_SECONDS)
 
 
+def receipt(result: Any) -> str:
+    """The `session/prompt` answer is an insertion receipt: only the inserted message's id."""
+    assert isinstance(result, dict) and set(result) == {"messageId"}, result
+    assert isinstance(result["messageId"], str) and result["messageId"], result
+    return result["messageId"]
+
+
 def is_state(state: str) -> Any:
     return lambda update: update == {"sessionUpdate": "state_update", "state": state}
 

@@ -24,6 +24,14 @@ def idle(stop_reason: str) -> dict[str, Any]:
     return {"sessionUpdate": "state_update", "state": "idle", "stopReason": stop_reason}
 
 
+def receipt(result: Any) -> str:
+    """A `session/prompt` answer is the insertion receipt: the inserted message's id alone."""
+    assert isinstance(result, dict) and set(result) == {"messageId"}, result
+    assert isinstance(result["messageId"], str) and result["messageId"], result
+    message_id: str = result["messageId"]
+    return message_id
+
+
 def request(request_id: int, method: str, params: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
 

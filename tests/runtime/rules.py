@@ -66,4 +66,16 @@ RULES: dict[str, MergeRule] = {
         tag="config_option_update", entity="configOptions", op="replace", source="/configOptions"
     ),
     "session_info_update": MergeRule(tag="session_info_update", entity="sessionInfo", op="upsert"),
+    "compaction_update": MergeRule(
+        tag="compaction_update", entity="compaction", op="upsert", key="/compactionId"
+    ),
+    "compaction_summary_chunk": MergeRule(
+        tag="compaction_summary_chunk",
+        entity="compaction",
+        op="append",
+        key="/compactionId",
+        field="summary",
+        source="/content",
+    ),
+    "notice": MergeRule(tag="notice", entity="notice", op="append"),
 }

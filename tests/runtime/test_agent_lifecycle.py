@@ -20,6 +20,7 @@ from .agent_harness import (
     agent_with_session,
     end_turn,
     idle,
+    receipt,
 )
 from .streams import run
 
@@ -49,7 +50,7 @@ def test_a_prompt_accepted_while_the_turn_is_being_cancelled_gets_its_own_turn()
         await client.notify("session/cancel", {"sessionId": session_id})
         second = [{"type": "text", "text": "again"}]
         reply = await client.prompt(session_id, second)
-        assert reply["result"] == {}
+        receipt(reply["result"])
         release.set()
         updates = await client.updates(4)
         assert updates[0] == idle("cancelled")
@@ -174,10 +175,8 @@ def test_a_batch_answers_its_prompts_before_any_turn_speaks_and_echoes_precede_i
             ]
         )
         reply = await client.peer.recv()
-        assert reply == [
-            {"jsonrpc": "2.0", "id": 1, "result": {}},
-            {"jsonrpc": "2.0", "id": 2, "result": {}},
-        ]
+        assert [answer["id"] for answer in reply] == [1, 2]
+        inserted = [receipt(answer["result"]) for answer in reply]
         updates = await client.updates(4)
         assert [tag(u) for u in updates] == [
             "user_message",
@@ -185,6 +184,8 @@ def test_a_batch_answers_its_prompts_before_any_turn_speaks_and_echoes_precede_i
             RUNNING,
             idle("end_turn"),
         ]
+        # each answer names the user message its prompt became, in order
+        assert [u["messageId"] for u in updates[:2]] == inserted
         await connection.close()
 
     run(scenario())
@@ -203,7 +204,7 @@ def test_a_queued_prompt_is_echoed_after_its_answer_and_before_the_turn_ends() -
         await client.updates(2)
         second = [{"type": "text", "text": "more"}]
         reply = await client.prompt(session_id, second)
-        assert reply["result"] == {}
+        receipt(reply["result"])
         proceed.set()
         echo, last = await client.updates(2)
         assert echo["sessionUpdate"] == "user_message" and echo["content"] == second

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from acp_codegen.runtime.agent_session import AgentSession, Prompt
-from acp_codegen.runtime.outgoing import OutgoingChecks, literal_values
+from acp_codegen.runtime.outgoing import OutgoingChecks
 from pydantic import ValidationError
 
 from .agent_harness import Client, agent, agent_with_session
@@ -17,10 +17,10 @@ from .streams import run
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
 
-from acp_bindings import methods, models
+from acp_bindings import merge_rules, methods
 
 CHECKS = OutgoingChecks(
-    sent=methods.CLIENT_SPECS, answered=methods.AGENT_SPECS, stop_reasons=models.StopReason
+    sent=methods.CLIENT_SPECS, answered=methods.AGENT_SPECS, stop_reasons=merge_rules.STOP_REASONS
 )
 
 
@@ -29,7 +29,7 @@ async def usage(session: AgentSession) -> None:
 
 
 async def cost(session: AgentSession) -> None:
-    await session.report_usage(used=5, size=10, cost={"amount": 1.0, "currency": "usd"})
+    await session.report_usage(used=5, size=10, cost={"amount": 1.0, "currency": 840})
 
 
 async def plan(session: AgentSession) -> None:
@@ -120,11 +120,14 @@ def test_an_invalid_session_new_result_from_a_hook_is_an_internal_error() -> Non
     run(scenario())
 
 
-def test_known_stop_reasons_come_from_the_generated_type() -> None:
-    assert literal_values(models.StopReason) == {
+def test_known_stop_reasons_come_from_the_schema() -> None:
+    """The idle state's `stopReason` variants (upstream 2.4.0 adds `error`)."""
+    assert {
         "end_turn",
         "max_tokens",
         "max_turn_requests",
         "refusal",
         "cancelled",
-    }
+        "error",
+    } == merge_rules.STOP_REASONS
+    assert CHECKS.known_stop_reasons == merge_rules.STOP_REASONS

@@ -10,7 +10,16 @@ from acp_codegen.runtime.agent_session import AgentSession, Prompt
 from acp_codegen.runtime.errors import ProtocolUsageError
 from acp_codegen.runtime.sessions import SessionHooks
 
-from .agent_harness import TEXT, Client, agent, agent_with_session, end_turn, idle, request
+from .agent_harness import (
+    TEXT,
+    Client,
+    agent,
+    agent_with_session,
+    end_turn,
+    idle,
+    receipt,
+    request,
+)
 from .streams import run
 
 
@@ -108,7 +117,7 @@ def test_session_resume_replays_history_before_answering_and_reopens_a_closed_se
         assert await client.updates(3) == [*history, idle("end_turn")]
         assert await client.peer.recv() == {"jsonrpc": "2.0", "id": client.next_id, "result": {}}
         reply = await client.prompt(session_id)
-        assert reply["result"] == {}
+        receipt(reply["result"])
         await client.updates(4)
         quiet = await client.call("session/resume", {"sessionId": session_id, "cwd": "/tmp"})
         assert quiet["result"] == {}  # no replayFrom: no replay, the answer comes next
@@ -173,12 +182,11 @@ def test_a_batch_with_a_prompt_and_the_close_of_its_session_answers_both_then_en
                 request(2, "session/close", {"sessionId": session_id}),
             ]
         )
-        assert await client.peer.recv() == [
-            {"jsonrpc": "2.0", "id": 1, "result": {}},
-            {"jsonrpc": "2.0", "id": 2, "result": {}},
-        ]
+        prompted, closed = await client.peer.recv()
+        assert (prompted["id"], closed) == (1, {"jsonrpc": "2.0", "id": 2, "result": {}})
         updates = await client.updates(2)
         assert updates[0]["sessionUpdate"] == "user_message"
+        assert updates[0]["messageId"] == receipt(prompted["result"])
         assert updates[1] == idle("cancelled")
         await connection.close()
 

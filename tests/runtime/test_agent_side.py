@@ -10,7 +10,16 @@ import pytest
 from acp_codegen.runtime.agent_session import AgentSession, Prompt
 from acp_codegen.runtime.protocol import selected_option
 
-from .agent_harness import INFO, TEXT, Client, agent, agent_with_session, end_turn, request
+from .agent_harness import (
+    INFO,
+    TEXT,
+    Client,
+    agent,
+    agent_with_session,
+    end_turn,
+    receipt,
+    request,
+)
 from .streams import run
 
 # -- initialize -------------------------------------------------------------------------------
@@ -18,7 +27,7 @@ from .streams import run
 
 @pytest.mark.parametrize(
     ("versions", "requested", "answered"),
-    [((2,), 2, 2), ((2,), 1, 2), ((2,), 65535, 2), ((1, 2), 1, 1), ((1, 2), 3, 2)],
+    [((2,), 2, 2), ((2,), 3, 2), ((2,), 65535, 2), ((1, 2), 1, 1), ((1, 2), 3, 2), ((1, 3), 2, 1)],
 )
 def test_initialize_negotiates_the_protocol_version(
     versions: tuple[int, ...], requested: int, answered: int
@@ -45,6 +54,21 @@ def test_initialize_negotiates_the_protocol_version(
         }
         assert side.protocol_version == answered
         assert side.client_capabilities == {"auth": {}}
+        await connection.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(("versions", "requested"), [((2,), 1), ((2,), 0), ((2, 3), 1)])
+def test_a_version_below_every_served_one_is_refused_with_32022(
+    versions: tuple[int, ...], requested: int
+) -> None:
+    async def scenario() -> None:
+        connection, peer, side = await agent(end_turn, protocol_versions=versions)
+        reply = await Client(peer).call("initialize", {"protocolVersion": requested})
+        assert reply["error"]["code"] == -32022
+        assert reply["error"]["data"] == {"requested": requested, "supported": list(versions)}
+        assert not side.initialized and side.protocol_version is None
         await connection.close()
 
     run(scenario())
@@ -114,7 +138,7 @@ def test_prompt_content_outside_the_prompt_capabilities_is_invalid_params() -> N
         reply = await client.call(
             "session/prompt", {"sessionId": session_id, "prompt": [*TEXT, link, image]}
         )
-        assert reply["result"] == {}
+        receipt(reply["result"])
         await client.updates(3)  # user_message, running, idle
         assert [p.content for p in calls] == [[*TEXT, link, image]]
         await connection.close()
@@ -135,7 +159,7 @@ def test_a_turn_answers_then_reports_user_message_running_output_and_idle() -> N
     async def scenario() -> None:
         connection, client, session_id = await agent_with_session(handler)
         reply = await client.prompt(session_id)
-        assert reply["result"] == {}  # the answer comes before any update of the turn
+        receipt(reply["result"])  # the answer comes before any update of the turn
         user, running, chunk1, chunk2, idle = await client.updates(5)
         assert user["sessionUpdate"] == "user_message"
         assert user["content"] == TEXT
@@ -184,7 +208,7 @@ def test_a_failing_handler_ends_idle_with_internal_error_and_logs(
         }
         # The session accepts the next prompt.
         reply = await client.prompt(session_id)
-        assert reply["result"] == {}
+        receipt(reply["result"])
         await connection.close()
 
     with caplog.at_level(logging.ERROR):
@@ -270,7 +294,7 @@ def test_cancel_arriving_with_the_prompt_ends_the_turn_before_the_handler_runs()
             request(1, "session/prompt", {"sessionId": session_id, "prompt": TEXT}),
             {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session_id}},
         )
-        assert (await client.peer.recv())["result"] == {}
+        receipt((await client.peer.recv())["result"])
         user, idle = await client.updates(2)
         assert user["sessionUpdate"] == "user_message"
         assert idle == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}
@@ -286,7 +310,7 @@ def test_cancel_without_running_work_is_ignored() -> None:
         await client.notify("session/cancel", {"sessionId": session_id})
         await client.notify("session/cancel", {"sessionId": "unknown"})
         reply = await client.prompt(session_id)
-        assert reply["result"] == {}
+        receipt(reply["result"])
         *_, idle = await client.updates(3)
         assert idle["stopReason"] == "end_turn"
         await connection.close()
@@ -313,7 +337,7 @@ def test_a_prompt_during_a_turn_is_accepted_reported_and_handled_in_the_same_wor
         await client.updates(2)  # user_message, running
         second = [{"type": "text", "text": "and also"}]
         reply = await client.prompt(session_id, second)
-        assert reply["result"] == {}
+        receipt(reply["result"])
         (user2,) = await client.updates(1)
         assert user2["sessionUpdate"] == "user_message"
         assert user2["content"] == second

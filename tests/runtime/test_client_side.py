@@ -146,6 +146,25 @@ def test_an_unusable_protocol_version_raises_and_closes_the_connection(answered:
     run(scenario())
 
 
+def test_an_agent_that_refuses_our_version_is_named_with_both_sides_versions() -> None:
+    """-32022 (upstream 2.4.0): the agent serves none at or below ours; say what each speaks."""
+
+    async def scenario() -> None:
+        side, peer = await client()
+        task = asyncio.create_task(side.initialize())
+        request = await peer.recv()
+        assert request["params"]["protocolVersion"] == 2  # our newest
+        error = {"code": -32022, "message": "no", "data": {"requested": 2, "supported": [3]}}
+        await peer.send({"jsonrpc": "2.0", "id": request["id"], "error": error})
+        with pytest.raises(UnsupportedProtocolVersion) as caught:
+            await guard(task)
+        assert (caught.value.answered, caught.value.served) == (None, [3])
+        assert "[3]" in str(caught.value) and "[2]" in str(caught.value)
+        assert side.connection.closed and not side.initialized
+
+    run(scenario())
+
+
 # -- updates ----------------------------------------------------------------------------------
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from acp_codegen.runtime.history import ChunkRun, HistoryRecorder, chunk_runs
+from acp_codegen.runtime.history import ChunkRun, HistoryRecorder, chunk_runs, live_tags
 from acp_codegen.runtime.state import SessionState
 from acp_codegen.runtime.tables import MergeRule
 from hypothesis import given, settings
@@ -151,6 +151,10 @@ def test_which_chunks_fold_comes_from_the_merge_rules() -> None:
         "agent_thought_chunk": ChunkRun("agent_thought", "messageId", "content", "content"),
         "user_message_chunk": ChunkRun("user_message", "messageId", "content", "content"),
         "tool_call_content_chunk": ChunkRun("tool_call_update", "toolCallId", "content", "content"),
+        # paired too; its whole form needs a `status`, so a session's check keeps them as sent
+        "compaction_summary_chunk": ChunkRun(
+            "compaction_update", "compactionId", "content", "summary"
+        ),
     }
     renamed = {
         "piece": MergeRule(
@@ -183,3 +187,20 @@ def test_without_rules_or_when_the_whole_form_is_refused_chunks_are_kept() -> No
     for update in sent:
         recorder.record(history, update)
     assert len(history) == 1 and len(checked) == 1  # one check per run, not per chunk
+
+
+def test_notices_are_live_events_never_kept_for_replay() -> None:
+    """Upstream: a notice is not session history. The log entity's tags are left out of the
+    history the agent replays; everything around them is kept as sent."""
+    assert live_tags(RULES) == frozenset({"notice"})
+    recorder = HistoryRecorder(chunk_runs(RULES), live=live_tags(RULES))
+    history: list[Any] = []
+    notice = {"sessionUpdate": "notice", "severity": "info", "title": "rate limited"}
+    whole = {"sessionUpdate": "agent_message", "messageId": "m", "content": []}
+    for update in (notice, whole, notice):
+        recorder.record(history, update)
+    assert history == [whole]
+    # the client's own state keeps the notices it saw live
+    state: SessionState[Any] = SessionState(RULES)
+    state.apply(notice)
+    assert state.snapshot()["notices"] == [{"severity": "info", "title": "rate limited"}]

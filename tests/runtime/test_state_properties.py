@@ -35,6 +35,8 @@ class ReferenceModel:
         self.tools: dict[str, dict[str, Any]] = {}
         self.terminals: dict[str, dict[str, Any]] = {}
         self.plans: dict[str, Any] = {}
+        self.compactions: dict[str, dict[str, Any]] = {}
+        self.notices: list[dict[str, Any]] = []
         self.slots: dict[str, Any] = {
             "usage": None,
             "availableCommands": None,
@@ -99,6 +101,16 @@ class ReferenceModel:
                 terminal_id, {"terminalId": terminal_id, "output": None}
             )
             term["output"] = (term["output"] or b"") + base64.b64decode(update["data"])
+        elif tag == "compaction_update":
+            compaction_id = update.pop("compactionId")
+            record = self.compaction(compaction_id)
+            if "summary" in update:
+                record["summary"] = update.pop("summary") or []
+            self.patch(record, update)
+        elif tag == "compaction_summary_chunk":
+            self.compaction(update["compactionId"])["summary"].append(update["content"])
+        elif tag == "notice":
+            self.notices.append(update)
         elif tag == "plan_update":
             self.plans[update["plan"]["planId"]] = update["plan"]
         elif tag == "usage_update":
@@ -117,6 +129,11 @@ class ReferenceModel:
                 self.work_tools.clear()
         else:
             self.unknown.append({"sessionUpdate": tag, **update})
+
+    def compaction(self, compaction_id: str) -> dict[str, Any]:
+        return self.compactions.setdefault(
+            compaction_id, {"compactionId": compaction_id, "summary": []}
+        )
 
     def mark_cancelled(self) -> None:
         for call in (self.tools[key] for key in self.work_tools):
@@ -141,7 +158,9 @@ class ReferenceModel:
                 "toolCalls": self.tools,
                 "terminals": terminals,
                 "plans": self.plans,
+                "compactions": self.compactions,
                 **self.slots,
+                "notices": self.notices,
                 "unknown": self.unknown,
             }
         )
@@ -241,6 +260,20 @@ def other_updates() -> st.SearchStrategy[dict[str, Any]]:
             updatedAt=maybe(st.just("2026-08-01T00:00:00Z")),
         ),
         update("state_update", state=states, stopReason=maybe(stop_reasons)),
+        update(
+            "compaction_update",
+            compactionId=ids,
+            status=st.sampled_from(["in_progress", "completed"]),
+            summary=maybe(st.lists(blocks, max_size=2)),
+            error=maybe(st.text(max_size=3)),
+        ),
+        update("compaction_summary_chunk", compactionId=ids, content=blocks, _meta=maybe(metas)),
+        update(
+            "notice",
+            severity=st.sampled_from(["info", "_custom"]),
+            title=st.text(min_size=1, max_size=3),
+            description=maybe(st.text(max_size=3)),
+        ),
         update("_vendor_update", payload=maybe(st.integers())),
         update("future_update", anything=st.lists(st.integers(), max_size=2)),
     )

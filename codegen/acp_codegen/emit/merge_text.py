@@ -8,7 +8,7 @@ name from the schema goes through `markdown.code`.
 from __future__ import annotations
 
 from ..model.ir import MergeRule
-from ..runtime.merge_plan import KEYED_ENTITIES, SLOT_ENTITIES, STATE_ENTITY
+from ..runtime.merge_plan import KEYED_ENTITIES, LOG_ENTITIES, SLOT_ENTITIES, STATE_ENTITY
 from .markdown import code
 
 
@@ -30,6 +30,11 @@ def merge_sentence(rule: MergeRule | None) -> str:
                 f" {code(source, cell=True)}."
             )
         return text
+    if rule.op == "append" and rule.entity in LOG_ENTITIES:
+        return (
+            f"Log: the update (tag left out) is added to the end of the {entity} list; a live"
+            " event, never replayed by an agent."
+        )
     if rule.op == "append":
         source = code(rule.source or f"/{rule.field}", cell=True)
         decoded = " decoded from base64" if rule.encoding == "base64" else ""
@@ -55,4 +60,7 @@ def stored_as(entity: str) -> str:
         return "the session's current state (one value)"
     if entity in SLOT_ENTITIES:
         return "one value, replaced or patched as a whole"
+    if entity in LOG_ENTITIES:
+        shown = code(LOG_ENTITIES[entity], cell=True)
+        return f"a list in arrival order; in a snapshot under {shown}"
     return "not known to this runtime"

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from ..model.ir import MergeRule, Protocol
 from ..runtime.jsonvalue import parse_pointer
-from ..runtime.merge_plan import KEYED_ENTITIES, SLOT_ENTITIES, compile_rules
+from ..runtime.merge_plan import KEYED_ENTITIES, LOG_ENTITIES, SLOT_ENTITIES, compile_rules
 from ..runtime.tables import MergeRule as RuntimeRule
 from .model_fields import ModelInfo, type_source
 
@@ -253,6 +253,14 @@ class _Entities:
             self.shapes.append(Shape(name, tuple(fields), f"The {entity} of a snapshot."))
         self.top[entity] = f"{name} | None"
 
+    def log(self, entity: str, ruled: list[Ruled]) -> None:
+        """A list of the updates themselves, without their tag."""
+        name = f"{_pascal(entity)}Snapshot"
+        cls, _ = ruled[0]
+        fields = self.b.items_of(cls, self.tag_field, all_optional=False)
+        self.shapes.append(Shape(name, tuple(fields), f"One {entity} in a snapshot."))
+        self.top[LOG_ENTITIES[entity]] = f"list[{name}]"
+
     def message_block(self) -> str | None:
         for shape in self.shapes:
             if shape.name == "MessageSnapshot":
@@ -277,6 +285,8 @@ def snapshot_types(protocol: Protocol, info: ModelInfo) -> SnapshotTypes | None:
             found.keyed(entity, ruled)
         elif entity in SLOT_ENTITIES:
             found.slot(entity, ruled)
+        elif entity in LOG_ENTITIES:
+            found.log(entity, ruled)
         # the state entity is the snapshot's own `state` and `stopReason`
     items = [Item("state", "str | None", True), Item("stopReason", "str | None", True)]
     for key in KEYED_ENTITIES.values():
@@ -284,6 +294,8 @@ def snapshot_types(protocol: Protocol, info: ModelInfo) -> SnapshotTypes | None:
         items.append(Item(key, found.top.get(key, default), True))
     for entity in SLOT_ENTITIES:
         items.append(Item(entity, found.top.get(entity, "Any"), True))
+    for key in LOG_ENTITIES.values():
+        items.append(Item(key, found.top.get(key, "list[dict[str, Any]]"), True))
     items.append(Item("unknown", "list[dict[str, Any]]", True))
     return SnapshotTypes(
         mirrors=tuple(b.mirror_shapes()),

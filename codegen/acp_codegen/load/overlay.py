@@ -191,8 +191,8 @@ def _rule_pointers(rule: dict[str, Any] | None) -> list[str]:
     if rule is None:
         return []
     pointers = [rule[k] for k in ("key", "from") if k in rule]
-    if rule.get("op") == "append" and "from" not in rule:
-        pointers.append("/" + rule["field"])
+    if rule.get("op") == "append" and "from" not in rule and "field" in rule:
+        pointers.append("/" + rule["field"])  # a log entry (no field) is the update itself
     return pointers
 
 

@@ -97,9 +97,28 @@ def build_protocol(doc: dict[str, Any], raw: bytes, file: str) -> Protocol:
         model_schema={"$schema": doc.get("$schema"), "$defs": lowered.defs},
         model_template_data=lowered.template_data,
         prompt_result_required=_required_of_result(doc, methods, "session/prompt"),
+        stop_reasons=_stop_reasons(defs),
     )
     extra = automation_notes(protocol, file)
     return replace(protocol, notes=protocol.notes + tuple(extra)) if extra else protocol
+
+
+def _stop_reasons(defs: dict[str, Any]) -> tuple[str, ...]:
+    """The stop reasons a schema names: the `stopReason` variants of its idle state (v2 as
+    upstream publishes it since 2.x), or the values of an older `StopReason` enum."""
+    found: set[str] = set()
+    for name, definition in defs.items():
+        branches = definition.get("anyOf") if isinstance(definition, dict) else None
+        for branch in branches if isinstance(branches, list) else ():
+            if not isinstance(branch, dict):
+                continue
+            value = branch.get("const")
+            if name == "StopReason" and isinstance(value, str):
+                found.add(value)
+            tag = (branch.get("properties") or {}).get("stopReason")
+            if isinstance(tag, dict) and isinstance(tag.get("const"), str):
+                found.add(tag["const"])
+    return tuple(sorted(found))
 
 
 def _required_of_result(doc: dict[str, Any], methods: list[Method], wire: str) -> tuple[str, ...]:

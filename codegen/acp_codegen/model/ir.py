@@ -97,6 +97,8 @@ class Protocol:
     update_variants: tuple[UpdateVariant, ...]
     tristate_fields: tuple[tuple[str, str], ...]  # (class name, wire field name)
     notes: tuple[str, ...] = ()
+    # The stop reasons the schema names (idle state variants, or an older `StopReason` enum).
+    stop_reasons: tuple[str, ...] = ()
     # Required fields of the `session/prompt` result: the lifecycle answers with them.
     prompt_result_required: tuple[str, ...] = ()
     # Tolerant-reading marks: (class name, wire field, default on error, skip invalid items).

@@ -58,6 +58,7 @@ from .protocol import (
 )
 from .state import SessionState
 from .tables import MergeRule
+from .versions import UNSUPPORTED_PROTOCOL_VERSION
 
 logger = logging.getLogger(__name__)
 
@@ -232,7 +233,16 @@ class ClientSide(Generic[SnapshotT]):
             "info": self.info,
             "capabilities": self.capabilities,
         }
-        result = await self.connection.request(INITIALIZE, params)
+        try:
+            result = await self.connection.request(INITIALIZE, params)
+        except RpcError as error:
+            if error.code != UNSUPPORTED_PROTOCOL_VERSION:
+                raise
+            await self.connection.close()
+            data = error.data if isinstance(error.data, dict) else {}
+            raise UnsupportedProtocolVersion(
+                None, self.protocol_versions, data.get("supported")
+            ) from None
         version = result.get("protocolVersion") if isinstance(result, dict) else None
         if (
             not isinstance(version, int)

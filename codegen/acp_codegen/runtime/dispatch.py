@@ -163,8 +163,12 @@ class ValidatingDispatcher:
         repairs: Mapping[str, Callable[[Any, ValidationError], Any | None]] | None = None,
         *,
         request_repairs: Mapping[str, Callable[[Any, ValidationError], Any | None]] | None = None,
+        screen: Callable[[str, Any], None] | None = None,
     ) -> None:
         self._methods = index_methods(methods)
+        # Checks of a request that come before its params are validated (e.g. the version an
+        # `initialize` asks for, so a client of another version gets -32022, not -32602).
+        self._screen = screen
         # Params types of notifications by name: looked up for every update a client receives.
         self._notification_types = {
             method: spec.params_type
@@ -181,6 +185,8 @@ class ValidatingDispatcher:
 
     async def handle_request(self, method: str, params: Any) -> Any:
         spec = self._methods.get((method, "request"))
+        if self._screen is not None:
+            self._screen(method, params)
         if spec is not None:
             try:
                 wire_check(spec.params_type)({} if params is None else params)

@@ -97,9 +97,20 @@ class ProtocolUsageError(RuntimeError):
 class UnsupportedProtocolVersion(ProtocolUsageError):
     """The peer answered `initialize` with a protocol version this side cannot use."""
 
-    def __init__(self, answered: object, supported: tuple[int, ...]) -> None:
-        super().__init__(
-            f"agent answered protocol version {answered!r}; this client supports {list(supported)}"
-        )
+    def __init__(self, answered: object, supported: tuple[int, ...], served: object = None) -> None:
+        """`answered`: the version the agent answered (None when it refused with -32022, then
+        `served` lists the versions it serves, as its error said)."""
+        if answered is None and served is not None:
+            message = (
+                f"the agent serves protocol versions {served}, none of which this client "
+                f"speaks ({list(supported)})"
+            )
+        else:
+            message = (
+                f"agent answered protocol version {answered!r}; this client supports "
+                f"{list(supported)}"
+            )
+        super().__init__(message)
         self.answered = answered
         self.supported = supported
+        self.served = served

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .merge_plan import LOG_ENTITIES
 from .protocol import UPDATE_TAG_FIELD
 from .tables import MergeRule
 
@@ -70,6 +71,11 @@ def chunk_runs(rules: Mapping[str, MergeRule]) -> dict[str, ChunkRun]:
     return runs
 
 
+def live_tags(rules: Mapping[str, MergeRule]) -> frozenset[str]:
+    """Tags of live events (log entities such as notices): sent, never kept for replay."""
+    return frozenset(tag for tag, rule in rules.items() if rule.entity in LOG_ENTITIES)
+
+
 class HistoryRecorder:
     """Appends updates to a session's history list, folding runs of chunks (see above).
 
@@ -79,9 +85,13 @@ class HistoryRecorder:
     when restoring a session); the recorder notices and starts over from what it holds."""
 
     def __init__(
-        self, runs: Mapping[str, ChunkRun] | None = None, check: WholeCheck | None = None
+        self,
+        runs: Mapping[str, ChunkRun] | None = None,
+        check: WholeCheck | None = None,
+        live: frozenset[str] = frozenset(),
     ) -> None:
         self._runs = dict(runs or {})
+        self._live = live
         self._check = check
         self._keys = {run.key for run in self._runs.values()}
         self._history: list[Any] | None = None
@@ -94,6 +104,8 @@ class HistoryRecorder:
         if history is not self._history or len(history) != self._length:
             self._resync(history)
         tag = update.get(UPDATE_TAG_FIELD) if isinstance(update, dict) else None
+        if tag in self._live:
+            return
         run = self._runs.get(tag) if isinstance(tag, str) else None
         if run is not None and update.keys() == run.members:
             record_key, item = update[run.key], update[run.item]

@@ -10,8 +10,7 @@ built), and each message is validated once.
 
 from __future__ import annotations
 
-import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .checks import wire_check
@@ -21,32 +20,17 @@ Validator = Callable[[Any], Any]
 CUSTOM_PREFIX = "_"
 
 
-def literal_values(tp: Any) -> frozenset[str]:
-    """The string literals of a (possibly aliased, annotated) union type: the values the schema
-    names, as opposed to its open `str` fallback."""
-    found: set[str] = set()
-    pending = [tp]
-    while pending:
-        current = pending.pop()
-        current = getattr(current, "__value__", current)  # a `type` alias
-        if typing.get_origin(current) is typing.Literal:
-            found.update(value for value in typing.get_args(current) if isinstance(value, str))
-        else:
-            pending.extend(typing.get_args(current))
-    return frozenset(found)
-
-
 class InvalidStopReason(ValueError):
     """A turn handler returned a stop reason the protocol does not allow."""
 
 
 class OutgoingChecks:
     """Validators for the params this side sends (`sent`: the other side's table) and the results
-    it answers with (`answered`: this side's table). `stop_reasons`: the schema's stop-reason
-    type; other values must start with `_`."""
+    it answers with (`answered`: this side's table). `stop_reasons`: the stop reasons the
+    schema names (the generated `STOP_REASONS`); other values must start with `_`."""
 
     def __init__(
-        self, *, sent: MethodTable, answered: MethodTable, stop_reasons: Any = None
+        self, *, sent: MethodTable, answered: MethodTable, stop_reasons: Iterable[str] = ()
     ) -> None:
         rows = index_methods(sent)
         # By kind, then method: one lookup per message sent.
@@ -65,7 +49,7 @@ class OutgoingChecks:
             for (method, kind), spec in index_methods(answered).items()
             if kind == "request" and spec.result_type is not None
         }
-        self.known_stop_reasons = literal_values(stop_reasons) if stop_reasons else frozenset()
+        self.known_stop_reasons = frozenset(stop_reasons)
 
     def request(self, method: str, params: Any) -> None:
         check = self._requests.get(method)

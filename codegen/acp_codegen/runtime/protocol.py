@@ -25,6 +25,8 @@ SESSION_PROMPT: Final = "session/prompt"
 SESSION_CANCEL: Final = "session/cancel"
 SESSION_UPDATE: Final = "session/update"
 REQUEST_PERMISSION: Final = "session/request_permission"
+# Cancelling one tool call or terminal; the params name it by this field.
+CANCELLABLE: Final = {"tool_call/cancel": "toolCallId", "terminal/cancel": "terminalId"}
 
 # Session update tags this runtime emits (agent side).
 UPDATE_TAG_FIELD: Final = "sessionUpdate"

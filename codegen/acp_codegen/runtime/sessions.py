@@ -91,11 +91,13 @@ class SessionRegistry:
         hooks: SessionHooks,
         chunk_runs: Mapping[str, ChunkRun] | None = None,
         page_size: int = DEFAULT_PAGE_SIZE,
+        live: frozenset[str] = frozenset(),
     ) -> None:
         self._peer = peer
         self._runner = runner
         self._checks = checks
         self._chunk_runs = dict(chunk_runs or {})
+        self._live = live  # tags never kept for replay (history.live_tags)
         self.hooks = hooks
         self.page_size = page_size
         self.sessions: dict[str, AgentSession] = {}
@@ -116,6 +118,7 @@ class SessionRegistry:
             self.client_capabilities,
             self._checks,
             self._chunk_runs,
+            self._live,
         )
         self.sessions[session_id] = session
         return session
@@ -214,7 +217,13 @@ class SessionRegistry:
 
     async def _load(self, session_id: str, params: dict[str, Any]) -> AgentSession:
         session = AgentSession(
-            session_id, self._peer, params, self.client_capabilities, self._checks, self._chunk_runs
+            session_id,
+            self._peer,
+            params,
+            self.client_capabilities,
+            self._checks,
+            self._chunk_runs,
+            self._live,
         )
         if self.hooks.load_session is None or not await self.hooks.load_session(session):
             raise unknown_session(session_id)

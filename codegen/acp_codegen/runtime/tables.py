@@ -17,6 +17,8 @@ Entity = Literal[
     "toolCall",
     "terminal",
     "plan",
+    "compaction",
+    "notice",
     "usage",
     "availableCommands",
     "configOptions",

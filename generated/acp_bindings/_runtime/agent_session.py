@@ -111,6 +111,7 @@ class AgentSession:
         client_capabilities: Any,
         checks: OutgoingChecks | None = None,
         chunk_runs: Mapping[str, ChunkRun] | None = None,
+        live: frozenset[str] = frozenset(),
     ) -> None:
         self.session_id = session_id
         self.setup = dict(setup)  # the session/new (or resume) params
@@ -123,7 +124,7 @@ class AgentSession:
         self._updated: datetime | str = datetime.now(UTC)  # formatted when read
         self.closed = False
         self.history: list[Any] = []
-        self._history = HistoryRecorder(chunk_runs, self._accepts)
+        self._history = HistoryRecorder(chunk_runs, self._accepts, live)
         self.last_state: dict[str, Any] | None = None  # the latest state report
 
     @property

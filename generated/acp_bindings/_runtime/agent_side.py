@@ -13,8 +13,9 @@ capabilities in the `initialize` answer are the author's plus what is served (`s
 A prompt turn, as the prompt-lifecycle page prescribes:
 
 1. `session/prompt` is checked (initialized, open session, content allowed by the agent's
-   prompt capabilities; otherwise a JSON-RPC error) and answered at once, batched or not:
-   `{}`, or the receipt the schema requires (`prompt_result`).
+   prompt capabilities; otherwise a JSON-RPC error) and answered at once, batched or not, with
+   the insertion receipt `{"messageId": ...}` (the user message reported next), or with what
+   an older draft's schema requires (`prompt_result`: `{}` for drafts before the receipt).
 2. After that answer is written, the agent reports `user_message` (with a messageId it
    generates), then `state_update` running, then awaits `on_prompt(session, prompt)`, the
    author's turn handler.
@@ -42,11 +43,12 @@ from typing import Any
 from .agent_session import Accepted, AgentSession, Prompt, new_id
 from .connection import Connection, answer_written
 from .dispatch import Dispatcher
-from .errors import RpcError
-from .history import chunk_runs
+from .errors import ErrorCode, RpcError
+from .history import chunk_runs, live_tags
 from .jsonvalue import copy_json
 from .outgoing import NoChecks, OutgoingChecks
 from .protocol import (
+    CANCELLABLE,
     INITIALIZE,
     SESSION_CANCEL,
     SESSION_CLOSE,
@@ -67,6 +69,7 @@ from .sessions import (
 )
 from .tables import MergeRule
 from .turns import PromptHandler, TurnRunner
+from .versions import negotiate
 
 __all__ = ["AgentSide", "PromptHandler", "SessionHook", "SessionHooks"]
 
@@ -90,7 +93,9 @@ class AgentSide:
         checks: OutgoingChecks | None = None,
         rules: Mapping[str, MergeRule] | None = None,
         fallback: Dispatcher | None = None,
-        prompt_result: Callable[[Prompt], dict[str, Any]] = lambda prompt: {},
+        prompt_result: Callable[[Prompt], dict[str, Any]] = lambda prompt: {
+            "messageId": prompt.message_id
+        },
     ) -> None:
         if not protocol_versions:
             raise ValueError("an agent must support at least one protocol version")
@@ -111,7 +116,8 @@ class AgentSide:
         # `rules` (the generated MERGE_RULES) say which runs of chunks a session's history
         # keeps as one whole update (history.py); without them every update is kept.
         runs = chunk_runs(rules or {})
-        self.registry = SessionRegistry(connection, self.turns, self.checks, hooks, runs)
+        live = live_tags(rules or {})
+        self.registry = SessionRegistry(connection, self.turns, self.checks, hooks, runs, live=live)
         self.capabilities = advertised_capabilities(
             capabilities or {}, delete=self.registry.serves_delete
         )
@@ -137,9 +143,12 @@ class AgentSide:
                 raise invalid([], "params must be an object")
             result = await getattr(self.registry, _REGISTRY_METHODS[method])(params)
         elif self._fallback is not None:
-            return await self._fallback.handle_request(method, params)
+            try:
+                return await self._fallback.handle_request(method, params)
+            except RpcError as error:
+                raise _not_cancellable(method, params, error) from None
         else:
-            raise RpcError.method_not_found(method)
+            raise _not_cancellable(method, params, RpcError.method_not_found(method))
         try:
             self.checks.result(method, result)  # our own answers fit the schema too
         except Exception:
@@ -179,13 +188,15 @@ class AgentSide:
         if not self.initialized:
             raise RpcError.invalid_request("initialize must come first")
 
+    def screen(self, method: str, params: Any) -> None:
+        """Checks that come before the params are validated against this version's types: the
+        version an `initialize` asks for (-32022 when this agent serves none at or below it)."""
+        if method == INITIALIZE:
+            negotiate(params, self.protocol_versions)
+
     def _initialize(self, params: Any) -> dict[str, Any]:
-        requested = params.get("protocolVersion") if isinstance(params, dict) else None
-        if not isinstance(requested, int) or isinstance(requested, bool) or requested < 0:
-            raise invalid(["protocolVersion"], "protocolVersion must be a non-negative integer")
-        assert isinstance(params, dict)
-        # Echo a version we support; otherwise answer our newest and let the client decide.
-        version = requested if requested in self.protocol_versions else max(self.protocol_versions)
+        version = negotiate(params, self.protocol_versions)
+        assert isinstance(params, dict)  # negotiate read a version from it
         self.protocol_version = version
         self.client_capabilities = params.get("capabilities") or {}
         self.registry.client_capabilities = self.client_capabilities
@@ -239,3 +250,14 @@ _REGISTRY_METHODS = {
 
 def _fields(hooks: SessionHooks) -> dict[str, Any]:
     return {name: getattr(hooks, name) for name in SessionHooks.__slots__}
+
+
+def _not_cancellable(method: str, params: Any, error: RpcError) -> RpcError:
+    """`tool_call/cancel` and `terminal/cancel` that no handler serves: the protocol's answer
+    is -32602 (the tool call or terminal is unknown, finished or not cancellable), not -32601;
+    an author who advertises `capabilities.cancel` overrides the typed handler."""
+    field = CANCELLABLE.get(method)
+    if field is None or error.code != ErrorCode.METHOD_NOT_FOUND:
+        return error
+    named = params.get(field) if isinstance(params, dict) else None
+    return invalid([field], f"{field} {named!r} is not cancellable (unknown, or not advertised)")

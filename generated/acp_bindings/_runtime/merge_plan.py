@@ -23,7 +23,10 @@ KEYED_ENTITIES: Final[Mapping[str, str]] = {
     "toolCall": "toolCalls",
     "terminal": "terminals",
     "plan": "plans",
+    "compaction": "compactions",
 }
+# Live events kept in arrival order (no key, no patching) and never replayed by an agent.
+LOG_ENTITIES: Final[Mapping[str, str]] = {"notice": "notices"}
 SLOT_ENTITIES: Final[tuple[Entity, ...]] = (
     "usage",
     "availableCommands",
@@ -38,12 +41,14 @@ _DEFAULT_LAYOUT: Final[Mapping[str, Mapping[str, FieldKind]]] = {
     "toolCall": {"content": "list"},
     "terminal": {"output": "bytes"},
     "plan": {},
+    "compaction": {"summary": "list"},
 }
 
 _OPS_BY_ENTITY_KIND: Final[Mapping[str, frozenset[str]]] = {
     "keyed": frozenset({"upsert", "append", "replace"}),
     "slot": frozenset({"upsert", "replace"}),
     "state": frozenset({"replace"}),
+    "log": frozenset({"append"}),
 }
 
 
@@ -71,6 +76,8 @@ def _entity_kind(entity: str) -> str:
         return "state"
     if entity in SLOT_ENTITIES:
         return "slot"
+    if entity in LOG_ENTITIES:
+        return "log"
     raise ValueError(f"unknown entity {entity!r}")
 
 
@@ -87,7 +94,9 @@ def _check_row(tag: str, rule: MergeRule) -> str:
     if (kind == "keyed") != (rule.key is not None):
         need = "needs" if kind == "keyed" else "must not have"
         raise ValueError(f"merge rule {tag!r}: entity {rule.entity} {need} a key")
-    if rule.op == "append" and not rule.field:
+    if kind == "log" and (rule.field or rule.encoding or rule.role):
+        raise ValueError(f"merge rule {tag!r}: a {rule.entity} entry is the update itself")
+    if rule.op == "append" and not rule.field and kind != "log":
         raise ValueError(f"merge rule {tag!r}: append needs a field")
     if rule.encoding is not None and rule.op != "append":
         raise ValueError(f"merge rule {tag!r}: encoding only applies to append")
@@ -141,7 +150,7 @@ def compile_rules(rules: Mapping[str, MergeRule]) -> MergePlan:
             raise ValueError(f"merge rule {tag!r}: {error}") from None
         if kind == "keyed" and not key:
             raise ValueError(f"merge rule {tag!r}: the key pointer must not be empty")
-        if rule.op == "append":
+        if rule.op == "append" and kind != "log":
             assert rule.field is not None  # checked by _check_row
             field_kind: FieldKind = "bytes" if rule.encoding == "base64" else "list"
             _declare(layouts, tag, rule.entity, rule.field, field_kind)

@@ -23,6 +23,7 @@ from .errors import MalformedUpdateError
 from .jsonvalue import ABSENT, copy_json, resolve
 from .merge_plan import (
     KEYED_ENTITIES,
+    LOG_ENTITIES,
     SLOT_ENTITIES,
     STATE_ENTITY,
     CompiledRule,
@@ -80,6 +81,7 @@ class SessionState(Generic[SnapshotT]):
         self._validate = validate
         self._records: dict[str, dict[str, Record]] = {entity: {} for entity in KEYED_ENTITIES}
         self._slots: dict[str, Any] = dict.fromkeys(SLOT_ENTITIES)
+        self._logs: dict[str, list[Any]] = {entity: [] for entity in LOG_ENTITIES}
         self._state: str | None = None
         self._stop_reason: str | None = None
         self._unknown: list[Any] = []
@@ -118,7 +120,11 @@ class SessionState(Generic[SnapshotT]):
             if isinstance(repaired, dict):  # a tolerant validator dropped a bad part
                 data = repaired
         if compiled.rule.op == "append":
-            self._append(tag, compiled, data, copy)  # chunks: most updates, nothing to undo
+            if compiled.key:
+                self._append(tag, compiled, data, copy)  # chunks: most updates, nothing to undo
+            else:  # a live event: the update itself, kept in arrival order
+                entry = {name: value for name, value in data.items() if name != self._tag_field}
+                self._logs[compiled.rule.entity].append(copy(entry))
             return
         commit = self._prepare(tag, compiled, data, copy)
         commit()
@@ -147,6 +153,8 @@ class SessionState(Generic[SnapshotT]):
                 out[name] = {key: record.snapshot() for key, record in records.items()}
         for entity in SLOT_ENTITIES:
             out[entity] = copy_json(self._slots[entity])
+        for entity, name in LOG_ENTITIES.items():
+            out[name] = copy_json(self._logs[entity])
         out["unknown"] = copy_json(self._unknown)
         return cast(SnapshotT, out)
 

@@ -20,6 +20,8 @@ Entity = Literal[
     "toolCall",
     "terminal",
     "plan",
+    "compaction",
+    "notice",
     "usage",
     "availableCommands",
     "configOptions",

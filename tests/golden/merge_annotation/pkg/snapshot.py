@@ -49,10 +49,12 @@ class SessionSnapshot(TypedDict):
     toolCalls: dict[str, ToolCallSnapshot]
     terminals: dict[str, TerminalSnapshot]
     plans: dict[str, dict[str, Any]]
+    compactions: dict[str, dict[str, Any]]
     usage: UsageSnapshot | None
     availableCommands: Any
     configOptions: Any
     sessionInfo: Any
+    notices: list[dict[str, Any]]
     unknown: list[dict[str, Any]]
 
 

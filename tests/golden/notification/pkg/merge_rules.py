@@ -14,5 +14,8 @@ UPDATE_TAG: Final[str] = "sessionUpdate"
 
 MERGE_RULES: Final[Mapping[str, MergeRule]] = MappingProxyType({})
 
+# The stop reasons the schema names; an agent may also end a turn with a custom `_` reason.
+STOP_REASONS: Final[frozenset[str]] = frozenset({})
+
 # Patch fields (absent = keep, null = clear, value = replace), by model and wire name.
 TRISTATE_FIELDS: Final[Mapping[str, frozenset[str]]] = MappingProxyType({})

@@ -81,13 +81,14 @@ def _route_Outcome(
     if isinstance(value, dict):
         tag = value.get(tag_key)
     elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
         tag = next(
             (
                 getattr(value, n)
                 for n, f in type(value).model_fields.items()
                 if (f.alias or n) == tag_key
             ),
-            None,
+            (value.model_extra or {}).get(tag_key),
         )
     else:
         return None

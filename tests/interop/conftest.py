@@ -1,0 +1,34 @@
+"""Fixtures of the interop tests: the SDKs (installed once, cached) and a scaffolded agent."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .sdk_cache import py_sdk, ts_sdk
+
+
+@pytest.fixture(scope="session")
+def ts_prefix() -> Path:
+    """The npm prefix that holds @agentclientprotocol/sdk at the pinned version."""
+    return ts_sdk()
+
+
+@pytest.fixture(scope="session")
+def py_sdk_path() -> Path:
+    """The folder to put on PYTHONPATH for the Python SDK pre-release."""
+    return py_sdk()
+
+
+@pytest.fixture(scope="session")
+def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project made by `acp-codegen new agent my-agent`, run from its source (PYTHONPATH=src,
+    as tests/test_scaffold.py runs it)."""
+    root = tmp_path_factory.mktemp("scaffold")
+    argv = [sys.executable, "-m", "acp_codegen", "new", "agent", "my-agent", "-q"]
+    proc = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return root / "my-agent"

@@ -1,0 +1,112 @@
+"""The official SDKs the interop tests run against: installed once into a cache folder outside
+the repository that survives between runs (~/.cache/acp-codegen-tests, or $XDG_CACHE_HOME).
+
+An install goes into a fresh temporary folder beside its final place and is renamed into place
+when complete, so two test processes racing each other never see half an install: the loser of
+the rename drops its copy and uses the winner's. Without node, npm or a package index the tests
+skip with the reason; when `CI` is set (CI sets CI=true) they fail instead, so CI cannot pass
+without running them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+TS_SDK, TS_SDK_VERSION = "@agentclientprotocol/sdk", "2.4.0"
+PY_SDK, PY_SDK_VERSION = "agent-client-protocol", "1.0.0rc3"
+INSTALL_TIMEOUT = 600  # a hang guard for a slow registry, not a statement about speed
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "acp-codegen-tests"
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip with the reason, or fail when running in CI (which must run these tests)."""
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set, so this is a failure, not a skip: {reason}")
+    pytest.skip(reason)
+
+
+def cached_install(
+    target: Path, installed: Callable[[Path], bool], install: Callable[[Path], str | None]
+) -> Path:
+    """`target` once `installed(target)`; else `install(tmp)` (None on success, else the
+    reason it failed) into a temporary folder that is then renamed to `target`."""
+    if installed(target):
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        failure = install(staging)
+        if failure is not None:
+            unavailable(failure)
+        try:
+            staging.rename(target)
+        except OSError:  # another process renamed its complete copy first (or a broken leftover)
+            if not installed(target):
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    if not installed(target):
+        unavailable(f"{target} is incomplete after installing into it")
+    return target
+
+
+def run_install(argv: list[str]) -> str | None:
+    try:
+        proc = subprocess.run(
+            argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{' '.join(argv[:2])} failed: {error}"
+    if proc.returncode != 0:
+        return f"{' '.join(argv)} exited {proc.returncode}: {proc.stderr.strip()[-500:]}"
+    return None
+
+
+def ts_sdk() -> Path:
+    """The npm prefix holding the TypeScript SDK at the pinned version (and its zod peer)."""
+    for tool in ("node", "npm"):
+        if shutil.which(tool) is None:
+            unavailable(f"`{tool}` is not on PATH: the TypeScript SDK interop tests need it")
+
+    def installed(prefix: Path) -> bool:
+        manifest = prefix / "node_modules" / TS_SDK / "package.json"
+        try:
+            return bool(json.loads(manifest.read_text())["version"] == TS_SDK_VERSION)
+        except (OSError, ValueError, KeyError):
+            return False
+
+    def install(prefix: Path) -> str | None:
+        spec = f"{TS_SDK}@{TS_SDK_VERSION}"
+        return run_install(
+            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(prefix), spec]
+        )
+
+    return cached_install(cache_root() / "npm" / TS_SDK_VERSION, installed, install)
+
+
+def py_sdk() -> Path:
+    """A folder to put on PYTHONPATH that holds the Python SDK pre-release (no dependencies:
+    it needs pydantic, which this environment has)."""
+
+    def installed(folder: Path) -> bool:
+        return (folder / f"agent_client_protocol-{PY_SDK_VERSION}.dist-info").is_dir()
+
+    def install(folder: Path) -> str | None:
+        spec = f"{PY_SDK}=={PY_SDK_VERSION}"
+        pip = [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        return run_install([*pip, "--no-deps", "--target", str(folder), spec])
+
+    return cached_install(cache_root() / "pip" / f"acp-{PY_SDK_VERSION}", installed, install)

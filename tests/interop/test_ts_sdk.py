@@ -1,0 +1,55 @@
+"""The official TypeScript SDK (@agentclientprotocol/sdk 2.4.0, its v2 API) against our code:
+its client drives the example agent and a scaffolded agent through the session surface, and our
+generated Client drives an agent written with its agent API. The SDK validates everything it
+receives with its own schemas (always on), so a message of ours it does not accept fails here.
+
+The SDK is installed once into a cache outside the repository (sdk_cache.py); without node, npm
+or the registry these tests skip, saying why, except in CI (CI=true), where they fail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .surface import (
+    DEMO_AGENT,
+    DEMO_REPLY,
+    SCAFFOLDED_AGENT,
+    SCAFFOLDED_REPLY,
+    assert_session_surface,
+    our_client_turn,
+    summary_of,
+)
+
+pytestmark = pytest.mark.network  # installs the SDK from its registry once (then cached)
+
+HERE = Path(__file__).resolve().parent
+TS_CLIENT, TS_AGENT = HERE / "ts_client.mjs", HERE / "ts_agent.mjs"
+
+
+def ts_client(ts_prefix: Path, cwd: Path, agent: list[str]) -> list[str]:
+    return ["node", str(TS_CLIENT), str(ts_prefix), str(cwd), "--", *agent]
+
+
+def test_the_ts_client_drives_the_example_agent(ts_prefix: Path, tmp_path: Path) -> None:
+    summary = summary_of(ts_client(ts_prefix, tmp_path, DEMO_AGENT))
+    assert summary["agentName"] == "acp-codegen-demo-agent"
+    assert_session_surface(summary, tmp_path, reply=DEMO_REPLY)
+    # The example agent titles the session with its first prompt.
+    assert summary["listed"]["sessions"][0]["title"] == "count these four words"
+
+
+def test_the_ts_client_drives_a_scaffolded_agent(
+    ts_prefix: Path, scaffolded: Path, tmp_path: Path
+) -> None:
+    argv = ts_client(ts_prefix, tmp_path, SCAFFOLDED_AGENT)
+    summary = summary_of(argv, PYTHONPATH=str(scaffolded / "src"))
+    assert summary["agentName"] == "my-agent"
+    assert_session_surface(summary, tmp_path, reply=SCAFFOLDED_REPLY)
+
+
+def test_our_client_drives_an_agent_written_with_the_ts_sdk(
+    ts_prefix: Path, tmp_path: Path
+) -> None:
+    our_client_turn(["node", str(TS_AGENT), str(ts_prefix)], tmp_path)
