@@ -205,3 +205,44 @@ def test_readme_chat_commands_work_as_written(tmp_path: Path) -> None:
         words = [swap.get(word, word) for word in words]
         proc = chat(*words)
         assert proc.returncode == (int(expected.group(1)) if expected else 0), (line, proc.stderr)
+
+
+def test_a_command_that_echoes_its_input_is_not_an_acp_agent() -> None:
+    """`cat` sends our initialize back: one line saying so, not a JSON-RPC error code."""
+    proc = chat("--prompt", "hi", "--", "cat")
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "error: cat is not an ACP agent: it sends back what it is sent instead of answering "
+        "initialize"
+    ]
+
+
+def test_a_command_that_exits_without_a_word_is_not_an_acp_agent() -> None:
+    proc = chat("--prompt", "hi", "--", "true")
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "error: true is not an ACP agent: it exited (code 0) without answering initialize"
+    ]
+
+
+def test_help_tells_the_keys_the_commands_and_the_chat_extra() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "acp_codegen", "chat", "--help"],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    for needed in ("Ctrl-C", "Ctrl-D", "/?", "/quit", "[chat] extra"):
+        assert needed in proc.stdout, needed
+
+
+def test_verbose_traffic_lines_never_cut_into_streamed_text() -> None:
+    """stdout and stderr on one pipe, as on a terminal: each traffic line is a line of its own."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "acp_codegen", "chat", "-v", "--prompt", "hello there",
+         "--approve", "--", *DEMO],
+        cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout
+    assert "-> session/prompt\n" in proc.stdout
+    cut = [line for line in proc.stdout.splitlines() if re.search(r".(->|<-) [a-z_]+[/ #]", line)]
+    assert cut == []

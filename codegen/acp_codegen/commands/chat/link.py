@@ -75,7 +75,14 @@ class AgentLink:
     """One agent process with one session; `start()` it, then `turn()`, `cancel()`, `stop()`."""
 
     def __init__(
-        self, argv: Sequence[str], *, cwd: Path, ask: Asker, trace: Path | None, verbose: bool
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        ask: Asker,
+        trace: Path | None,
+        verbose: bool,
+        show_traffic: Callable[[str], None] | None = None,
     ) -> None:
         self.argv = list(argv)
         self.cwd = cwd
@@ -83,7 +90,8 @@ class AgentLink:
         self._client = ChatClient(ask)
         self._garbage: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         try:
-            self._tap = TrafficTap(trace, show_methods=verbose, on_garbage=self._saw_garbage)
+            shown = show_traffic if verbose else None
+            self._tap = TrafficTap(trace, show=shown, on_garbage=self._saw_garbage)
         except OSError as error:
             raise ChatError(f"--trace {trace}: {error.strerror or error}", EXIT_USAGE) from None
         # Without --verbose the agent's stderr is kept aside, to quote when it fails.
@@ -114,7 +122,10 @@ class AgentLink:
             reason = error.strerror or str(error)
             raise ChatError(f"cannot start {self.argv[0]!r}: {reason}", EXIT_USAGE) from None
         try:
-            await self._guarded(self._client.lifecycle.initialize(), EXIT_USAGE, "initialize")
+            try:
+                await self._guarded(self._client.lifecycle.initialize(), EXIT_USAGE, "initialize")
+            except ChatError as error:
+                raise self._not_an_agent() or error from None
             info = self._client.lifecycle.agent_info
             if isinstance(info, dict) and isinstance(info.get("name"), str):
                 self.agent_name = info["name"]
@@ -124,6 +135,22 @@ class AgentLink:
         except ChatError:
             await self.stop()
             raise
+
+    def _not_an_agent(self) -> ChatError | None:
+        """Why the command failed initialize when it is plainly no ACP agent at all: it sent
+        our own messages back (`cat`), or exited cleanly without a word of JSON-RPC."""
+        name = self.argv[0]
+        if self._tap.echoed and not self._tap.spoke:
+            why = "it sends back what it is sent instead of answering initialize"
+        elif not self._tap.spoke and self._exit_code() == 0 and not self._garbage.done():
+            why = "it exited (code 0) without answering initialize"
+        else:
+            return None
+        return ChatError(f"{name} is not an ACP agent: {why}", EXIT_USAGE)
+
+    def _exit_code(self) -> int | None:
+        process = self._process.process if self._process is not None else None
+        return None if process is None else process.returncode
 
     async def _spawn(self) -> AgentProcess:
         """`Client.spawn`, but in a session of its own: Ctrl-C in the terminal is the chat's to
@@ -204,9 +231,8 @@ class AgentLink:
     def _why(self) -> str:
         """The exit code and the last line the agent wrote on stderr, when there is one."""
         parts: list[str] = []
-        process = self._process.process if self._process is not None else None
-        if process is not None and process.returncode is not None:
-            parts.append(f"exit code {process.returncode}")
+        if self._exit_code() is not None:
+            parts.append(f"exit code {self._exit_code()}")
         last = self._last_stderr_line()
         if last:
             parts.append(f"last stderr line: {last}")

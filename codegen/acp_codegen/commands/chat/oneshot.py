@@ -29,7 +29,9 @@ async def run_once(args: argparse.Namespace, argv: list[str], cwd: Path) -> int:
             log.note(answer_text(request, outcome))
         return outcome
 
-    link = AgentLink(argv, cwd=cwd, ask=ask, trace=args.trace, verbose=verbosity > 1)
+    link = AgentLink(
+        argv, cwd=cwd, ask=ask, trace=args.trace, verbose=verbosity > 1, show_traffic=log.aside
+    )
     await link.start()
     before = link.snapshot()
 
