@@ -246,3 +246,20 @@ def test_verbose_traffic_lines_never_cut_into_streamed_text() -> None:
     assert "-> session/prompt\n" in proc.stdout
     cut = [line for line in proc.stdout.splitlines() if re.search(r".(->|<-) [a-z_]+[/ #]", line)]
     assert cut == []
+
+
+def test_an_agent_exception_is_explained_by_its_last_stderr_lines() -> None:
+    proc = chat("--prompt", "hi", "--", *ODD, "raise")
+    assert proc.returncode == 1
+    assert proc.stdout.endswith("[turn ended: _internal_error]\n")
+    lines = proc.stderr.splitlines()
+    assert lines[0] == "raise-agent failed the turn; its stderr ends:"
+    assert lines[-1] == "RuntimeError: the model server went away"
+
+
+def test_a_notice_is_written_in_its_place() -> None:
+    proc = chat("--prompt", "hi", "--", *ODD, "notice")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (
+        "notice [warning]: Quota low: 2 requests left today\nagent: noted\n[turn ended: end_turn]\n"
+    )

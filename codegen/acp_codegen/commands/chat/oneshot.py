@@ -30,7 +30,13 @@ async def run_once(args: argparse.Namespace, argv: list[str], cwd: Path) -> int:
         return outcome
 
     link = AgentLink(
-        argv, cwd=cwd, ask=ask, trace=args.trace, verbose=verbosity > 1, show_traffic=log.aside
+        argv,
+        cwd=cwd,
+        ask=ask,
+        trace=args.trace,
+        verbose=verbosity > 1,
+        show_traffic=log.aside,
+        notice=None if verbosity == QUIET else log.note,
     )
     await link.start()
     before = link.snapshot()
@@ -48,4 +54,7 @@ async def run_once(args: argparse.Namespace, argv: list[str], cwd: Path) -> int:
         link.listen(None)
         log.end(now(ended=ended))
         await link.stop()
+    failure = link.turn_failure(stop)
+    if failure is not None:
+        print(failure, file=sys.stderr, flush=True)
     return EXIT_OK if stop == END_TURN else EXIT_DIFFERS
