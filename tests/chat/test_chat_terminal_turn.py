@@ -77,7 +77,7 @@ def test_a_wrong_key_at_a_permission_question_says_which_keys_answer(
     child.expect(r"\[1\] Yes")
     child.send("x")
     child.expect(r"'x' is not an answer: press 1 \(Ctrl-C cancels\)")
-    child.send("1")
+    child.send("1\r")  # a key with Enter after it (or pasted with its newline) answers too
     child.expect(r"Go on\? -> Yes")
     child.expect("end_turn")
     quit_cleanly(child)

@@ -119,13 +119,14 @@ class Chat:
                 if typed in ("", CTRL_D):  # the terminal is gone, or the user leaves
                     self.quitting.set()
                     return CANCELLED
-                if typed.lower() in keys:
-                    outcome = selected(keys[typed.lower()])
+                choice = typed.strip().lower()  # a key and Enter, or a pasted "1\n", count
+                if choice in keys:
+                    outcome = selected(keys[choice])
                     self.asking = None
                     self.note(answer_text(request, outcome))
                     return outcome
-                hint = keys_hint(self.asking[1])
-                self.note(f"{typed.strip()!r} is not an answer: press {hint} (Ctrl-C cancels)")
+                wrong = f"{choice!r} is not an answer: " if choice else ""
+                self.note(f"{wrong}press {keys_hint(self.asking[1])} (Ctrl-C cancels)")
         finally:
             self.asking = None
             self.answers = None
