@@ -76,7 +76,9 @@ def test_the_project_depends_on_pydantic_only(scaffolded: Path) -> None:
     assert config["project"]["name"] == NAME
     assert config["project"]["dependencies"] == [f"pydantic>={PYDANTIC_MINIMUM},<3"]
     assert config["project"]["scripts"] == {NAME: f"{PACKAGE}.__main__:main"}
-    assert config["project"]["optional-dependencies"] == {"test": ["pytest>=8"]}
+    # mypy too: the project sets up `[tool.mypy]` and its README runs it.
+    assert config["project"]["optional-dependencies"] == {"test": ["pytest>=8", "mypy>=1.10"]}
+    assert "mypy" in config["tool"]
     imported: set[str] = set()
     for path in scaffolded.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
@@ -88,6 +90,24 @@ def test_the_project_depends_on_pydantic_only(scaffolded: Path) -> None:
     third_party = imported - set(sys.stdlib_module_names) - {PACKAGE, "agent_client"}
     # pydantic's own dependencies are fine: installing pydantic brings them.
     assert third_party <= {"pydantic", "pydantic_core", "typing_extensions", "pytest"}
+
+
+def test_its_readme_uses_the_venv_by_path_never_activated(scaffolded: Path) -> None:
+    """Activating the project's venv would hide the acp-codegen that `chat` runs from."""
+    readme = (scaffolded / "README.md").read_text(encoding="utf-8")
+    assert "activate" not in readme.replace("not activated", "").replace("activating it", "")
+    assert '.venv/bin/pip install -e ".[test]"' in readme
+    assert ".venv/bin/python -m pytest" in readme and ".venv/bin/python -m mypy" in readme
+    assert f"acp-codegen chat -- .venv/bin/{NAME}" in readme
+
+
+def test_the_agent_counts_one_word_in_the_singular(scaffolded: Path) -> None:
+    agent = [sys.executable, "-m", PACKAGE]
+    chat = [sys.executable, "-m", "acp_codegen", "chat", "--prompt", "hello", "--approve"]
+    proc = run([*chat, "--", *agent], scaffolded, PYTHONPATH=str(scaffolded / "src"))
+    assert proc.returncode == EXIT_OK, proc.stdout + proc.stderr
+    assert "  | 1 word\n" in proc.stdout
+    assert "agent: Your prompt has 1 word. That is all" in proc.stdout
 
 
 def test_the_vendored_bindings_are_current_for_the_vendor_command(scaffolded: Path) -> None:

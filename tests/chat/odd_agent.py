@@ -4,6 +4,10 @@
 - `garbage`: says one word, then writes a line that is not JSON-RPC on stdout and waits;
 - `commands`: lists two slash commands (`/echo`, and `/help`, a name chat also uses) when the
   session opens and answers each prompt with its own text;
+- `raise`: says one word in the turn, then raises (the bindings end the turn `_internal_error`
+  and log the traceback on stderr);
+- `notice`: sends a `notice` update (upstream v2's fire-and-forget message to the user), answers
+  `noted` and ends the turn;
 - `stream`: streams `first second` of its answer, asks permission (`Go on?`), then streams
   ` third` and ends the turn; `stream FIFO` waits for a line on the named pipe FIFO instead of
   asking, so a test decides when the turn goes on.
@@ -40,7 +44,15 @@ class Odd(Agent):
             return "end_turn"
         if MODE == "stream":
             return await self.stream(session)
+        if MODE == "notice":
+            notice = {"sessionUpdate": "notice", "severity": "warning", "title": "Quota low",
+                      "description": "2 requests left today"}  # fmt: skip
+            await session.send_update(notice)
+            await session.say("noted")
+            return "end_turn"
         await session.say("partial")
+        if MODE == "raise":
+            raise RuntimeError("the model server went away")
         if MODE == "die":
             print("giving up now", file=sys.stderr, flush=True)
             os._exit(5)

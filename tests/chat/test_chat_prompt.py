@@ -205,3 +205,61 @@ def test_readme_chat_commands_work_as_written(tmp_path: Path) -> None:
         words = [swap.get(word, word) for word in words]
         proc = chat(*words)
         assert proc.returncode == (int(expected.group(1)) if expected else 0), (line, proc.stderr)
+
+
+def test_a_command_that_echoes_its_input_is_not_an_acp_agent() -> None:
+    """`cat` sends our initialize back: one line saying so, not a JSON-RPC error code."""
+    proc = chat("--prompt", "hi", "--", "cat")
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "error: cat is not an ACP agent: it sends back what it is sent instead of answering "
+        "initialize"
+    ]
+
+
+def test_a_command_that_exits_without_a_word_is_not_an_acp_agent() -> None:
+    proc = chat("--prompt", "hi", "--", "true")
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "error: true is not an ACP agent: it exited (code 0) without answering initialize"
+    ]
+
+
+def test_help_tells_the_keys_the_commands_and_the_chat_extra() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "acp_codegen", "chat", "--help"],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    for needed in ("Ctrl-C", "Ctrl-D", "/?", "/quit", "[chat] extra"):
+        assert needed in proc.stdout, needed
+
+
+def test_verbose_traffic_lines_never_cut_into_streamed_text() -> None:
+    """stdout and stderr on one pipe, as on a terminal: each traffic line is a line of its own."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "acp_codegen", "chat", "-v", "--prompt", "hello there",
+         "--approve", "--", *DEMO],
+        cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout
+    assert "-> session/prompt\n" in proc.stdout
+    cut = [line for line in proc.stdout.splitlines() if re.search(r".(->|<-) [a-z_]+[/ #]", line)]
+    assert cut == []
+
+
+def test_an_agent_exception_is_explained_by_its_last_stderr_lines() -> None:
+    proc = chat("--prompt", "hi", "--", *ODD, "raise")
+    assert proc.returncode == 1
+    assert proc.stdout.endswith("[turn ended: _internal_error]\n")
+    lines = proc.stderr.splitlines()
+    assert lines[0] == "raise-agent failed the turn; its stderr ends:"
+    assert lines[-1] == "RuntimeError: the model server went away"
+
+
+def test_a_notice_is_written_in_its_place() -> None:
+    proc = chat("--prompt", "hi", "--", *ODD, "notice")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (
+        "notice [warning]: Quota low: 2 requests left today\nagent: noted\n[turn ended: end_turn]\n"
+    )

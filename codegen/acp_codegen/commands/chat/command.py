@@ -17,6 +17,17 @@ TEXT = (
     "talk to an ACP agent: start AGENT_CMD, open a session and prompt it interactively, or "
     "run one --prompt and exit 0 when the turn ends with end_turn, 1 otherwise"
 )
+KEYS = """\
+in the chat:
+  Ctrl-C        cancel the running turn; again, or when idle, quit (stopping the agent)
+  Ctrl-D        quit
+  /?            list the agent's slash commands and chat's own
+  /quit, /exit  quit (unless the agent lists a command of that name)
+  1-9, a-z      answer a permission question with the option of that key
+
+the live view needs acp-codegen's [chat] extra (rich), e.g. pip install
+"/path/to/acp-codegen[chat]"; without it the chat is written as plain text.
+"""
 
 
 def add_command(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -25,6 +36,8 @@ def add_command(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         NAME,
         help=TEXT,
         description=TEXT,
+        epilog=KEYS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=parents,
         usage="acp-codegen chat [options] -- AGENT_CMD [ARGS...]",
     )

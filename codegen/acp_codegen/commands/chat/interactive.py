@@ -1,7 +1,8 @@
 """The interactive chat: a prompt line, the turn drawn as it happens, permission requests
 answered by key, `/` commands (`slash` says which are the agent's), and Ctrl-C: once cancels
 the running turn (`session/cancel`), again (or when idle, or Ctrl-D) quits, stopping the
-agent."""
+agent. While a turn runs the terminal is read key by key: a key answers a permission question
+(any other key is told what would), and other typing is refused out loud, never sent later."""
 
 from __future__ import annotations
 
@@ -16,13 +17,17 @@ from ..._bindings import models
 from ..exits import EXIT_OK
 from .keys import Terminal
 from .link import AgentLink
-from .permissions import CANCELLED, answer_text, selected
+from .permissions import CANCELLED, answer_text, keys_hint, selected
 from .screens import Asking, PlainScreen, Screen, TurnView, asking
 from .slash import command_name, help_text, route
 from .transcript import Turn, turn_since
 
 T = TypeVar("T")
 CTRL_D = "\x04"  # a plain byte in cbreak mode, not end of input
+NOT_SENT = (
+    "the agent is still working: what you type now is not sent (wait for the > prompt; "
+    "Ctrl-C cancels the turn)"
+)
 
 
 def make_screen(verbosity: int) -> Screen:
@@ -39,7 +44,13 @@ class Chat:
         self.screen: Screen = make_screen(args.verbosity)
         self.terminal = Terminal()
         self.link = AgentLink(
-            argv, cwd=cwd, ask=self.ask, trace=args.trace, verbose=args.verbosity > 1
+            argv,
+            cwd=cwd,
+            ask=self.ask,
+            trace=args.trace,
+            verbose=args.verbosity > 1,
+            show_traffic=self.screen.aside,
+            notice=self.note,
         )
         self.cwd = cwd
         self.quitting = asyncio.Event()
@@ -47,14 +58,34 @@ class Chat:
         self.cancelling = False
         self.asking: Asking | None = None
         self.redraw: Callable[[], None] | None = None  # shows the running turn now
+        self.view: TurnView | None = None  # the running turn's, where notes go meanwhile
+        self.answers: asyncio.Queue[str] | None = None  # keys, while a question is open
+        self.refused_typing = False  # said once per turn that typing is not sent
         self.cancel_task: asyncio.Future[None] | None = None
+
+    def note(self, text: str) -> None:
+        """A line for the user: in the running turn's view, in its order, or on the screen."""
+        if self.view is not None:
+            self.view.note(text)
+        else:
+            self.screen.note(text)
+
+    def keys_typed(self, keys: str) -> None:
+        """Keys pressed while a turn runs: an answer to the open question, or refused."""
+        if self.answers is not None:
+            self.answers.put_nowait(keys)
+        elif keys in ("", CTRL_D):
+            self.quitting.set()
+        elif keys.strip() and not self.refused_typing:
+            self.refused_typing = True
+            self.note(NOT_SENT)
 
     # -- Ctrl-C -----------------------------------------------------------------------------------
 
     def interrupt(self) -> None:
         if self.turn is not None and not self.turn.done() and not self.cancelling:
             self.cancelling = True
-            self.screen.note("cancelling the turn (Ctrl-C again quits)")
+            self.note("cancelling the turn (Ctrl-C again quits)")
             self.cancel_task = asyncio.ensure_future(self.link.cancel())
         else:
             self.quitting.set()
@@ -77,22 +108,28 @@ class Chat:
         self, request: models.RequestPermissionRequest
     ) -> models.RequestPermissionOutcome:
         self.asking = asking(request)
+        in_turn = self.view is not None  # else no key reader runs: read the key here
+        self.answers = asyncio.Queue() if in_turn else None
         if self.redraw is not None:
             self.redraw()
         try:
             keys = dict(self.asking[1])
             while True:
-                key = await self.terminal.read_key()
-                if key in ("", CTRL_D):  # the terminal is gone, or the user leaves
+                typed = await (self.answers.get() if self.answers else self.terminal.read_key())
+                if typed in ("", CTRL_D):  # the terminal is gone, or the user leaves
                     self.quitting.set()
                     return CANCELLED
-                if key.lower() in keys:
-                    outcome = selected(keys[key.lower()])
+                choice = typed.strip().lower()  # a key and Enter, or a pasted "1\n", count
+                if choice in keys:
+                    outcome = selected(keys[choice])
                     self.asking = None
-                    self.screen.note(answer_text(request, outcome))
+                    self.note(answer_text(request, outcome))
                     return outcome
+                wrong = f"{choice!r} is not an answer: " if choice else ""
+                self.note(f"{wrong}press {keys_hint(self.asking[1])} (Ctrl-C cancels)")
         finally:
             self.asking = None
+            self.answers = None
 
     # -- the loop ---------------------------------------------------------------------------------
 
@@ -132,29 +169,42 @@ class Chat:
             return turn_since(before, self.link.snapshot(), ended=ended)
 
         view: TurnView = self.screen.begin_turn()
+        self.view, self.refused_typing = view, False
         self.redraw = lambda: view.update(now(), self.asking)
         self.link.listen(lambda update: view.heard(update, now))
         self.cancelling = False
-        self.turn = asyncio.ensure_future(self.link.turn(text))
+        self.turn = turn = asyncio.ensure_future(self.link.turn(text))
+        with self.terminal.keys(self.keys_typed):
+            failure = await self._follow(turn, view, now)
+        if failure is not None:
+            self.screen.note(failure)
+
+    async def _follow(
+        self, turn: asyncio.Task[str | None], view: TurnView, now: Callable[..., Turn]
+    ) -> str | None:
+        """Wait for `turn` (redrawing it) or for quitting; what the agent's failure was, if the
+        turn ended `_internal_error`."""
+        failure: str | None = None
         try:
-            while not self.turn.done() and not self.quitting.is_set():
+            while not turn.done() and not self.quitting.is_set():
                 quit_wait = asyncio.ensure_future(self.quitting.wait())
-                waiters: set[asyncio.Future[Any]] = {self.turn, quit_wait}
+                waiters: set[asyncio.Future[Any]] = {turn, quit_wait}
                 await asyncio.wait(
                     waiters, timeout=view.redraw_seconds, return_when=asyncio.FIRST_COMPLETED
                 )
                 quit_wait.cancel()
                 if view.redraw_seconds is not None:
-                    self.redraw()
-            if not self.turn.done():  # quitting mid-turn: the agent is stopped next
-                self.turn.cancel()
-            else:
-                self.turn.result()  # a ChatError (the agent died) ends the chat
+                    view.update(now(), self.asking)
+            if not turn.done():  # quitting mid-turn: the agent is stopped next
+                turn.cancel()
+            else:  # a ChatError (the agent died) ends the chat
+                failure = self.link.turn_failure(turn.result())
         finally:
             self.link.listen(None)
-            self.redraw = None
-            view.finish(now(ended=self.turn.done()))
+            self.redraw, self.view = None, None
+            view.finish(now(ended=turn.done()))
             self.turn = None
+        return failure
 
 
 async def run_interactive(args: argparse.Namespace, argv: list[str], cwd: Path) -> int:

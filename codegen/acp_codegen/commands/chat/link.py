@@ -31,10 +31,14 @@ from ..._bindings import (
 )
 from ..._bindings._runtime.stdio import AgentProcess, spawn_agent
 from ..._bindings._runtime.trace import Tracer
+from ..._bindings._runtime.wire import to_wire
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
 from .traffic import TrafficTap
 
 T = TypeVar("T")
+STOP_INTERNAL_ERROR = "_internal_error"  # how the bindings end a turn whose handler raised
+NOTICE_TAG = "notice"
+STDERR_LINES = 6  # of a failed turn: a traceback's last frame and its error
 Asker = Callable[[models.RequestPermissionRequest], Awaitable[models.RequestPermissionOutcome]]
 Listener = Callable[[models.SessionUpdate], None]
 # The runtime logs what it drops or repairs; shown with --verbose only.
@@ -60,9 +64,15 @@ class ChatClient(Client):
     def __init__(self, ask: Asker) -> None:
         self._ask = ask
         self.listener: Listener | None = None
+        self.notice: Callable[[str], None] | None = None
 
     async def session_update(self, *, params: models.UpdateSessionNotification) -> None:
-        if self.listener is not None:
+        # Notices are live events, not history: no snapshot keeps them, so they are shown as
+        # they come. Read by tag, so they show whether or not the schema models them.
+        text = notice_text(to_wire(params.update))
+        if text is not None and self.notice is not None:
+            self.notice(text)
+        elif self.listener is not None:
             self.listener(params.update)
 
     async def on_permission(
@@ -71,23 +81,44 @@ class ChatClient(Client):
         return await self._ask(permission_request(request))
 
 
+def notice_text(update: Any) -> str | None:
+    """A `notice` update as one line (`notice [warning]: Title: detail`), None for others."""
+    if not isinstance(update, dict) or update.get("sessionUpdate") != NOTICE_TAG:
+        return None
+    severity = update.get("severity")
+    head = f"notice [{severity}]" if isinstance(severity, str) and severity else "notice"
+    parts = [str(part) for part in (update.get("title"), update.get("description")) if part]
+    return f"{head}: {': '.join(parts)}"
+
+
 class AgentLink:
     """One agent process with one session; `start()` it, then `turn()`, `cancel()`, `stop()`."""
 
     def __init__(
-        self, argv: Sequence[str], *, cwd: Path, ask: Asker, trace: Path | None, verbose: bool
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        ask: Asker,
+        trace: Path | None,
+        verbose: bool,
+        show_traffic: Callable[[str], None] | None = None,
+        notice: Callable[[str], None] | None = None,
     ) -> None:
         self.argv = list(argv)
         self.cwd = cwd
         self.verbose = verbose
         self._client = ChatClient(ask)
+        self._client.notice = notice
         self._garbage: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         try:
-            self._tap = TrafficTap(trace, show_methods=verbose, on_garbage=self._saw_garbage)
+            shown = show_traffic if verbose else None
+            self._tap = TrafficTap(trace, show=shown, on_garbage=self._saw_garbage)
         except OSError as error:
             raise ChatError(f"--trace {trace}: {error.strerror or error}", EXIT_USAGE) from None
         # Without --verbose the agent's stderr is kept aside, to quote when it fails.
         self._stderr: IO[bytes] | None = None if verbose else tempfile.TemporaryFile()  # noqa: SIM115
+        self._turn_stderr_at = 0  # where the agent's stderr stood when the last turn began
         self._process: AgentProcess | None = None
         self._session: ClientSession | None = None
         self.agent_name = self.argv[0]
@@ -114,7 +145,10 @@ class AgentLink:
             reason = error.strerror or str(error)
             raise ChatError(f"cannot start {self.argv[0]!r}: {reason}", EXIT_USAGE) from None
         try:
-            await self._guarded(self._client.lifecycle.initialize(), EXIT_USAGE, "initialize")
+            try:
+                await self._guarded(self._client.lifecycle.initialize(), EXIT_USAGE, "initialize")
+            except ChatError as error:
+                raise self._not_an_agent() or error from None
             info = self._client.lifecycle.agent_info
             if isinstance(info, dict) and isinstance(info.get("name"), str):
                 self.agent_name = info["name"]
@@ -124,6 +158,22 @@ class AgentLink:
         except ChatError:
             await self.stop()
             raise
+
+    def _not_an_agent(self) -> ChatError | None:
+        """Why the command failed initialize when it is plainly no ACP agent at all: it sent
+        our own messages back (`cat`), or exited cleanly without a word of JSON-RPC."""
+        name = self.argv[0]
+        if self._tap.echoed and not self._tap.spoke:
+            why = "it sends back what it is sent instead of answering initialize"
+        elif not self._tap.spoke and self._exit_code() == 0 and not self._garbage.done():
+            why = "it exited (code 0) without answering initialize"
+        else:
+            return None
+        return ChatError(f"{name} is not an ACP agent: {why}", EXIT_USAGE)
+
+    def _exit_code(self) -> int | None:
+        process = self._process.process if self._process is not None else None
+        return None if process is None else process.returncode
 
     async def _spawn(self) -> AgentProcess:
         """`Client.spawn`, but in a session of its own: Ctrl-C in the terminal is the chat's to
@@ -143,6 +193,8 @@ class AgentLink:
     async def turn(self, text: str) -> str | None:
         """Send one prompt and wait for the turn to end; returns its stop reason."""
         block = models.TextContent(type="text", text=text)
+        if self._stderr is not None:
+            self._turn_stderr_at = self._stderr.seek(0, 2)
         return await self._guarded(self.session.run_turn([block]), EXIT_DIFFERS, "the turn")
 
     async def cancel(self) -> None:
@@ -204,17 +256,31 @@ class AgentLink:
     def _why(self) -> str:
         """The exit code and the last line the agent wrote on stderr, when there is one."""
         parts: list[str] = []
-        process = self._process.process if self._process is not None else None
-        if process is not None and process.returncode is not None:
-            parts.append(f"exit code {process.returncode}")
+        if self._exit_code() is not None:
+            parts.append(f"exit code {self._exit_code()}")
         last = self._last_stderr_line()
         if last:
             parts.append(f"last stderr line: {last}")
         return f" ({'; '.join(parts)})" if parts else ""
 
     def _last_stderr_line(self) -> str:
+        return "".join(self._stderr_tail(0, 1)).strip()
+
+    def turn_failure(self, stop: str | None) -> str | None:
+        """For a turn the agent's code failed (`_internal_error`): the last lines it wrote on
+        stderr during the turn, which say why (with --verbose they are on the terminal)."""
+        if stop != STOP_INTERNAL_ERROR or self._stderr is None:
+            return None
+        lines = self._stderr_tail(self._turn_stderr_at, STDERR_LINES)
+        if not lines:
+            return f"{self.agent_name} failed the turn and wrote nothing on stderr"
+        return "\n".join([f"{self.agent_name} failed the turn; its stderr ends:", *lines])
+
+    def _stderr_tail(self, start: int, count: int) -> list[str]:
+        """The last `count` non-blank lines the agent wrote on stderr after offset `start`."""
         if self._stderr is None:
-            return ""
-        self._stderr.seek(0)
-        lines = self._stderr.read()[-4096:].decode("utf-8", errors="replace").splitlines()
-        return next((line.strip() for line in reversed(lines) if line.strip()), "")[:200]
+            return []
+        end = self._stderr.seek(0, 2)
+        self._stderr.seek(max(start, end - 8192))
+        lines = self._stderr.read().decode("utf-8", errors="replace").splitlines()
+        return [line.rstrip()[:200] for line in lines if line.strip()][-count:]

@@ -29,7 +29,15 @@ async def run_once(args: argparse.Namespace, argv: list[str], cwd: Path) -> int:
             log.note(answer_text(request, outcome))
         return outcome
 
-    link = AgentLink(argv, cwd=cwd, ask=ask, trace=args.trace, verbose=verbosity > 1)
+    link = AgentLink(
+        argv,
+        cwd=cwd,
+        ask=ask,
+        trace=args.trace,
+        verbose=verbosity > 1,
+        show_traffic=log.aside,
+        notice=None if verbosity == QUIET else log.note,
+    )
     await link.start()
     before = link.snapshot()
 
@@ -46,4 +54,7 @@ async def run_once(args: argparse.Namespace, argv: list[str], cwd: Path) -> int:
         link.listen(None)
         log.end(now(ended=ended))
         await link.stop()
+    failure = link.turn_failure(stop)
+    if failure is not None:
+        print(failure, file=sys.stderr, flush=True)
     return EXIT_OK if stop == END_TURN else EXIT_DIFFERS

@@ -42,3 +42,11 @@ def answer_text(
     chosen = getattr(outcome, "option_id", None)
     names = {option.option_id: f"{option.name} ({option.kind})" for option in request.options}
     return f"permission: {title_of(request)} -> {names.get(str(chosen), 'cancelled')}"
+
+
+def keys_hint(keyed: list[tuple[str, models.PermissionOption]]) -> str:
+    """The keys that answer, as said to someone who pressed another: `1`, `1 or 2`, `1-3`."""
+    keys = [key for key, _ in keyed]
+    if len(keys) < 3:
+        return " or ".join(keys)
+    return f"{keys[0]}-{keys[-1]}"

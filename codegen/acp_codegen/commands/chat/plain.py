@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import codecs
 import io
+import sys
 from collections.abc import Callable
 from typing import TextIO
 
@@ -65,6 +66,11 @@ class PlainLog:
     def note(self, text: str) -> None:
         """Lines from outside the turn (a permission answer, `cancelling`), below the text."""
         self._lines.line(text)
+
+    def aside(self, text: str) -> None:
+        """A line on stderr (the traffic with `-v`), after ending the line being streamed."""
+        self._lines.close()
+        print(text, file=sys.stderr, flush=True)
 
     def heard(self, update: models.SessionUpdate, now: Callable[[], Turn]) -> None:
         """One update, just folded into the session; `now()` reads the turn so far."""

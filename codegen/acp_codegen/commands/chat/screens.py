@@ -5,6 +5,7 @@ drawing rate. `interactive.make_screen` picks rich when the `chat` extra is inst
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -13,6 +14,8 @@ from .permissions import keyed_options, title_of
 from .plain import PlainLog
 from .transcript import Turn
 
+PAUSE_SECONDS = 3.0  # of silence from the agent before plain text says the turn still runs
+STILL_WORKING = "(the agent is still working; Ctrl-C cancels the turn)"
 Asking = tuple[models.RequestPermissionRequest, list[tuple[str, models.PermissionOption]]]
 
 
@@ -26,11 +29,18 @@ class TurnView(Protocol):
 
     def update(self, turn: Turn, asking: Asking | None) -> None: ...
 
+    def note(self, text: str) -> None:
+        """A line from outside the turn (a permission answer, a notice), after what the turn
+        showed so far."""
+
     def finish(self, turn: Turn) -> None: ...
 
 
 class Screen(Protocol):
     def note(self, text: str) -> None: ...
+
+    def aside(self, text: str) -> None:
+        """A line on stderr (the traffic with `-v`), never inside a line of the turn."""
 
     def prompt(self) -> None: ...
 
@@ -50,13 +60,19 @@ def asking(request: models.RequestPermissionRequest) -> Asking:
 
 
 class PlainTurn:
-    redraw_seconds = None  # everything is written as it is heard
+    """Everything is written as it is heard; `update` comes at least every `redraw_seconds`,
+    to say the turn is still running when the agent has been silent that long."""
+
+    redraw_seconds = PAUSE_SECONDS
 
     def __init__(self, log: PlainLog) -> None:
         self._log = log
         self._asked: set[int] = set()
+        self._last_heard = time.monotonic()
+        self._pause_told = False
 
     def heard(self, update: models.SessionUpdate, now: Callable[[], Turn]) -> None:
+        self._last_heard, self._pause_told = time.monotonic(), False
         self._log.heard(update, now)
 
     def update(self, turn: Turn, asking: Asking | None) -> None:
@@ -64,6 +80,15 @@ class PlainTurn:
         if asking is not None and id(asking[0]) not in self._asked:
             self._asked.add(id(asking[0]))
             self._log.note("\n".join(permission_lines(asking)))
+        if asking is not None:  # a question is no pause: the silence counts from its answer
+            self._last_heard = time.monotonic()
+        silent = time.monotonic() - self._last_heard >= PAUSE_SECONDS
+        if asking is None and silent and not self._pause_told:
+            self._pause_told = True
+            self._log.note(STILL_WORKING)
+
+    def note(self, text: str) -> None:
+        self._log.note(text)
 
     def finish(self, turn: Turn) -> None:
         self._log.end(turn)
@@ -76,6 +101,9 @@ class PlainScreen:
 
     def note(self, text: str) -> None:
         self._log.note(text)  # below a line the turn is still writing
+
+    def aside(self, text: str) -> None:
+        self._log.aside(text)
 
     def prompt(self) -> None:
         print("> ", end="", flush=True)

@@ -1,11 +1,11 @@
-"""The traffic tap: the runtime's trace records, fanned out to a `--trace` file, to stderr
-(method names, with `--verbose`) and to a watcher of lines that are not JSON-RPC."""
+"""The traffic tap: the runtime's trace records, fanned out to a `--trace` file, to a shower of
+method names (with `--verbose`) and to a watcher of lines that are not JSON-RPC; it also tells
+whether the peer ever spoke JSON-RPC of its own or only sent our messages back (`cat`)."""
 
 from __future__ import annotations
 
 import io
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -18,12 +18,19 @@ class TrafficTap(io.RawIOBase):
     """A write-only binary file the runtime's `Tracer` writes one record per call to."""
 
     def __init__(
-        self, file: Path | None, *, show_methods: bool, on_garbage: Callable[[str], None]
+        self,
+        file: Path | None,
+        *,
+        show: Callable[[str], None] | None,
+        on_garbage: Callable[[str], None],
     ) -> None:
         super().__init__()
         self._file: IO[bytes] | None = None if file is None else open(file, "ab", buffering=0)  # noqa: SIM115
-        self._show_methods = show_methods
+        self._show = show
         self._on_garbage = on_garbage
+        self.spoke = False  # the peer sent a JSON-RPC message that is not one of ours
+        self.echoed = False  # the peer sent one of our own messages back
+        self._sent: set[str] = set()  # ours, while the peer has not spoken (the handshake)
 
     def writable(self) -> bool:
         return True
@@ -38,13 +45,28 @@ class TrafficTap(io.RawIOBase):
             return len(raw)
         if "text" in record and record.get("dir") == "recv":
             self._on_garbage(str(record["text"]))
-        elif self._show_methods:
-            self._show(record)
+            return len(raw)
+        if "message" in record:
+            self._watch(record["dir"] == "send", record["message"])
+        if self._show is not None:
+            self._show_method(record)
         return len(raw)
 
-    def _show(self, record: dict[str, Any]) -> None:
+    def _watch(self, sent: bool, message: Any) -> None:
+        if self.spoke:
+            return
+        canonical = json.dumps(message, sort_keys=True)
+        if sent:
+            self._sent.add(canonical)
+        elif canonical in self._sent:
+            self.echoed = True
+        else:
+            self.spoke = True
+            self._sent.clear()
+
+    def _show_method(self, record: dict[str, Any]) -> None:
         message = record.get("message")
-        if not isinstance(message, dict):
+        if not isinstance(message, dict) or self._show is None:
             return
         arrow = "->" if record.get("dir") == "send" else "<-"
         if "method" in message:
@@ -52,7 +74,7 @@ class TrafficTap(io.RawIOBase):
         else:
             what = "error" if "error" in message else "result"
             what = f"{what} #{message.get('id')}"
-        print(f"{arrow} {what}", file=sys.stderr, flush=True)
+        self._show(f"{arrow} {what}")
 
     def close(self) -> None:
         if self._file is not None and not self._file.closed:
