@@ -287,6 +287,8 @@ class IncomingMessages:
             cancelled = RpcError.internal_error("the handler was cancelled")
             return _encode_answer(message.id, None, cancelled)
         except Exception as problem:
+            if isinstance(problem, ConnectionClosed) and self._closed:
+                raise  # the handler spoke to a peer that left: nobody is there to answer
             logger.exception("request handler for %r failed", message.method)
             detail = str(problem) or type(problem).__name__
             return _encode_answer(message.id, None, RpcError.internal_error(detail))
