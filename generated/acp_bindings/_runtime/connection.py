@@ -270,6 +270,4 @@ class Connection(IncomingMessages):
 
 def _cancelled_by_others(task: asyncio.Task[Any] | None) -> bool:
     """Whether `task` was cancelled more often than the one time the connection did."""
-    if task is None or task.uncancel() > 0:
-        return True
-    return False
+    return task is None or task.uncancel() > 0
