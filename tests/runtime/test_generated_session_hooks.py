@@ -12,7 +12,9 @@ sys.path.insert(0, str(REPO / "generated"))
 
 import acp_bindings as acp  # noqa: E402
 
-from .streams import connection_pair, run  # noqa: E402
+from acp_bindings._runtime.connection import Connection  # noqa: E402
+
+from .streams import RawPeer, connection_pair, run, stream_pair  # noqa: E402
 
 
 class HookedAgent(acp.Agent):
@@ -59,3 +61,29 @@ def test_session_hooks_receive_the_typed_session_in_order() -> None:
     assert {cls for _, _, cls in agent.calls} == {acp.Session}
     assert agent.calls[3][1] == "stored-1"
     assert "named by the hook" in titles
+
+
+def test_session_methods_without_params_are_read_as_an_empty_object() -> None:
+    """JSON-RPC lets a request omit `params`: each method then answers as for `{}` (a list,
+    or -32602 naming the field the schema requires), never "params must be an object"."""
+
+    async def main() -> list[Any]:
+        (reader, writer), (peer_reader, peer_writer) = await stream_pair()
+        connection = Connection(reader, writer)  # the generated package's own runtime
+        connection.dispatcher = HookedAgent().dispatcher(connection)
+        connection.start()
+        peer = RawPeer(peer_reader, peer_writer)
+        hello = {"protocolVersion": 2, "info": {"name": "c", "version": "1"}}
+        await peer.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
+        await peer.recv()
+        methods = ["session/list", "session/new", "session/resume", "session/close"]
+        await peer.send([{"jsonrpc": "2.0", "id": i, "method": m} for i, m in enumerate(methods)])
+        answers: list[Any] = await peer.recv()
+        await connection.close()
+        return answers
+
+    listed, new, resume, close = run(main())
+    assert listed["result"] == {"sessions": []}
+    for answer, field in ((new, "cwd"), (resume, "sessionId"), (close, "sessionId")):
+        assert answer["error"]["code"] == -32602
+        assert [field] in [problem["loc"] for problem in answer["error"]["data"]], answer

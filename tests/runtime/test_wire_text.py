@@ -12,7 +12,7 @@ import pytest
 from acp_codegen.runtime.framing import decode_line, encode_json
 
 from .rpc_fixtures import request, table
-from .streams import connection_pair, connected, guard, run
+from .streams import connected, connection_pair, guard, run
 
 TEXTS = {
     "lone high surrogate": "\ud800",

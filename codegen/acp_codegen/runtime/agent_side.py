@@ -130,6 +130,8 @@ class AgentSide:
             result = self._initialize(params)
         elif method in _REGISTRY_METHODS:
             self._require_initialized()
+            if params is None:
+                params = {}  # JSON-RPC lets a request omit params; the check saw `{}` as well
             if not isinstance(params, dict):
                 raise invalid([], "params must be an object")
             result = await getattr(self.registry, _REGISTRY_METHODS[method])(params)
