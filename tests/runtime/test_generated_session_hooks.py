@@ -86,3 +86,19 @@ def test_session_methods_without_params_are_read_as_an_empty_object() -> None:
     for answer, field in ((new, "cwd"), (resume, "sessionId"), (close, "sessionId")):
         assert answer["error"]["code"] == -32602
         assert [field] in [problem["loc"] for problem in answer["error"]["data"]], answer
+
+
+def test_the_agent_class_sets_the_history_limit_of_its_sessions() -> None:
+    class Bounded(HookedAgent):
+        history_limit = 1234
+
+    async def main() -> list[int | None]:
+        client = acp.Client()
+        bounded, default = Bounded(), HookedAgent()
+        await connection_pair(bounded.dispatcher, client.dispatcher)
+        await client.lifecycle.initialize()
+        await client.lifecycle.new_session(cwd="/tmp")
+        await connection_pair(default.dispatcher, acp.Client().dispatcher)
+        return [bounded.lifecycle.registry.history_limit, default.lifecycle.registry.history_limit]
+
+    assert run(main()) == [1234, 16 << 20]

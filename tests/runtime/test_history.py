@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from acp_codegen.runtime.framing import encode_json
 from acp_codegen.runtime.history import ChunkRun, HistoryRecorder, chunk_runs
 from acp_codegen.runtime.state import SessionState
 from acp_codegen.runtime.tables import MergeRule
@@ -183,3 +184,40 @@ def test_without_rules_or_when_the_whole_form_is_refused_chunks_are_kept() -> No
     for update in sent:
         recorder.record(history, update)
     assert len(history) == 1 and len(checked) == 1  # one check per run, not per chunk
+
+
+def size_of(history: list[Any]) -> int:
+    return sum(len(encode_json(entry)) for entry in history)
+
+
+def test_the_history_stays_within_its_limit_by_dropping_the_oldest_entries() -> None:
+    limit = 20_000
+    recorder = HistoryRecorder(chunk_runs(RULES), limit=limit)
+    history: list[Any] = []
+    sent = [chunk("agent_message_chunk", f"m{i}", "x" * 500) for i in range(200)]
+    for update in sent:
+        recorder.record(history, update)
+        assert size_of(history) <= limit
+    kept = [entry["messageId"] for entry in history]
+    assert kept == [f"m{i}" for i in range(200 - len(kept), 200)]  # the newest, in order
+    assert recorder.dropped == 200 - len(kept) > 0
+
+
+def test_one_message_streamed_past_the_limit_stays_bounded_and_keeps_its_latest_chunks() -> None:
+    limit = 50_000
+    recorder = HistoryRecorder(chunk_runs(RULES), limit=limit)
+    history: list[Any] = []
+    for i in range(5_000):  # about 2.5 MB of chunks of one message
+        recorder.record(history, chunk("agent_message_chunk", "m", f"{i:05d}" + "y" * 495))
+        assert size_of(history) <= limit
+    assert history[-1]["content"]["text"].startswith("04999")
+    texts = [entry["content"]["text"][:5] for entry in history]
+    assert texts == sorted(texts)
+
+
+def test_without_a_limit_everything_is_kept() -> None:
+    recorder = HistoryRecorder(chunk_runs(RULES), limit=None)
+    history: list[Any] = []
+    for i in range(100):
+        recorder.record(history, chunk("agent_message_chunk", f"m{i}", "z" * 1000))
+    assert len(history) == 100 and recorder.dropped == 0

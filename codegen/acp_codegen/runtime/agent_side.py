@@ -40,7 +40,7 @@ from .agent_session import Accepted, AgentSession, Prompt, new_id
 from .connection import Connection, answer_written
 from .dispatch import Dispatcher
 from .errors import RpcError
-from .history import chunk_runs
+from .history import DEFAULT_HISTORY_LIMIT, chunk_runs
 from .jsonvalue import copy_json
 from .outgoing import NoChecks, OutgoingChecks
 from .protocol import (
@@ -88,6 +88,7 @@ class AgentSide:
         rules: Mapping[str, MergeRule] | None = None,
         fallback: Dispatcher | None = None,
         prompt_result: Callable[[Prompt], dict[str, Any]] = lambda prompt: {},
+        history_limit: int | None = DEFAULT_HISTORY_LIMIT,
     ) -> None:
         if not protocol_versions:
             raise ValueError("an agent must support at least one protocol version")
@@ -108,7 +109,9 @@ class AgentSide:
         # `rules` (the generated MERGE_RULES) say which runs of chunks a session's history
         # keeps as one whole update (history.py); without them every update is kept.
         runs = chunk_runs(rules or {})
-        self.registry = SessionRegistry(connection, self.turns, self.checks, hooks, runs)
+        self.registry = SessionRegistry(
+            connection, self.turns, self.checks, hooks, runs, history_limit=history_limit
+        )
         self.capabilities = advertised_capabilities(
             capabilities or {}, delete=self.registry.serves_delete
         )
