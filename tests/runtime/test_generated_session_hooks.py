@@ -122,7 +122,8 @@ def test_a_prompt_holding_a_number_beyond_a_double_is_refused_with_its_location(
         while "id" not in reply:  # the hook names the session first
             reply = await peer.recv()
         session_id = reply["result"]["sessionId"]
-        head = f'{{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{{"sessionId":"{session_id}"'
+        start = '{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":'
+        head = start + f'{{"sessionId":"{session_id}"'
         block = '{"type":"text","text":"hi","_meta":{"x":[1,-1e999]}}'
         await peer.send_bytes(f'{head},"prompt":[{block}]}}}}\n'.encode())
         await peer.send_bytes(f'{head},"prompt":[],"_meta":{{"y":1e400}}}}}}\n'.encode())

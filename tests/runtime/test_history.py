@@ -13,6 +13,7 @@ from acp_codegen.runtime.tables import MergeRule
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from .json_text import json_text
 from .rules import RULES
 
 
@@ -46,12 +47,12 @@ updates = st.one_of(
         chunk,
         st.sampled_from(["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"]),
         message_ids,
-        st.text(max_size=3),
+        json_text(max_size=3),
     ),
     st.builds(
         lambda m, t: chunk("agent_message_chunk", m, t, _meta={"k": 1}),
         message_ids,
-        st.text(max_size=3),
+        json_text(max_size=3),
     ),
     st.builds(
         lambda tag, m, t: {
@@ -61,7 +62,7 @@ updates = st.one_of(
         },
         st.sampled_from(["agent_message", "agent_thought", "user_message"]),
         message_ids,
-        st.text(max_size=3),
+        json_text(max_size=3),
     ),
     st.builds(
         lambda m: {"sessionUpdate": "agent_message", "messageId": m, "_meta": {"x": m}}, message_ids
@@ -77,7 +78,7 @@ updates = st.one_of(
             "content": {"type": "content", "content": {"type": "text", "text": t}},
         },
         st.sampled_from(["c1", "c2"]),
-        st.text(max_size=3),
+        json_text(max_size=3),
     ),
     st.builds(
         lambda term, data: {
