@@ -139,7 +139,22 @@ def dispatch(data: bytes) -> None:
     id is answered twice (ids the input reuses excepted)."""
     answered = [json.dumps(i) for i in _served(data) if i is not None]
     repeated = {i for i in answered if answered.count(i) > 1}
-    assert all(data.count(i.encode()) > 1 for i in repeated), repeated
+    sent = _ids_sent(data)
+    assert all(sent.count(i) > 1 for i in repeated), repeated
+
+
+def _ids_sent(data: bytes) -> list[str]:
+    """The ids of the messages in `data`, as JSON reads them (`"\\udC00"` is `"\\udc00"`)."""
+    ids: list[str] = []
+    for line in data.split(b"\n"):
+        try:
+            payload = json.loads(line.decode("utf-8"))
+        except (ValueError, RecursionError):
+            continue
+        for item in payload if isinstance(payload, list) else [payload]:
+            if isinstance(item, dict) and "id" in item:
+                ids.append(json.dumps(item["id"]))
+    return ids
 
 
 # -- messages: well-formed frames whose text is any JSON string -----------------------------------
