@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TARGETS = ("frames", "dispatch", "schema")
+TARGETS = ("frames", "dispatch", "messages", "schema")
 
 
 def run_target(name: str, seconds: int) -> tuple[bool, str]:

@@ -110,9 +110,9 @@ class Sink:
         return self.closed
 
 
-def dispatch(data: bytes) -> None:
-    """Whatever arrives: no exception escapes, every line out is a JSON-RPC message, no request
-    id is answered twice (ids the input reuses excepted)."""
+def _served(data: bytes) -> list[Any]:
+    """Serve `data` to a connection; its answers (ids), each checked to be JSON-RPC in UTF-8.
+    No exception may escape."""
 
     async def serve() -> list[Any]:
         escaped: list[Any] = []
@@ -124,17 +124,93 @@ def dispatch(data: bytes) -> None:
         connection = Connection(reader, sink, TableDispatcher(METHODS, Handler()))
         await connection.run()
         assert not escaped, escaped
-        return [json.loads(line) for line in sink.data.splitlines()]
+        return [json.loads(line.decode("utf-8")) for line in sink.data.splitlines()]
 
-    replies = asyncio.run(serve())
     answered: list[Any] = []
-    for reply in replies:
+    for reply in asyncio.run(serve()):
         for item in reply if isinstance(reply, list) else [reply]:
             assert item["jsonrpc"] == "2.0" and ("result" in item) != ("error" in item), item
-            if item["id"] is not None:
-                answered.append(json.dumps(item["id"]))
+            answered.append(item["id"])
+    return answered
+
+
+def dispatch(data: bytes) -> None:
+    """Whatever arrives: no exception escapes, every line out is a JSON-RPC message, no request
+    id is answered twice (ids the input reuses excepted)."""
+    answered = [json.dumps(i) for i in _served(data) if i is not None]
     repeated = {i for i in answered if answered.count(i) > 1}
-    assert all(data.count(i.encode()) > 1 for i in repeated), repeated
+    sent = _ids_sent(data)
+    assert all(sent.count(i) > 1 for i in repeated), repeated
+
+
+def _ids_sent(data: bytes) -> list[str]:
+    """The ids of the messages in `data`, as JSON reads them (`"\\udC00"` is `"\\udc00"`)."""
+    ids: list[str] = []
+    for line in data.split(b"\n"):
+        try:
+            payload = json.loads(line.decode("utf-8"))
+        except (ValueError, RecursionError):
+            continue
+        for item in payload if isinstance(payload, list) else [payload]:
+            if isinstance(item, dict) and "id" in item:
+                ids.append(json.dumps(item["id"]))
+    return ids
+
+
+# -- messages: well-formed frames whose text is any JSON string -----------------------------------
+
+# Lone surrogates, NUL, beyond the BMP, JSON's escapes: what breaks encoders, drawn often.
+AWKWARD = ["\ud800", "\udfff", "\udc00\ud800", "\x00", "\U0001f600", "\U0010ffff", '"', "\\"]
+
+
+def _text(fdp: atheris.FuzzedDataProvider) -> str:
+    """Any JSON string (`ConsumeUnicode` yields lone surrogates too)."""
+    head = fdp.PickValueInList(AWKWARD) if fdp.ConsumeBool() else ""
+    return head + fdp.ConsumeUnicode(fdp.ConsumeIntInRange(0, 8))
+
+
+def _call(fdp: atheris.FuzzedDataProvider, number: int) -> tuple[dict[str, Any], Any]:
+    """A request (or, for id None, a notification) and the id its answer must carry."""
+    method = fdp.PickValueInList(sorted(METHODS)) if fdp.ConsumeBool() else _text(fdp)
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    shape = fdp.ConsumeIntInRange(0, 3)
+    if shape == 1:
+        message["params"] = {"text": _text(fdp)}
+    elif shape == 2:
+        message["params"] = {_text(fdp): _text(fdp), "text": _text(fdp), "count": 2}
+    elif shape == 3:
+        message["params"] = [_text(fdp)]
+    if fdp.ConsumeIntInRange(0, 4) == 0:
+        return message, None
+    # Unique ids: the number ends at the first colon. JSON reads an escaped high and low
+    # surrogate pair back as one character, so the expected id is what JSON reads.
+    request_id = number if fdp.ConsumeBool() else json.loads(json.dumps(f"{number}:{_text(fdp)}"))
+    message["id"] = request_id
+    return message, request_id
+
+
+def _line(fdp: atheris.FuzzedDataProvider, message: Any) -> bytes:
+    if fdp.ConsumeBool():
+        return json.dumps(message).encode()  # every non-ASCII character escaped
+    try:
+        return json.dumps(message, ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # a lone surrogate: no UTF-8 for it, so escaped it is
+        return json.dumps(message).encode()
+
+
+def messages(data: bytes) -> None:
+    """Requests, notifications and batches of them, with any text in ids, method names and
+    params: every request is answered exactly once, in valid UTF-8."""
+    fdp = atheris.FuzzedDataProvider(data)
+    lines: list[bytes] = []
+    owed: list[str] = []
+    for number in range(fdp.ConsumeIntInRange(1, 6)):
+        calls = [_call(fdp, number * 10 + i) for i in range(fdp.ConsumeIntInRange(1, 3))]
+        owed += [json.dumps(request_id) for _, request_id in calls if request_id is not None]
+        batch = len(calls) > 1 or fdp.ConsumeBool()
+        lines.append(_line(fdp, [m for m, _ in calls] if batch else calls[0][0]))
+    answered = [json.dumps(i) for i in _served(b"".join(line + b"\n" for line in lines))]
+    assert sorted(answered) == sorted(owed), (answered, owed)
 
 
 # -- schema -------------------------------------------------------------------------------------
@@ -226,7 +302,7 @@ def schema(data: bytes) -> None:
             pass
 
 
-TARGETS = {"frames": frames, "dispatch": dispatch, "schema": schema}
+TARGETS = {"frames": frames, "dispatch": dispatch, "messages": messages, "schema": schema}
 
 
 def main() -> None:

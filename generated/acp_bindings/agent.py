@@ -14,6 +14,7 @@ from ._runtime.agent_side import AgentSide, SessionHooks
 from ._runtime.connection import Connection
 from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
+from ._runtime.history import DEFAULT_HISTORY_LIMIT
 from ._runtime.outgoing import OutgoingChecks
 from ._runtime.peer import Peer
 from ._runtime.stdio import serve_stdio
@@ -102,6 +103,9 @@ class Agent:
     client: ClientProxy  # set when a connection is served
     info: ClassVar[models.Implementation] = models.Implementation(name="acp-agent", version="0.0.0")
     capabilities: ClassVar[models.AgentCapabilities] = models.AgentCapabilities()
+    # What each session keeps for `session/resume` replay, in bytes of JSON (None: no bound).
+    # Past it the oldest updates are dropped: a resume replays the newest part of the session.
+    history_limit: int | None = DEFAULT_HISTORY_LIMIT
     lifecycle: AgentSide
     # Answer -32602 to (or drop) a message whose params have a bad part, and raise on a result
     # with one, instead of reading that part as the schema allows (e.g. a `null` list as
@@ -188,6 +192,7 @@ class Agent:
             rules=MERGE_RULES,
             fallback=AgentDispatcher(self),
             prompt_result=prompt_result,
+            history_limit=self.history_limit,
         )
         if self.strict:
             return ValidatingDispatcher(AGENT_SPECS, self.lifecycle, screen=self.lifecycle.screen)

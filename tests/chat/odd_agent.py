@@ -25,6 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
 from acp_bindings import Agent, Prompt, Session, models
 
 MODE = sys.argv[1]
+# The protocol stream itself: while the runtime serves, descriptor 1 goes to stderr (so what a
+# child process prints stays off the stream); `garbage` imitates an agent that is not so kept.
+PROTOCOL_STREAM = os.dup(1)
 
 
 class Odd(Agent):
@@ -56,7 +59,7 @@ class Odd(Agent):
         if MODE == "die":
             print("giving up now", file=sys.stderr, flush=True)
             os._exit(5)
-        os.write(sys.__stdout__.fileno(), b"this is not json\n")
+        os.write(PROTOCOL_STREAM, b"this is not json\n")
         await asyncio.Event().wait()  # never answers
         return None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 from typing import Any
 
 from acp_codegen.runtime.connection import Connection
@@ -22,6 +23,13 @@ class EchoAgent:
         if method == "ask_client":  # a handler that awaits a request to the peer
             answer = await self.connection.request("client/answer", params)
             return {"client said": answer}
+        if method == "flood":  # streams until the client stops reading
+            for index in range(params["count"]):
+                await self.connection.notify("flood/chunk", {"i": index, "text": "x" * 4096})
+            return {"sent": params["count"]}
+        if method == "run_child":  # a child process inherits the agent's stdout
+            subprocess.run(["echo", "a child process wrote this"], check=True)
+            return {"ran": True}
         if method == "die":
             os._exit(3)
         raise RpcError.method_not_found(method)

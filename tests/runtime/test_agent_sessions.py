@@ -126,6 +126,26 @@ def test_session_resume_replays_history_before_answering_and_reopens_a_closed_se
     run(scenario())
 
 
+def test_session_resume_replays_the_newest_updates_that_fit_the_history_limit() -> None:
+    async def say_three(session: AgentSession, prompt: Prompt) -> None:
+        for word in ("one", "two", "six"):  # about 410 bytes each as JSON
+            await session.say(word * 100)
+
+    async def scenario() -> None:
+        connection, client, session_id = await agent_with_session(say_three, history_limit=900)
+        await client.prompt(session_id)
+        sent = [u for u in await client.updates(6) if u["sessionUpdate"] != "state_update"]
+        params = {"sessionId": session_id, "cwd": "/tmp", "replayFrom": {"type": "start"}}
+        client.next_id += 1
+        await client.peer.send(request(client.next_id, "session/resume", params))
+        replayed = await client.updates(3)
+        assert replayed == [*sent[-2:], idle("end_turn")]  # the user message and "one" went
+        assert await client.peer.recv() == {"jsonrpc": "2.0", "id": client.next_id, "result": {}}
+        await connection.close()
+
+    run(scenario())
+
+
 def test_session_resume_of_an_unknown_id_fails_clearly_unless_the_author_loads_it() -> None:
     async def load(session: AgentSession) -> bool:
         if session.session_id != "stored":

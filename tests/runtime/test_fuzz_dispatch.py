@@ -6,45 +6,52 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 from collections import Counter
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from .json_text import as_json_reads_it, json_text, wire_line
 from .rpc_fixtures import notification, request, table
 from .streams import connected, run
 
 json_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=4)),
+    st.one_of(st.none(), st.booleans(), st.integers(), json_text()),
     lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)
+        st.lists(inner, max_size=3), st.dictionaries(json_text(), inner, max_size=3)
     ),
     max_leaves=6,
 )
 params = st.one_of(
-    st.fixed_dictionaries({"text": st.text(max_size=3)}, optional={"count": st.integers(0, 3)}),
+    st.fixed_dictionaries({"text": json_text(max_size=3)}, optional={"count": st.integers(0, 3)}),
     st.dictionaries(st.sampled_from(["text", "count", "i", "x"]), json_values, max_size=3),
     st.lists(json_values, max_size=2),
     st.just(None),
 )
 methods = st.sampled_from(["echo", "boom", "chatty", "model_result", "note", "no/such", "_x/y"])
-# (kind, frame): kind says what the connection owes for it
-requests = st.builds(lambda m, p: ("request", (m, p)), methods, params)
+# (kind, frame): kind says what the connection owes for it. A request's id is its number,
+# with any text after a colon (ids are strings of the whole string space too).
+requests = st.builds(
+    lambda m, p, tail: ("request", (m, p, tail)),
+    methods | json_text(),
+    params,
+    st.none() | json_text(),
+)
 notifications = st.builds(
     lambda m, p: ("silent", notification(m, p)),
-    st.sampled_from(["note", "no/such", "_x/y", "$/cancel_request"]),
+    st.sampled_from(["note", "no/such", "_x/y", "$/cancel_request"]) | json_text(),
     params,
 )
 responses = st.builds(
     lambda i, r: ("silent", {"jsonrpc": "2.0", "id": i, "result": r}),
-    st.one_of(st.integers(10_000, 20_000), st.text(min_size=1, max_size=3)),
+    st.one_of(st.integers(10_000, 20_000), json_text(min_size=1, max_size=3).map("r".__add__)),
     json_values,
 )
 invalid = st.one_of(
     json_values.filter(lambda v: not isinstance(v, dict | list)),
     st.builds(lambda p: {"id": "inv", "method": "echo", "params": p}, params),  # no jsonrpc
+    st.builds(lambda i: {"jsonrpc": "1.0", "id": i}, json_text().map("inv".__add__)),
     st.builds(lambda v: {"jsonrpc": v, "method": "echo"}, st.sampled_from(["1.0", 2, None])),
     st.builds(
         lambda i: {"jsonrpc": "2.0", "id": i, "method": "echo"},
@@ -67,6 +74,12 @@ batches = st.lists(requests, min_size=1, max_size=3).map(lambda items: ("batch",
 frames = st.one_of(requests, notifications, responses, invalid, garbage, batches)
 
 
+def request_id(number: int, tail: str | None) -> int | str:
+    """Unique: the number ends at the first colon. As JSON reads it back: a high surrogate
+    followed by a low one is one character beyond the BMP on the wire."""
+    return number if tail is None else as_json_reads_it(f"{number}:{tail}")
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(frames, max_size=12))
 def test_every_request_gets_exactly_one_response(stream: list[tuple[str, Any]]) -> None:
@@ -81,21 +94,22 @@ def test_every_request_gets_exactly_one_response(stream: list[tuple[str, Any]]) 
         lines: list[bytes] = []
         for kind, frame in stream:
             if kind == "request":
-                owed_ids.append(next(ids))
-                lines.append(json.dumps(request(owed_ids[-1], *frame)).encode())
+                method, args, tail = frame
+                owed_ids.append(request_id(next(ids), tail))
+                lines.append(wire_line(request(owed_ids[-1], method, args)))
             elif kind == "batch":
                 entries = []
-                for _, (method, args) in frame:
-                    owed_ids.append(next(ids))
+                for _, (method, args, tail) in frame:
+                    owed_ids.append(request_id(next(ids), tail))
                     entries.append(request(owed_ids[-1], method, args))
                 batches_owed += 1
-                lines.append(json.dumps(entries).encode())
+                lines.append(wire_line(entries))
             elif kind == "garbage":
                 owed_errors[-32700] += 1
                 lines.append(frame)
             else:
                 owed_errors[-32600] += kind == "invalid"
-                lines.append(json.dumps(frame).encode())
+                lines.append(wire_line(frame))
         await peer.send_bytes(b"".join(line + b"\n" for line in lines))
         answered: list[Any] = []
         errors = Counter[int]()
@@ -111,7 +125,7 @@ def test_every_request_gets_exactly_one_response(stream: list[tuple[str, Any]]) 
                 errors[reply["error"]["code"]] += 1
             else:
                 answered.append(reply["id"])
-        assert sorted(answered) == owed_ids
+        assert sorted(answered, key=repr) == sorted(owed_ids, key=repr)
         assert errors == owed_errors and arrays == batches_owed
         await peer.send(request("sentinel", "echo", {"text": "s"}))
         reply = await peer.recv()

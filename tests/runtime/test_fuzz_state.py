@@ -18,6 +18,7 @@ from acp_codegen.runtime.state import SessionState
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from .json_text import json_text
 from .rules import RULES
 from .test_state_properties import (
     CHUNK_TAGS,
@@ -33,10 +34,10 @@ KEYS = {"messageId", "toolCallId", "terminalId"}
 NOT_A_STRING = st.one_of(st.integers(), st.none(), st.lists(st.integers(), max_size=1), st.just({}))
 json_values = st.recursive(
     st.one_of(
-        st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=4)
+        st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), json_text(max_size=4)
     ),
     lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)
+        st.lists(inner, max_size=3), st.dictionaries(json_text(max_size=4), inner, max_size=3)
     ),
     max_leaves=8,
 )
@@ -66,17 +67,17 @@ def broken(draw: st.DrawFn) -> dict[str, Any]:
     elif how == "chunk missing":
         update.pop("content", None)
     elif how == "list type":
-        update["content"] = draw(st.one_of(st.integers(), st.text(max_size=2), st.just({})))
+        update["content"] = draw(st.one_of(st.integers(), json_text(max_size=2), st.just({})))
     else:
         update["data"] = draw(st.sampled_from(["***", "a", 5, None]))
     return update
 
 
-unknown_tags = st.text(min_size=1, max_size=6).filter(lambda t: t not in RULES)
+unknown_tags = json_text(min_size=1, max_size=6).filter(lambda t: t not in RULES)
 unknown = st.builds(
     lambda tag, rest: {**rest, "sessionUpdate": tag},
     unknown_tags,
-    st.dictionaries(st.text(max_size=4), json_values, max_size=3),
+    st.dictionaries(json_text(max_size=4), json_values, max_size=3),
 )
 steps = st.one_of(
     valid.map(lambda u: ("ok", u)),

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from acp_codegen.runtime.framing import encode_json
 from acp_codegen.runtime.history import ChunkRun, HistoryRecorder, chunk_runs, live_tags
 from acp_codegen.runtime.state import SessionState
 from acp_codegen.runtime.tables import MergeRule
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from .json_text import json_text
 from .rules import RULES
 
 
@@ -45,12 +47,12 @@ updates = st.one_of(
         chunk,
         st.sampled_from(["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"]),
         message_ids,
-        st.text(max_size=3),
+        json_text(max_size=3),
     ),
     st.builds(
         lambda m, t: chunk("agent_message_chunk", m, t, _meta={"k": 1}),
         message_ids,
-        st.text(max_size=3),
+        json_text(max_size=3),
     ),
     st.builds(
         lambda tag, m, t: {
@@ -60,7 +62,7 @@ updates = st.one_of(
         },
         st.sampled_from(["agent_message", "agent_thought", "user_message"]),
         message_ids,
-        st.text(max_size=3),
+        json_text(max_size=3),
     ),
     st.builds(
         lambda m: {"sessionUpdate": "agent_message", "messageId": m, "_meta": {"x": m}}, message_ids
@@ -76,7 +78,7 @@ updates = st.one_of(
             "content": {"type": "content", "content": {"type": "text", "text": t}},
         },
         st.sampled_from(["c1", "c2"]),
-        st.text(max_size=3),
+        json_text(max_size=3),
     ),
     st.builds(
         lambda term, data: {
@@ -204,3 +206,40 @@ def test_notices_are_live_events_never_kept_for_replay() -> None:
     state: SessionState[Any] = SessionState(RULES)
     state.apply(notice)
     assert state.snapshot()["notices"] == [{"severity": "info", "title": "rate limited"}]
+
+
+def size_of(history: list[Any]) -> int:
+    return sum(len(encode_json(entry)) for entry in history)
+
+
+def test_the_history_stays_within_its_limit_by_dropping_the_oldest_entries() -> None:
+    limit = 20_000
+    recorder = HistoryRecorder(chunk_runs(RULES), limit=limit)
+    history: list[Any] = []
+    sent = [chunk("agent_message_chunk", f"m{i}", "x" * 500) for i in range(200)]
+    for update in sent:
+        recorder.record(history, update)
+        assert size_of(history) <= limit
+    kept = [entry["messageId"] for entry in history]
+    assert kept == [f"m{i}" for i in range(200 - len(kept), 200)]  # the newest, in order
+    assert recorder.dropped == 200 - len(kept) > 0
+
+
+def test_one_message_streamed_past_the_limit_stays_bounded_and_keeps_its_latest_chunks() -> None:
+    limit = 50_000
+    recorder = HistoryRecorder(chunk_runs(RULES), limit=limit)
+    history: list[Any] = []
+    for i in range(5_000):  # about 2.5 MB of chunks of one message
+        recorder.record(history, chunk("agent_message_chunk", "m", f"{i:05d}" + "y" * 495))
+        assert size_of(history) <= limit
+    assert history[-1]["content"]["text"].startswith("04999")
+    texts = [entry["content"]["text"][:5] for entry in history]
+    assert texts == sorted(texts)
+
+
+def test_without_a_limit_everything_is_kept() -> None:
+    recorder = HistoryRecorder(chunk_runs(RULES), limit=None)
+    history: list[Any] = []
+    for i in range(100):
+        recorder.record(history, chunk("agent_message_chunk", f"m{i}", "z" * 1000))
+    assert len(history) == 100 and recorder.dropped == 0

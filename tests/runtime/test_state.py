@@ -95,6 +95,21 @@ def test_new_message_id_starts_new_message_in_first_appearance_order() -> None:
     assert snap["messages"][1]["content"] == [text("x"), text("z")]
 
 
+def test_a_message_id_holding_nul_cannot_forge_the_key_of_a_reused_id() -> None:
+    """User `m1`, agent `m1` (kept apart from the user's), then agent `"agent\x00m1"`: three
+    messages, each with its own content."""
+    snap = fold(
+        {"sessionUpdate": "user_message", "messageId": "m1", "content": [text("U")]},
+        agent_chunk("m1", text("A")),
+        agent_chunk("agent\x00m1", text("B")),
+    )
+    assert [(m["messageId"], m["role"], m["content"]) for m in snap["messages"]] == [
+        ("m1", "user", [text("U")]),
+        ("m1", "agent", [text("A")]),
+        ("agent\x00m1", "agent", [text("B")]),
+    ]
+
+
 @pytest.mark.parametrize(
     ("whole", "chunk", "role"),
     [

@@ -13,6 +13,7 @@ from acp_codegen.runtime.state import SessionState
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from .json_text import json_text
 from .rules import RULES
 
 MESSAGE_TAGS = {
@@ -170,7 +171,7 @@ class ReferenceModel:
 
 ABSENT = object()
 ids = st.sampled_from(["a", "b", "c"])
-blocks = st.builds(lambda t: {"type": "text", "text": t}, st.text(max_size=3))
+blocks = st.builds(lambda t: {"type": "text", "text": t}, json_text(max_size=3))
 metas = st.one_of(
     st.none(), st.dictionaries(st.sampled_from(["k", "j"]), st.integers(0, 3), max_size=2)
 )
@@ -205,10 +206,10 @@ def tool_updates() -> st.SearchStrategy[dict[str, Any]]:
         update(
             "tool_call_update",
             toolCallId=ids,
-            title=maybe(st.text(max_size=3)),
+            title=maybe(json_text(max_size=3)),
             status=maybe(statuses),
             content=maybe(st.lists(items, max_size=2)),
-            rawInput=maybe(st.dictionaries(st.text(max_size=2), st.integers(), max_size=2)),
+            rawInput=maybe(st.dictionaries(json_text(max_size=2), st.integers(), max_size=2)),
         ),
         update("tool_call_content_chunk", toolCallId=ids, content=items),
     )
@@ -220,7 +221,7 @@ def terminal_updates() -> st.SearchStrategy[dict[str, Any]]:
         update(
             "terminal_update",
             terminalId=ids,
-            command=maybe(st.text(max_size=3)),
+            command=maybe(json_text(max_size=3)),
             output=maybe(st.builds(lambda d, m: {"data": d, "_meta": m}, encoded, metas)),
             exitStatus=maybe(st.fixed_dictionaries({"exitCode": st.integers(0, 2)})),
         ),
@@ -233,7 +234,7 @@ def other_updates() -> st.SearchStrategy[dict[str, Any]]:
         {
             "type": st.just("items"),
             "planId": ids,
-            "entries": st.lists(st.text(max_size=2), max_size=2),
+            "entries": st.lists(json_text(max_size=2), max_size=2),
         }
     )
     states = st.sampled_from(["running", "idle", "requires_action", "_custom"])
@@ -256,7 +257,7 @@ def other_updates() -> st.SearchStrategy[dict[str, Any]]:
         ),
         update(
             "session_info_update",
-            title=maybe(st.text(max_size=3)),
+            title=maybe(json_text(max_size=3)),
             updatedAt=maybe(st.just("2026-08-01T00:00:00Z")),
         ),
         update("state_update", state=states, stopReason=maybe(stop_reasons)),

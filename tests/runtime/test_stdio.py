@@ -201,3 +201,45 @@ def test_served_stdin_pipe_is_read_in_heap_sized_reads(monkeypatch: pytest.Monke
         assert set(asked) == {PIPE_READ_BYTES}
 
     run(scenario())
+
+
+def _serve_agent() -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, str(AGENT)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENV,
+    )
+
+
+def _send(agent: subprocess.Popen[bytes], request_id: int, method: str, params: Any) -> None:
+    assert agent.stdin is not None
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+    agent.stdin.write(json.dumps(message).encode() + b"\n")
+    agent.stdin.flush()
+
+
+def test_what_a_child_process_prints_goes_to_stderr_not_the_protocol_stream() -> None:
+    with _serve_agent() as agent:
+        assert agent.stdout is not None and agent.stdin is not None
+        _send(agent, 1, "run_child", {})
+        first_line = agent.stdout.readline()
+        agent.stdin.close()
+        assert agent.wait(HANG_GUARD_SECONDS) == 0
+        stderr = agent.stderr.read() if agent.stderr is not None else b""
+    assert json.loads(first_line) == {"jsonrpc": "2.0", "id": 1, "result": {"ran": True}}
+    assert b"a child process wrote this" in stderr
+
+
+def test_agent_exits_zero_without_a_traceback_when_the_client_stops_reading_mid_stream() -> None:
+    """The client reads one frame of a long stream, then closes both pipes and goes."""
+    with _serve_agent() as agent:
+        assert agent.stdout is not None and agent.stdin is not None
+        _send(agent, 1, "flood", {"count": 100_000})
+        agent.stdout.readline()  # the stream has started
+        agent.stdout.close()
+        agent.stdin.close()
+        status = agent.wait(HANG_GUARD_SECONDS)
+        stderr = agent.stderr.read() if agent.stderr is not None else b""
+    assert (status, stderr) == (0, b"")

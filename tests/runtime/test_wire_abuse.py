@@ -151,3 +151,17 @@ def test_a_stream_cut_mid_line_answers_a_parse_error_then_closes_cleanly() -> No
         assert await peer.at_eof()
 
     run(scenario())
+
+
+def test_a_batch_right_before_end_of_stream_is_still_answered() -> None:
+    """`printf '[...]' | agent`: the handlers finish at once, so the answer goes out before
+    end of stream closes the connection (it used to be dropped with the pending write)."""
+
+    async def scenario() -> None:
+        connection, peer = await connected(table)
+        await peer.send([request(1, "echo", {"text": "a"}), notification("note", {"i": 1})])
+        peer.writer.write_eof()
+        assert await peer.recv() == [{"jsonrpc": "2.0", "id": 1, "result": {"text": "a"}}]
+        await guard(connection.wait_closed())
+
+    run(scenario())

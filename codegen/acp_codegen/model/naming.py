@@ -45,6 +45,7 @@ RESERVED_HANDLER_NAMES = frozenset(
         "dispatcher",
         "ext_method",
         "ext_notification",
+        "history_limit",
         "info",
         "lifecycle",
         "load_session",

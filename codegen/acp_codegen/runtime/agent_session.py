@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import ConnectionClosed, ProtocolUsageError
 from .handles import Content, MessageStream, Terminal, ToolCall
-from .history import ChunkRun, HistoryRecorder
+from .history import DEFAULT_HISTORY_LIMIT, ChunkRun, HistoryRecorder
 from .jsonvalue import as_object, to_json
 from .outgoing import NoChecks, OutgoingChecks
 from .peer import Peer, notifier
@@ -97,7 +97,9 @@ class AgentSession:
     `title` (set it to name the session) and `updated_at` appear in `session/list`; `history`
     holds the updates sent except state reports (runs of chunks that start a message kept as
     that whole message: history.py) and `last_state` the latest of those: `session/resume`
-    replays both. (An author who persists sessions restores them in
+    replays both. The history keeps at most `history_limit` bytes of JSON (None: no bound);
+    past it the oldest entries are dropped, so a resume replays the newest part of the session
+    (`history_dropped` counts what went). (An author who persists sessions restores them in
     `load_session`.)"""
 
     def __init__(
@@ -109,6 +111,8 @@ class AgentSession:
         checks: OutgoingChecks | None = None,
         chunk_runs: Mapping[str, ChunkRun] | None = None,
         live: frozenset[str] = frozenset(),
+        *,
+        history_limit: int | None = DEFAULT_HISTORY_LIMIT,
     ) -> None:
         self.session_id = session_id
         self.setup = dict(setup)  # the session/new (or resume) params
@@ -121,8 +125,13 @@ class AgentSession:
         self._updated: datetime | str = datetime.now(UTC)  # formatted when read
         self.closed = False
         self.history: list[Any] = []
-        self._history = HistoryRecorder(chunk_runs, self._accepts, live)
+        self._history = HistoryRecorder(chunk_runs, self._accepts, live, limit=history_limit)
         self.last_state: dict[str, Any] | None = None  # the latest state report
+
+    @property
+    def history_dropped(self) -> int:
+        """How many of the oldest history entries were dropped to keep within the limit."""
+        return self._history.dropped
 
     @property
     def updated_at(self) -> str:

@@ -41,7 +41,7 @@ from .agent_session import Accepted, AgentSession, Prompt, new_id
 from .connection import Connection, answer_written
 from .dispatch import Dispatcher
 from .errors import ErrorCode, RpcError
-from .history import chunk_runs, live_tags
+from .history import DEFAULT_HISTORY_LIMIT, chunk_runs, live_tags
 from .jsonvalue import copy_json
 from .outgoing import NoChecks, OutgoingChecks
 from .protocol import (
@@ -93,6 +93,7 @@ class AgentSide:
         prompt_result: Callable[[Prompt], dict[str, Any]] = lambda prompt: {
             "messageId": prompt.message_id
         },
+        history_limit: int | None = DEFAULT_HISTORY_LIMIT,
     ) -> None:
         if not protocol_versions:
             raise ValueError("an agent must support at least one protocol version")
@@ -114,7 +115,15 @@ class AgentSide:
         # keeps as one whole update (history.py); without them every update is kept.
         runs = chunk_runs(rules or {})
         live = live_tags(rules or {})
-        self.registry = SessionRegistry(connection, self.turns, self.checks, hooks, runs, live=live)
+        self.registry = SessionRegistry(
+            connection,
+            self.turns,
+            self.checks,
+            hooks,
+            runs,
+            live=live,
+            history_limit=history_limit,
+        )
         self.capabilities = advertised_capabilities(
             capabilities or {}, delete=self.registry.serves_delete
         )
@@ -136,6 +145,8 @@ class AgentSide:
             result = self._initialize(params)
         elif method in _REGISTRY_METHODS:
             self._require_initialized()
+            if params is None:
+                params = {}  # JSON-RPC lets a request omit params; the check saw `{}` as well
             if not isinstance(params, dict):
                 raise invalid([], "params must be an object")
             result = await getattr(self.registry, _REGISTRY_METHODS[method])(params)

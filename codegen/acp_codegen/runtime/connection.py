@@ -79,6 +79,7 @@ class Connection(IncomingMessages):
         self._reader_task: asyncio.Task[None] | None = None
         self._closed = False
         self._close_reason = ""
+        self._stopping_reader = False  # the connection itself cancelled the reader loop
         self._done = asyncio.Event()
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -117,8 +118,12 @@ class Connection(IncomingMessages):
             reason = f"transport failed: {problem}"
         except asyncio.CancelledError:
             reason = self._close_reason or "cancelled"
-            raise
+            if not self._stopping_reader or _cancelled_by_others(current):
+                raise
+            # Our own stop (`close()`, or a write that found the peer gone): the loop ends as at
+            # end of stream, so `serve_stdio` returns and an agent exits 0, without a traceback.
         finally:
+            self._stopping_reader = True  # the loop is ending: no later stop cancels the cleanup
             await self._shutdown(reason)
 
     async def close(self) -> None:
@@ -130,7 +135,7 @@ class Connection(IncomingMessages):
         elif reader_task is asyncio.current_task():
             return  # called from a notification handler: the loop stops after it returns
         else:
-            reader_task.cancel()
+            self._stop_reader(reader_task)
             await asyncio.gather(reader_task, return_exceptions=True)
             if not self._done.is_set():  # cancelled before it ever ran: no cleanup happened
                 await self._shutdown("closed locally")
@@ -247,6 +252,19 @@ class Connection(IncomingMessages):
 
     def _abort(self, reason: str) -> None:
         """The peer is gone: fail pending requests now and stop the reader loop."""
+        if self._closed:
+            return  # closing already: whoever closed it stops the loop (or it is stopping)
         self._begin_close(reason)
         if self._reader_task is not None and self._reader_task is not asyncio.current_task():
-            self._reader_task.cancel()
+            self._stop_reader(self._reader_task)
+
+    def _stop_reader(self, reader_task: asyncio.Task[None]) -> None:
+        """Cancel the reader loop, which then ends normally (see `run`)."""
+        if not self._stopping_reader:
+            self._stopping_reader = True
+            reader_task.cancel()
+
+
+def _cancelled_by_others(task: asyncio.Task[Any] | None) -> bool:
+    """Whether `task` was cancelled more often than the one time the connection did."""
+    return task is None or task.uncancel() > 0

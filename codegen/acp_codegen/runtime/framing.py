@@ -109,8 +109,19 @@ def decode_line(line: bytes) -> Any:
 _COMPACT_ENCODER: Final = json.JSONEncoder(
     ensure_ascii=False, separators=(",", ":"), allow_nan=False
 )
+# For text UTF-8 cannot carry: every non-ASCII character written as a `\uXXXX` escape.
+_ASCII_ENCODER: Final = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False)
 
 
 def encode_json(message: Any) -> bytes:
-    """Compact UTF-8 JSON; `json` escapes control characters, so it never contains a newline."""
-    return _COMPACT_ENCODER.encode(message).encode()
+    """Compact UTF-8 JSON; `json` escapes control characters, so it never contains a newline.
+
+    A string may hold a lone surrogate (`"\ud800"` is valid JSON, so a peer can send one and
+    expect it back), which UTF-8 cannot encode. Such a message is written with every non-ASCII
+    character escaped instead: valid JSON that decodes to exactly the same text, so every
+    string the wire can carry round-trips. Only messages holding one pay for the second pass."""
+    text = _COMPACT_ENCODER.encode(message)
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return _ASCII_ENCODER.encode(message).encode("ascii")

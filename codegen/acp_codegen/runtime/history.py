@@ -9,17 +9,26 @@ that upserts the same entity by the same key for the same role (`agent_message_c
 `agent_message`, say). Chunks of a record the history already holds, chunks with other members
 (`_meta` is chunk-scoped), and chunks whose whole form the schema would not accept are kept as
 they came.
+
+The history is bounded: `limit` counts bytes of the entries' JSON (by default
+`DEFAULT_HISTORY_LIMIT`, 16 MiB). Past it, the oldest entries are dropped until the rest fits,
+so `session/resume` replays the newest part of the session; a message whose whole form was
+dropped while it still streams goes on as the chunks that follow. `None` keeps everything.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
+from .framing import encode_json
 from .merge_plan import LOG_ENTITIES
 from .protocol import UPDATE_TAG_FIELD
 from .tables import MergeRule
+
+DEFAULT_HISTORY_LIMIT: Final = 16 << 20  # bytes of JSON: a long conversation, but a bounded one
 
 WholeCheck = Callable[[dict[str, Any]], bool]
 
@@ -89,10 +98,18 @@ class HistoryRecorder:
         runs: Mapping[str, ChunkRun] | None = None,
         check: WholeCheck | None = None,
         live: frozenset[str] = frozenset(),
+        *,
+        limit: int | None = DEFAULT_HISTORY_LIMIT,
     ) -> None:
+        if limit is not None and limit < 0:
+            raise ValueError(f"the history limit must be at least 0, not {limit}")
         self._runs = dict(runs or {})
         self._live = live
         self._check = check
+        self._limit = limit
+        self._sizes: deque[int] = deque()  # each entry's size, in order (only with a limit)
+        self._total = 0
+        self.dropped = 0  # entries dropped to keep within the limit
         self._keys = {run.key for run in self._runs.values()}
         self._history: list[Any] | None = None
         self._length = 0
@@ -117,6 +134,8 @@ class HistoryRecorder:
                     and open_entry[run.key] == record_key
                 ):
                     open_entry[run.field].append(item)
+                    if self._limit is not None:
+                        self._grow_last(history, _size(item) + 1)  # and a comma
                     return
                 if (run.key, record_key) not in self._seen:
                     entry = {
@@ -135,6 +154,26 @@ class HistoryRecorder:
         self._length = len(history)
         self._open = self._open_run = None
         self._note_keys(update)
+        if self._limit is not None:
+            self._sizes.append(0)
+            self._grow_last(history, _size(update))
+
+    def _grow_last(self, history: list[Any], size: int) -> None:
+        """Count `size` more bytes for the last entry; drop the oldest entries past the limit."""
+        self._sizes[-1] += size
+        self._total += size
+        limit = self._limit
+        if limit is None or self._total <= limit:
+            return
+        drop = 0
+        while self._total > limit and self._sizes:
+            self._total -= self._sizes.popleft()
+            drop += 1
+        del history[:drop]  # one move of the list, whatever the count
+        self._length = len(history)
+        self.dropped += drop
+        if not history:
+            self._open = self._open_run = None  # our open whole update went too
 
     def _note_keys(self, update: Any) -> None:
         if isinstance(update, dict):
@@ -150,3 +189,11 @@ class HistoryRecorder:
         for update in history:
             self._note_keys(update)
         self._length = len(history)
+        if self._limit is not None:  # the author's entries count too
+            self._sizes = deque(_size(update) for update in history)
+            self._total = sum(self._sizes)
+
+
+def _size(value: Any) -> int:
+    """Bytes of `value` as JSON (what counts against the limit)."""
+    return len(encode_json(value))

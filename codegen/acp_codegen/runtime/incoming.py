@@ -163,10 +163,14 @@ class IncomingMessages:
                 invalid: Invalid = message
                 error = RpcError.invalid_request(invalid.reason)
                 parts.append(encode_json(error_message(invalid.id, error)))
-        if parts:
-            self._spawn(self._write_batch(parts, written))
-        else:
+        if not parts:
             written.set_result(None)
+        elif all(isinstance(part, bytes) or part.done() for part in parts):
+            # Every handler has finished: answer now, so a stream that ends right after the
+            # batch (`printf ... | agent`) still gets it (end of stream cancels pending tasks).
+            await self._write_batch(parts, written)
+        else:
+            self._spawn(self._write_batch(parts, written))
 
     async def _write_batch(
         self, parts: list[bytes | asyncio.Task[bytes]], written: asyncio.Future[None]
@@ -287,6 +291,8 @@ class IncomingMessages:
             cancelled = RpcError.internal_error("the handler was cancelled")
             return _encode_answer(message.id, None, cancelled)
         except Exception as problem:
+            if isinstance(problem, ConnectionClosed) and self._closed:
+                raise  # the handler spoke to a peer that left: nobody is there to answer
             logger.exception("request handler for %r failed", message.method)
             detail = str(problem) or type(problem).__name__
             return _encode_answer(message.id, None, RpcError.internal_error(detail))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Final
@@ -76,6 +77,23 @@ def copy_json(value: Any) -> Any:
 
 
 _SCALARS: frozenset[type] = frozenset({str, int, float, bool, type(None)})
+_TEXTS: frozenset[type] = _SCALARS - {float}  # scalars that are always finite
+
+
+def non_finite_location(value: Any) -> list[str | int] | None:
+    """Where a number that is no finite double sits in decoded JSON (`1e400` decodes to
+    infinity, which no JSON text can carry back), as a pydantic-style `loc`; else None."""
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
+    while stack:
+        loc, current = stack.pop()
+        if isinstance(current, float):
+            if not math.isfinite(current):
+                return list(loc)
+        elif isinstance(current, dict):
+            stack.extend(((*loc, k), v) for k, v in current.items() if v.__class__ not in _TEXTS)
+        elif isinstance(current, list):
+            stack.extend(((*loc, i), v) for i, v in enumerate(current) if v.__class__ not in _TEXTS)
+    return None
 
 
 def to_json(value: Any) -> Any:

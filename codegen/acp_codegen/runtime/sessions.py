@@ -28,7 +28,7 @@ from typing import Any
 
 from .agent_session import AgentSession, new_id
 from .errors import ErrorCode, RpcError
-from .history import ChunkRun
+from .history import DEFAULT_HISTORY_LIMIT, ChunkRun
 from .jsonvalue import to_json
 from .outgoing import OutgoingChecks
 from .peer import Peer
@@ -92,6 +92,7 @@ class SessionRegistry:
         chunk_runs: Mapping[str, ChunkRun] | None = None,
         page_size: int = DEFAULT_PAGE_SIZE,
         live: frozenset[str] = frozenset(),
+        history_limit: int | None = DEFAULT_HISTORY_LIMIT,
     ) -> None:
         self._peer = peer
         self._runner = runner
@@ -100,6 +101,7 @@ class SessionRegistry:
         self._live = live  # tags never kept for replay (history.live_tags)
         self.hooks = hooks
         self.page_size = page_size
+        self.history_limit = history_limit  # per session, see AgentSession
         self.sessions: dict[str, AgentSession] = {}
         self.client_capabilities: Any = None
 
@@ -111,17 +113,21 @@ class SessionRegistry:
         self, session_id: str | None = None, setup: Mapping[str, Any] | None = None
     ) -> AgentSession:
         session_id = session_id or new_id("sess")
-        session = AgentSession(
+        session = self._session(session_id, setup or {})
+        self.sessions[session_id] = session
+        return session
+
+    def _session(self, session_id: str, setup: Mapping[str, Any]) -> AgentSession:
+        return AgentSession(
             session_id,
             self._peer,
-            setup or {},
+            setup,
             self.client_capabilities,
             self._checks,
             self._chunk_runs,
             self._live,
+            history_limit=self.history_limit,
         )
-        self.sessions[session_id] = session
-        return session
 
     def open_session_of(self, params: Any) -> AgentSession:
         """The open session `params` name; -32002 when unknown or closed."""
@@ -216,15 +222,7 @@ class SessionRegistry:
         return dict(extra or {})
 
     async def _load(self, session_id: str, params: dict[str, Any]) -> AgentSession:
-        session = AgentSession(
-            session_id,
-            self._peer,
-            params,
-            self.client_capabilities,
-            self._checks,
-            self._chunk_runs,
-            self._live,
-        )
+        session = self._session(session_id, params)
         if self.hooks.load_session is None or not await self.hooks.load_session(session):
             raise unknown_session(session_id)
         self.sessions[session_id] = session

@@ -76,7 +76,11 @@ class SessionState(Generic[SnapshotT]):
         self._plan = plan_for(rules)
         self._tag_field = tag_field
         self._validate = validate
-        self._records: dict[str, dict[str, Record]] = {entity: {} for entity in KEYED_ENTITIES}
+        # Keyed by the wire key; a message whose id another role used first is keyed by the
+        # pair (role, id), which no string from the wire can equal.
+        self._records: dict[str, dict[str | tuple[str, str], Record]] = {
+            entity: {} for entity in KEYED_ENTITIES
+        }
         self._slots: dict[str, Any] = dict.fromkeys(SLOT_ENTITIES)
         self._logs: dict[str, list[Any]] = {entity: [] for entity in LOG_ENTITIES}
         self._state: str | None = None
@@ -338,13 +342,13 @@ class SessionState(Generic[SnapshotT]):
     def _record(self, compiled: CompiledRule, key: str, data: Mapping[str, Any]) -> Record:
         entity = compiled.rule.entity
         records = self._records[entity]
-        slot = key
+        slot: str | tuple[str, str] = key
         if entity == MESSAGE_ENTITY:
             # A messageId reused by another role is kept apart (as its own message), never
             # merged into the first role's content.
             first = records.get(key)
             if first is not None and first.identity.get("role") != compiled.rule.role:
-                slot = f"{compiled.rule.role}\x00{key}"
+                slot = (compiled.rule.role or "", key)
                 if slot not in records:
                     logger.warning(
                         "messageId %r is used by %s and %s messages; keeping them apart",

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from .checks import wire_check
 from .errors import RpcError
+from .jsonvalue import non_finite_location
 from .tables import MethodSpec
 from .wire import from_wire, to_wire
 
@@ -147,6 +148,7 @@ class TableDispatcher:
 
 
 _DROPPED = object()  # `ValidatingDispatcher._checked`: the params did not fit
+_NOT_FINITE = "number out of range: JSON here must be a finite double"
 
 
 class ValidatingDispatcher:
@@ -199,6 +201,10 @@ class ValidatingDispatcher:
                 if fixed is None:
                     raise RpcError.invalid_params(validation_problems(error)) from None
                 params = fixed
+            out_of_range = non_finite_location(params)
+            if out_of_range is not None:  # its answer or echo could never be written
+                problem = {"loc": out_of_range, "msg": _NOT_FINITE, "type": "finite_number"}
+                raise RpcError.invalid_params([problem])
         return await self.inner.handle_request(method, params)
 
     async def handle_notification(self, method: str, params: Any) -> None:

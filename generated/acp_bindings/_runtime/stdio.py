@@ -4,7 +4,9 @@
 """Process plumbing: serve on this process's stdin/stdout, or spawn an agent and talk to it.
 
 stdout carries protocol messages only. While `serve_stdio` runs, Python-level `print()` and
-`sys.stdout` writes go to stderr instead, and logging (stderr by default) stays on stderr.
+`sys.stdout` writes go to stderr instead, and so does file descriptor 1 itself: what child
+processes (`subprocess.run(["echo"])`) and C extensions print goes to stderr too. Logging
+(stderr by default) stays on stderr.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 import selectors
 import stat
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, Final
 
@@ -32,6 +34,8 @@ _READ_CHUNK = 1 << 20
 # modules load from bytecode. Below the threshold, the buffer comes from the heap.
 PIPE_READ_BYTES: Final = 64 * 1024
 _background: set[asyncio.Task[None]] = set()
+_STDOUT_FD: Final = 1
+_STDERR_FD: Final = 2
 
 
 def _read_pipe_in_small_reads(transport: asyncio.BaseTransport | None) -> None:
@@ -128,8 +132,28 @@ async def serve_stdio(
     reader, writer = await open_stdio()
     connection = Connection(reader, writer, max_line_bytes=max_line_bytes, trace=tracer_for(trace))
     connection.dispatcher = dispatcher_factory(connection)
-    with contextlib.redirect_stdout(sys.stderr):
+    with contextlib.redirect_stdout(sys.stderr), _stdout_descriptor_to_stderr():
         await connection.run()
+
+
+@contextlib.contextmanager
+def _stdout_descriptor_to_stderr() -> Iterator[None]:
+    """Point file descriptor 1 at stderr while serving (the protocol writes to a duplicate
+    `open_stdio` made), so what child processes and C code print never reaches the protocol
+    stream; restored afterwards."""
+    sys.stdout.flush()  # what the program printed before serving goes where it was meant to
+    saved = os.dup(_STDOUT_FD)
+    try:
+        os.dup2(_STDERR_FD, _STDOUT_FD)
+    except OSError:  # no stderr: the output is dropped rather than mixed into the protocol
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, _STDOUT_FD)
+        os.close(null)
+    try:
+        yield
+    finally:
+        os.dup2(saved, _STDOUT_FD)
+        os.close(saved)
 
 
 @dataclass
