@@ -126,7 +126,8 @@ def test_a_prompt_holding_a_number_beyond_a_double_is_refused_with_its_location(
         head = start + f'{{"sessionId":"{session_id}"'
         block = '{"type":"text","text":"hi","_meta":{"x":[1,-1e999]}}'
         await peer.send_bytes(f'{head},"prompt":[{block}]}}}}\n'.encode())
-        await peer.send_bytes(f'{head},"prompt":[],"_meta":{{"y":1e400}}}}}}\n'.encode())
+        text = '{"type":"text","text":"hi"}'  # a prompt holds one block at least (2.4.0)
+        await peer.send_bytes(f'{head},"prompt":[{text}],"_meta":{{"y":1e400}}}}}}\n'.encode())
         answers = [await peer.recv(), await peer.recv()]
         await connection.close()
         return answers
