@@ -16,7 +16,8 @@ from . import _pydantic_check, models  # the check runs first: old pydantic fail
 
 if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loads them
     from ._runtime.agent_session import AgentSession
-    from ._runtime.client_side import ClientSession, PermissionRequest
+    from ._runtime.client_side import ClientSession
+    from ._runtime.permission_request import PermissionRequest
     from ._runtime.errors import (
         ConnectionClosed,
         MalformedUpdateError,
@@ -45,7 +46,7 @@ PROTOCOL_VERSION = 2
 _LAZY: dict[str, str] = {
     "AgentSession": "._runtime.agent_session",
     "ClientSession": "._runtime.client_side",
-    "PermissionRequest": "._runtime.client_side",
+    "PermissionRequest": "._runtime.permission_request",
     "ConnectionClosed": "._runtime.errors",
     "MalformedUpdateError": "._runtime.errors",
     "ProtocolUsageError": "._runtime.errors",

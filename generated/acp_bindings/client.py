@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from . import models
-from ._runtime.client_side import ClientSession, ClientSide, PermissionRequest
+from ._runtime.client_side import ClientSession, ClientSide
+from ._runtime.permission_request import PermissionRequest
 from ._runtime.connection import Connection
 from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError

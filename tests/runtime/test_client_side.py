@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 from acp_codegen.runtime.agent_session import AgentSession, Prompt
 from acp_codegen.runtime.agent_side import AgentSide
-from acp_codegen.runtime.client_side import ClientSession, ClientSide, PermissionRequest
+from acp_codegen.runtime.client_side import ClientSession, ClientSide
 from acp_codegen.runtime.connection import Connection
 from acp_codegen.runtime.errors import (
     ConnectionClosed,
     ProtocolUsageError,
     UnsupportedProtocolVersion,
 )
+from acp_codegen.runtime.permission_request import PermissionRequest
 
 from .rules import RULES
 from .streams import RawPeer, connected, connection_pair, guard, run

@@ -42,10 +42,9 @@ from .errors import (
     UnsupportedProtocolVersion,
 )
 from .jsonvalue import as_object
+from .permission_request import PermissionRequest
 from .protocol import (
     INITIALIZE,
-    OUTCOME_CANCELLED,
-    OUTCOME_SELECTED,
     REQUEST_PERMISSION,
     SESSION_CANCEL,
     SESSION_CLOSE,
@@ -74,29 +73,6 @@ PermissionHandler = Callable[
     ["ClientSession[Any]", "PermissionRequest"], Awaitable[Mapping[str, Any] | BaseModel]
 ]
 UpdateValidator = Callable[[dict[str, Any]], object]
-
-
-class PermissionRequest:
-    """One pending `session/request_permission` from the agent."""
-
-    def __init__(self, params: dict[str, Any]) -> None:
-        self.params = params
-        self._answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-    @property
-    def answered(self) -> bool:
-        return self._answer.done()
-
-    def respond(self, outcome: Mapping[str, Any] | BaseModel) -> None:
-        """Answer with an outcome object; later answers are ignored."""
-        if not self._answer.done():
-            self._answer.set_result(as_object(outcome))
-
-    def select(self, option_id: str) -> None:
-        self.respond({"outcome": OUTCOME_SELECTED, "optionId": option_id})
-
-    def cancel(self) -> None:
-        self.respond({"outcome": OUTCOME_CANCELLED})
 
 
 class ClientSession(Generic[SnapshotT_co]):
