@@ -124,14 +124,24 @@ class _Wire:
         raise AssertionError(f"unexpected notification {method}")
 
 
-@pytest.mark.parametrize("asked", [1, 2, 65535])
-def test_initialize_answers_the_agents_version_whatever_was_asked(asked: int) -> None:
+@pytest.mark.parametrize("asked", [2, 3, 65535])
+def test_initialize_answers_the_highest_version_at_or_below_the_one_asked(asked: int) -> None:
     dispatcher = acp.Agent().dispatcher(_Wire())  # type: ignore[arg-type]
     params = {"protocolVersion": asked, "info": {"name": "c", "version": "1"}}
     answer = call(dispatcher.handle_request("initialize", params))
     assert answer["protocolVersion"] == 2
     assert answer["info"] == {"name": "acp-agent", "version": "0.0.0"}
     models.InitializeResponse.model_validate(answer)
+
+
+def test_initialize_below_every_served_version_is_refused_before_validation() -> None:
+    """A v1 client's `initialize` (no `info`) gets -32022, never a v2 validation error."""
+    dispatcher = acp.Agent().dispatcher(_Wire())  # type: ignore[arg-type]
+    with pytest.raises(acp.RpcError) as caught:
+        call(dispatcher.handle_request("initialize", {"protocolVersion": 1}))
+    assert caught.value.code == -32022
+    assert caught.value.data == {"requested": 1, "supported": [2]}
+    models.UnsupportedProtocolVersionErrorData.model_validate(caught.value.data)
 
 
 def test_the_lifecycle_sits_behind_the_schema_types() -> None:

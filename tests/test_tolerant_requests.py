@@ -212,15 +212,18 @@ def test_what_no_mark_covers_is_still_invalid_params(
         assert loc in [p["loc"] for p in answer.data]
 
 
-def test_our_schema_skips_a_bad_mcp_server_of_session_new(
+def test_our_schema_reads_mcp_servers_as_upstream_2_4_0_marks_them(
     canonical: GeneratedPackage, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """schema/acp.schema.json marks `mcpServers` skip-invalid-items (as upstream does)."""
+    """schema/acp.schema.json marks `mcpServers` as upstream 2.4.0 does: a `null` list is read
+    as absent, but a bad server is no longer skipped (2.4.0 dropped that mark): -32602."""
     good = {"type": "stdio", "name": "files", "command": "/bin/files"}
-    params = {"cwd": CWD, "mcpServers": [{"type": "stdio", "name": "no command"}, good]}
     with caplog.at_level(logging.WARNING):
-        answer, seen = _new_session(canonical.module, params, strict=False)
-    assert isinstance(answer, dict) and seen == [{"cwd": CWD, "mcpServers": [good]}], answer
-    assert "invalid item skipped" in caplog.text and "/mcpServers/0" in caplog.text
-    answer, seen = _new_session(canonical.module, params, strict=True)
+        answer, seen = _new_session(
+            canonical.module, {"cwd": CWD, "mcpServers": None}, strict=False
+        )
+    assert isinstance(answer, dict) and seen == [{"cwd": CWD}], answer
+    params = {"cwd": CWD, "mcpServers": [{"type": "stdio", "name": "no command"}, good]}
+    answer, seen = _new_session(canonical.module, params, strict=False)
     assert isinstance(answer, _errors(canonical.module).RpcError) and answer.code == -32602
+    assert seen == []

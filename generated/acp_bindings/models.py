@@ -531,6 +531,9 @@ class CancelledIdleStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["cancelled"], Field(alias="stopReason")] = "cancelled"
     background: Annotated[
@@ -1503,6 +1506,9 @@ class EndTurnIdleStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["end_turn"], Field(alias="stopReason")] = "end_turn"
     background: Annotated[
@@ -1631,6 +1637,9 @@ class ErrorIdleStateUpdate(ErrorStopReason):
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
+    )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
     )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["error"], Field(alias="stopReason")] = "error"
@@ -2055,6 +2064,9 @@ class MaxTokensIdleStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["max_tokens"], Field(alias="stopReason")] = "max_tokens"
     background: Annotated[
@@ -2078,6 +2090,9 @@ class MaxTurnRequestsIdleStateUpdate(BaseModel):
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
+    )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
     )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["max_turn_requests"], Field(alias="stopReason")] = (
@@ -2406,6 +2421,9 @@ class NoneIdleStateUpdate(BaseModel):
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
+    )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
     )
     state: Literal["idle"] = "idle"
     background: Annotated[
@@ -2932,6 +2950,9 @@ class OtherIdleStateUpdate(BaseModel):
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
+    )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
     )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[str, Field(alias="stopReason")]
@@ -3507,6 +3528,9 @@ class RefusalIdleStateUpdate(BaseModel):
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
+    )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
     )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["refusal"], Field(alias="stopReason")] = "refusal"

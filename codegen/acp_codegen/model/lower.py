@@ -70,6 +70,7 @@ def lower(defs: dict[str, Any], file: str) -> Lowered:
     consumed: set[str] = set()  # payload definitions merged into a branch class
     # inner union -> the outer tag its classes carry too (property schema, required names)
     nested: dict[str, tuple[dict[str, Any], list[str]]] = {}
+    parents: dict[str, str] = {}  # inner union -> the union whose branch it is
     for name, shape in shapes.items():
         for b in shape.branches:
             if b.payload in shapes and not b.fallback:
@@ -80,6 +81,8 @@ def lower(defs: dict[str, Any], file: str) -> Lowered:
                     )
                 extra = {shape.tag: {"type": "string", "const": b.tag}} if b.tag is not None else {}
                 nested[b.payload] = (extra, [shape.tag] if b.tag is not None else [])
+                parents[b.payload] = name
+    nested = {inner: _with_ancestors(inner, nested, parents) for inner in nested}
     problems: list[Problem] = []
     for name in _outer_first(shapes, nested):
         shape = shapes[name]
@@ -119,6 +122,25 @@ def lower(defs: dict[str, Any], file: str) -> Lowered:
             out.defs[name] = {"title": name, **clean(source[name], source)}
     out.defs = {k: out.defs[k] for k in sorted(out.defs)}
     return out
+
+
+def _with_ancestors(
+    inner: str,
+    nested: dict[str, tuple[dict[str, Any], list[str]]],
+    parents: dict[str, str],
+) -> tuple[dict[str, Any], list[str]]:
+    """The outer tags a nested union's classes carry: its parent's, and the parent's parent's
+    when that union is nested too (`session_update` > `state_update` > idle's stop reasons), so
+    every class of the outermost union has the outermost tag."""
+    props, required = dict(nested[inner][0]), list(nested[inner][1])
+    seen = {inner}
+    parent = parents.get(inner)
+    while parent in nested and parent not in seen:
+        seen.add(parent)
+        props = {**nested[parent][0], **props}
+        required = [*nested[parent][1], *required]
+        parent = parents.get(parent)
+    return props, required
 
 
 def _outer_first(shapes: dict[str, UnionShape], nested: dict[str, Any]) -> list[str]:
