@@ -7,11 +7,11 @@ import argparse
 
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "generate": (
-        "acp-codegen generate                      # the shipped schema into generated/acp_bindings",
+        "acp-codegen generate    # the shipped schema into ./generated/acp_bindings",
         "acp-codegen generate --schema my.schema.json --out src --package my_acp",
     ),
     "check": (
-        "acp-codegen check                         # in CI: exit 1 with a diff when out of date",
+        "acp-codegen check       # in CI: exit 1 with a diff when out of date",
         "acp-codegen check --stat",
     ),
     "validate": (
@@ -27,7 +27,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         'acp-codegen chat --prompt "hello there" --approve -- python -m acp_codegen.demo_agent',
     ),
     "schema": (
-        "acp-codegen schema > acp.schema.json       # the schema shipped with acp-codegen",
+        "acp-codegen schema > acp.schema.json    # the schema shipped with acp-codegen",
         "acp-codegen schema --write acp.schema.json",
     ),
     "new": ("acp-codegen new agent my-agent",),
