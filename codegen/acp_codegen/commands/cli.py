@@ -160,7 +160,7 @@ def _validate(args: argparse.Namespace, console: Console) -> int:
     console.step(f"schema: {args.path}" + (f", overlay: {overlay}" if overlay else ""))
     protocol = load_protocol(expanded(args.path), overlay=overlay)
     for note in protocol.notes:
-        console.step(f"note: {note}")
+        console.note(note)
     console.info(f"{args.path}: ok")
     return EXIT_OK
 
