@@ -19,7 +19,7 @@ from .examples import EXAMPLES, add_examples
 from .exits import EXIT_HELP, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from .pipeline import load_protocol
 from .scaffold import command as new_command
-from .shipped_schema import add_schema_parser, run_schema
+from .shipped import add_shipped_parsers, run_demo, run_schema
 from .sync import Job, apply, check, report_current
 from .targets import UsageError, checked_folder, checked_package, expanded
 from .vendor import add_vendor_parser, run_vendor
@@ -48,9 +48,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         epilog=EXIT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[common_options("global_verbosity")],
+        usage="acp-codegen [-h] [-q | -v] [--version] COMMAND ...",
     )
     parser.add_argument("--version", action="version", version=f"acp-codegen {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", prog="acp-codegen"
+    )
     parents = [common_options()]
     for name, text in (
         (
@@ -91,7 +94,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     )
     val.add_argument("--overlay", type=Path, help=OVERLAY_HELP)
     add_vendor_parser(sub, FORCE_HELP, OVERLAY_HELP, parents)
-    add_schema_parser(sub, parents)
+    add_shipped_parsers(sub, parents)
     diff_command.add_command(sub, parents)
     chat_command.add_command(sub, parents)
     new_command.add_command(sub, parents)
@@ -125,6 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.command == "schema":
         return run_schema(args)
+    if args.command == "demo-agent":
+        return run_demo(args)
     if args.command == "diff":
         return diff_command.run(args)
     if args.command == "new":

@@ -23,9 +23,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "diff": ("acp-codegen diff old.schema.json new.schema.json --format json",),
     "chat": (
-        "acp-codegen chat -- python -m acp_codegen.demo_agent",
-        'acp-codegen chat --prompt "hello there" --approve -- python -m acp_codegen.demo_agent',
+        "acp-codegen chat -- acp-codegen demo-agent --slow 0.3",
+        'acp-codegen chat --prompt "hello there" --approve -- acp-codegen demo-agent',
     ),
+    "demo-agent": ("acp-codegen chat -- acp-codegen demo-agent --slow 0.3",),
     "schema": (
         "acp-codegen schema > acp.schema.json    # the schema shipped with acp-codegen",
         "acp-codegen schema --write acp.schema.json",
