@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from acp_codegen.commands import sync
-from acp_codegen.commands.cli import _parser, main
+from acp_codegen.commands.cli import _parser, main, subcommands
 from acp_codegen.paths import BUNDLED_SCHEMA
 from cli_work import ARGS, enter_work
 
@@ -51,8 +51,7 @@ def test_a_mistyped_option_shows_the_subcommands_usage(
 
 
 def test_every_subcommand_help_shows_an_example(capsys: pytest.CaptureFixture[str]) -> None:
-    _, commands = _parser()
-    for name in commands:
+    for name in subcommands(_parser()):
         text = help_of(capsys, name)
         assert "example" in text and "  acp-codegen " in text, name
 

@@ -140,7 +140,7 @@ def test_quiet_and_verbose_together_is_a_usage_error(capsys: pytest.CaptureFixtu
 
 
 def test_every_command_takes_quiet_and_verbose() -> None:
-    parser, _ = _parser()
+    parser = _parser()
     (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     assert {"generate", "check", "validate", "vendor", "diff"} <= set(sub.choices)
     leaves = list(_leaf_commands(parser, "acp-codegen"))

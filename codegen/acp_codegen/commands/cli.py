@@ -40,8 +40,7 @@ SCHEMA_HELP = (
 )
 
 
-def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
-    """The top-level parser and each subcommand's own (to report a bad option in its usage)."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acp-codegen",
         description="Generate typed Python bindings for the Agent Client Protocol.",
@@ -98,19 +97,26 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     diff_command.add_command(sub, parents)
     chat_command.add_command(sub, parents)
     new_command.add_command(sub, parents)
-    commands: dict[str, argparse.ArgumentParser] = dict(sub.choices)
     for name in EXAMPLES:
-        add_examples(commands[name], name)
-    return parser, commands
+        add_examples(sub.choices[name], name)
+    return parser
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each subcommand's own parser, by name (to report a bad option in its usage)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line, with `-q`/`-v` accepted before the subcommand too, and an unknown
     option reported in the usage of the subcommand it was given to."""
-    parser, commands = _parser()
+    parser = _parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:
-        commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+        subcommands(parser)[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     if getattr(args, "verbosity", NORMAL) == NORMAL:
         args.verbosity = args.global_verbosity
     return args
