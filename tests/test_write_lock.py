@@ -105,3 +105,17 @@ def test_a_planted_lock_location_is_never_followed(
         assert list(private.iterdir()) == []
     else:
         assert not target.exists()
+
+
+def test_a_lock_file_a_killed_run_left_is_removed_by_the_next_run(
+    tmp_path: Path, lock_base: Path
+) -> None:
+    left = lock_path(tmp_path / "killed" / "pkg")
+    left.parent.mkdir(mode=0o700)
+    left.write_bytes(b"")  # what a SIGKILLed run leaves: nobody holds it
+    with folder_lock(tmp_path / "held" / "pkg", report=lambda message: None):
+        held = lock_path(tmp_path / "held" / "pkg")
+        write(tmp_path / "out" / "pkg", {"a.py": b"x = 1\n"}, report=lambda message: None)
+        assert not left.exists()
+        assert held.exists()  # a lock some run holds is never removed
+    assert list(left.parent.iterdir()) == []

@@ -65,14 +65,45 @@ def _locked_file(folder: Path, report: Callable[[str], None]) -> tuple[int, int,
             except BlockingIOError:
                 report(f"waiting for another acp-codegen run that is writing {folder}")
                 fcntl.flock(fd, fcntl.LOCK_EX)
-            with contextlib.suppress(FileNotFoundError):
-                now = os.stat(path.name, dir_fd=dir_fd, follow_symlinks=False)
-                if (now.st_dev, now.st_ino) == (os.fstat(fd).st_dev, os.fstat(fd).st_ino):
-                    return dir_fd, fd, path.name
+            if _still_named(fd, path.name, dir_fd):
+                _sweep(dir_fd, path.name)
+                return dir_fd, fd, path.name
             os.close(fd)  # the file we locked is no longer the lock file: lock the new one
     except BaseException:
         os.close(dir_fd)
         raise
+
+
+def _still_named(fd: int, name: str, dir_fd: int) -> bool:
+    """Whether the file open as `fd` is still the one called `name` (not removed or replaced)."""
+    try:
+        now = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
+
+
+def _sweep(dir_fd: int, mine: str) -> None:
+    """Remove the lock files that killed runs left (SIGKILL skips the clean-up): each one no
+    run holds. Removed under its own lock, so a run that opened it meanwhile locks afresh."""
+    import fcntl
+
+    for name in os.listdir(dir_fd):
+        if name == mine or not name.endswith(".lock"):
+            continue
+        try:
+            fd = os.open(name, os.O_RDWR | os.O_NOFOLLOW, dir_fd=dir_fd)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if _still_named(fd, name, dir_fd):
+                os.unlink(name, dir_fd=dir_fd)
+        except OSError:
+            pass  # held by a run that is writing: it removes the file itself
+        finally:
+            os.close(fd)
 
 
 @contextlib.contextmanager
