@@ -37,3 +37,29 @@ def test_a_good_overlay_is_applied(work: Path, capsys: pytest.CaptureFixture[str
     assert "merge rules and patch fields from overlay overlay.json" in err
     assert main(["validate", "-v", "schema.json"]) == 0
     assert "from overlay" not in capsys.readouterr().err  # this schema has its own rules
+
+
+PERSON = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Person",
+    "type": "object",
+    "properties": {"name": {"type": "string"}},
+    "$defs": {"Name": {"type": "string"}},
+}
+
+
+@pytest.mark.parametrize("doc", [{"$defs": {}}, PERSON], ids=["empty", "person"])
+@pytest.mark.parametrize("command", ["validate", "generate"])
+def test_a_schema_without_acp_methods_is_refused(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    doc: dict[str, object],
+    command: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.json").write_text(json.dumps(doc), encoding="utf-8")
+    argv = ["validate", "s.json"] if command == "validate" else ["generate", "--schema", "s.json"]
+    assert main(argv) == 2
+    assert "s.json#/: no ACP methods" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]

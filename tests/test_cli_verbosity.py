@@ -89,7 +89,7 @@ def test_verbose_never_changes_stdout(work: Path, capsys: pytest.CaptureFixture[
 
 def test_validate_levels(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "validate", "-q", "schema.json") == (0, "", "")
-    assert run(capsys, "validate", "schema.json") == (0, "schema.json: ok\n", "")
+    assert run(capsys, "validate", "schema.json")[:2] == (0, "schema.json: ok\n")
     code, out, err = run(capsys, "validate", "-v", "schema.json")
     assert (code, out) == (0, "schema.json: ok\n")
     assert "schema: schema.json" in err and "note: " in err
@@ -160,3 +160,37 @@ def _leaf_commands(
     for group in groups:
         for child, command in group.choices.items():
             yield from _leaf_commands(command, f"{name} {child}")
+
+
+def test_notes_are_printed_on_every_run_and_kept_in_the_manifest(
+    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, _, first = run(capsys, "generate", *ARGS)
+    assert code == 0 and first.startswith("note: schema.json: ")
+    manifest = work / "out" / "pkg" / ".acp-codegen-manifest.json"
+    kept = json.loads(manifest.read_text(encoding="utf-8"))["notes"]
+    assert kept and all(note.startswith("{schema}: ") for note in kept)
+    for command in ("generate", "check"):  # rendering is skipped: the notes come from the manifest
+        assert run(capsys, command, *ARGS) == (0, run_output(command, work), first)
+        assert run(capsys, command, "-q", *ARGS) == (0, "", "")
+    before = manifest.read_bytes()
+    (work / "sub").mkdir()
+    monkeypatch.chdir(work / "sub")
+    argv = ["generate", "--schema", "../schema.json", "--out", "../out", "--package", "pkg"]
+    code, _, elsewhere = run(capsys, *argv)
+    outside = (work / "schema.json").resolve().as_posix()  # shown absolute: outside the cwd
+    assert code == 0 and elsewhere == first.replace("note: schema.json: ", f"note: {outside}: ")
+    assert manifest.read_bytes() == before  # the same from any folder
+
+
+def run_output(command: str, work: Path) -> str:
+    if command == "check":
+        return "out/pkg: up to date\n"
+    return f"out/pkg: 0 file(s) changed, {count_files(work)} unchanged (0 written, 0 removed)\n"
+
+
+def test_validate_prints_notes_without_verbose(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "validate", "schema.json")
+    assert (code, out) == (0, "schema.json: ok\n") and err.startswith("note: schema.json: ")

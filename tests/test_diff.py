@@ -470,10 +470,9 @@ def test_the_readme_example_works_as_written(tmp_path: Path) -> None:
     readme = (repo / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Comparing two schemas", 1)[1]
     script = section.split("```sh\n", 1)[1].split("```", 1)[0]
-    script = script.replace("/tmp/acp-new.json", str(tmp_path / "new.json"))
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     proc = subprocess.run(
-        ["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True, check=False
+        ["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, check=False
     )
     assert proc.returncode == 1, proc.stderr
     assert "became-required    PromptResponse._meta: optional -> required" in proc.stdout

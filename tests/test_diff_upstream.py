@@ -144,3 +144,59 @@ def test_output_is_the_same_bytes_whatever_the_hash_seed(fmt: str) -> None:
         ]
         assert keys == sorted(set(keys))  # grouped, sorted, no duplicates
         assert len(keys) == doc["breaking"] + doc["compatible"]
+
+
+def _sdk(version: str) -> Path:
+    return UPSTREAM / f"sdk-{version}" / "schema.json"
+
+
+def test_2_1_0_to_2_2_0_error_data_is_not_narrowed_by_its_open_branch() -> None:
+    # 2.1.0: Error.data has no schema (any value). 2.2.0: `ErrorData|null`, where ErrorData is
+    # anyOf [UnsupportedProtocolVersion, SessionNotFound, {"title": "Other"}]: the last branch
+    # accepts any value, so both accept the same.
+    _need(_sdk("2.1.0"), _sdk("2.2.0"))
+    changes = diff_files(_sdk("2.1.0"), _sdk("2.2.0"))
+    data = _find(changes, "fields", "Error.data", "type-renamed")
+    assert (data.old, data.new, data.breaks) == ("any", "ErrorData|null", ())
+    # What does break: 2.1.0 let an agent omit the elicitation schema's `type` ("omitted means
+    # object") and `properties` (default {}); 2.2.0 requires both. Agents send that schema.
+    for prop in ("type", "properties"):
+        assert _find(changes, "fields", f"ElicitationSchema.{prop}", "became-required").breaks == (
+            "agent",
+        )
+    assert sorted(c.subject for c in changes if c.breaking) == [
+        "ElicitationSchema.properties",
+        "ElicitationSchema.type",
+    ]
+
+
+def test_a_change_to_the_error_object_breaks_both_sides(tmp_path: Path) -> None:
+    # Both sides answer requests, so both send errors (the envelopes AgentResponse and
+    # ClientResponse name Error), though only the agent sends it inside a message too.
+    _need(_sdk("2.2.0"))
+    doc = json.loads(_sdk("2.2.0").read_text(encoding="utf-8"))
+    doc["$defs"]["Error"]["properties"]["data"] = {"type": "string"}
+    narrowed = tmp_path / "narrowed.json"
+    narrowed.write_text(json.dumps(doc), encoding="utf-8")
+    changes = diff_files(_sdk("2.2.0"), narrowed)
+    assert _find(changes, "fields", "Error.data", "type-narrowed").breaks == ("agent", "client")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "breaking"),
+    [
+        ("2.0.1", "2.0.2", None),
+        ("2.0.2", "2.1.0", []),
+        ("2.2.0", "2.3.0", []),
+        ("2.3.0", "2.4.0", None),
+    ],
+)
+def test_consecutive_releases(old: str, new: str, breaking: list[str] | None) -> None:
+    # None: the two releases ship the same file. The rest add methods, types and optional
+    # fields only (checked by hand), none of which breaks a peer built on the older one.
+    _need(_sdk(old), _sdk(new))
+    changes = diff_files(_sdk(old), _sdk(new))
+    if breaking is None:
+        assert changes == []
+    else:
+        assert changes and [c.subject for c in changes if c.breaking] == breaking

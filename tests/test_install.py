@@ -8,6 +8,8 @@ not importable), and pip builds the wheel without build isolation or an index.
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -130,3 +132,69 @@ def test_the_installed_tool_scaffolds_an_agent_from_its_shipped_templates(
     ]
     current = run(check, project)
     assert current.returncode == 0, current.stdout + current.stderr
+
+
+# ------------------------------------------------------------------ the README, as a stranger
+
+README_EXAMPLE = re.compile(r"<!-- example: (\w+) -->\n```(\w+)\n(.*?)```", re.DOTALL)
+KINDS = {"run", "clone", "install", "network", "interactive"}
+
+
+def readme_examples() -> list[tuple[str, str, str]]:
+    """(kind, language, text) of each marked code block: `run` blocks must work as written
+    after a plain install; the others say why they cannot run here."""
+    return README_EXAMPLE.findall((REPO / "README.md").read_text(encoding="utf-8"))
+
+
+def test_every_readme_command_and_program_is_marked() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    fences = len(re.findall(r"^```(?:sh|python)\n", text, flags=re.MULTILINE))
+    marked = [(kind, lang) for kind, lang, _ in readme_examples() if lang in ("sh", "python")]
+    assert len(marked) == fences and {kind for kind, _ in marked} <= KINDS, marked
+
+
+def test_the_readme_examples_run_as_written_from_an_empty_folder(
+    installed: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    env = {
+        "PATH": f"{installed}{os.pathsep}{os.environ.get('PATH', '')}",
+        "HOME": str(tmp_path),
+        "NO_COLOR": "1",
+        "LANG": "C.UTF-8",
+    }
+    ran = 0
+    for number, (kind, lang, text) in enumerate(readme_examples()):
+        if kind != "run":
+            continue
+        if lang == "python":
+            program = folder / f"readme_example_{number}.py"
+            program.write_text(text, encoding="utf-8")
+            commands = [("python " + program.name, 0, {"PYTHONPATH": "generated"})]
+        else:
+            commands = [
+                (line, _expected_exit(line), {})
+                for line in text.splitlines()
+                if line.strip() and not line.lstrip().startswith("#")
+            ]
+        for command, expected, extra in commands:
+            proc = subprocess.run(
+                ["bash", "-c", command],
+                cwd=folder,
+                env={**env, **extra},
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert proc.returncode == expected, f"{command}\n{proc.stdout}{proc.stderr}"
+            ran += 1
+    assert ran >= 15
+
+
+def _expected_exit(line: str) -> int:
+    """A README command ends with `# exit N` where it is meant to fail."""
+    found = re.search(r"#\s*exit (\d+)", line)
+    return int(found.group(1)) if found else 0

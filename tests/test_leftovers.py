@@ -116,6 +116,17 @@ def test_two_backups_and_no_package_are_left_for_the_user_to_choose(
     assert (out / OLD / MANIFEST).is_file() and (out / ".pkg.old-11111111" / MANIFEST).is_file()
 
 
+def generate_killed(script: str) -> None:
+    """`generate` in a child that `script` makes kill itself part-way (SIGKILL)."""
+    killed = subprocess.run(
+        [sys.executable, "-c", script, *GENERATE_ARGS],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
+
+
 KILLED_WHILE_STAGING = """
 import os, signal, sys
 from acp_codegen.write import writer
@@ -134,13 +145,7 @@ def test_a_run_killed_while_staging_leaves_a_stage_the_next_run_removes(
 ) -> None:
     for name in ("models.py", "methods.py"):  # something to write, so a stage is made
         (out / "pkg" / name).unlink()
-    killed = subprocess.run(
-        [sys.executable, "-c", KILLED_WHILE_STAGING, *GENERATE_ARGS],
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        check=False,
-    )
-    assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
+    generate_killed(KILLED_WHILE_STAGING)
     [stage] = [path for path in out.iterdir() if path.name.startswith(".pkg.new-")]
     staged = {path.name for path in stage.rglob("*") if path.is_file()}
     assert MANIFEST in staged and not {"models.py", "methods.py"} <= staged  # part-way
@@ -148,3 +153,38 @@ def test_a_run_killed_while_staging_leaves_a_stage_the_next_run_removes(
     assert f"removed {stage.name}" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == ["pkg"]
     assert (out / "pkg" / "models.py").is_file() and (out / "pkg" / "methods.py").is_file()
+
+
+KILLED_CREATING_THE_MANIFEST = """
+import os, signal, sys
+from acp_codegen.write import writer
+def create_then_die(path, data):
+    open(path, "xb").close()
+    os.kill(os.getpid(), signal.SIGKILL)  # the first file created, before a byte is in it
+writer._write_file = create_then_die
+from acp_codegen.commands.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_run_killed_as_it_creates_the_stages_manifest_leaves_nothing_behind(
+    out: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.rmtree(out / "pkg")  # a first run: the manifest is the first file staged
+    generate_killed(KILLED_CREATING_THE_MANIFEST)
+    [stage] = [path for path in out.iterdir() if path.name.startswith(".pkg.new-")]
+    assert [path.stat().st_size for path in stage.iterdir()] == [0]
+    assert not (stage / MANIFEST).exists()  # never a manifest that says nothing
+    assert generate() == 0
+    assert f"removed {stage.name}" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["pkg"]
+
+
+def test_an_empty_manifest_alone_in_a_stage_is_an_earlier_releases_leftover(
+    out: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (out / NEW).mkdir()
+    (out / NEW / MANIFEST).write_bytes(b"")
+    assert generate() == 0
+    assert f"removed {NEW}" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["pkg"]

@@ -297,10 +297,11 @@ def test_upstream_inputs_get_a_reference(schema: Path) -> None:
     assert set(re.findall(r"\]\(#([^)]+)\)", text)) <= set(ids)
 
 
-def test_a_fixture_without_methods_says_so() -> None:
+def test_the_three_state_fixture_lists_its_method_and_fields() -> None:
+    # A schema without methods is refused now (it is not ACP), so the fixture has one.
     files = render(FIXTURE_SCHEMAS / "three_state.json", "pkg")
     text = files["pkg/PROTOCOL.md"].decode("utf-8")
-    assert "This schema defines no methods." in text
+    assert "This schema defines no methods." not in text and "`item/patch`" in text
     assert "| `title` | `str \\| None` | optional, three-state |" in text
 
 

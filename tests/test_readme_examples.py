@@ -119,7 +119,8 @@ def test_readme_agent_runs_driven_by_the_readme_client(tmp_path: Path) -> None:
     agent.write_text(blocks["EchoAgent"], encoding="utf-8")
     client = tmp_path / "readme_client.py"
     client.write_text(
-        blocks["MyClient"].replace('"examples/demo_agent.py"', repr(str(agent))), encoding="utf-8"
+        blocks["MyClient"].replace('"-m", "acp_codegen", "demo-agent"', repr(str(agent))),
+        encoding="utf-8",
     )
     env = {**os.environ, "PYTHONPATH": str(GENERATED)}
     proc = subprocess.run(

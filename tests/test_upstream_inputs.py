@@ -106,7 +106,7 @@ def test_the_fixtures_are_the_published_bytes() -> None:
 
     source = (HISTORY / "SOURCE.md").read_text(encoding="utf-8")
     kept = sorted(HISTORY.rglob("*.json"))
-    assert len(kept) == 13
+    assert len(kept) == 17
     for path in kept:
         rel = path.relative_to(HISTORY).as_posix()
         digest = hashlib.sha256(path.read_bytes()).hexdigest()

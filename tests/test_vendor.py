@@ -198,8 +198,8 @@ def test_vendoring_into_a_folder_of_user_code_is_refused(
 @pytest.mark.parametrize(
     ("package", "message"),
     [
-        ("myproj..acp", "not a dotted Python package name"),
-        ("myproj.my-acp", "not a dotted Python package name"),
+        ("myproj..acp", "an empty part (two dots in a row"),
+        ("myproj.my-acp", "'-' cannot appear in a Python name; try 'my_acp'"),
         ("json.acp", "would shadow the module 'json'"),
         ("acp", "would shadow the module 'acp'"),
         ("pydantic.vendored", "would shadow the module 'pydantic'"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,11 +13,13 @@ from ..emit.render import Target
 from ..model.errors import SchemaError
 from ..write.manifest import MANIFEST, Legacy
 from .chat import command as chat_command
-from .console import Console, common_options
+from .console import NORMAL, Console, common_options
 from .diff import command as diff_command
-from .exits import EXIT_HELP, EXIT_OK, EXIT_USAGE
+from .examples import EXAMPLES, add_examples
+from .exits import EXIT_HELP, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from .pipeline import load_protocol
 from .scaffold import command as new_command
+from .shipped import add_shipped_parsers, run_demo, run_schema
 from .sync import Job, apply, check, report_current
 from .targets import UsageError, checked_folder, checked_package, expanded
 from .vendor import add_vendor_parser, run_vendor
@@ -32,6 +35,9 @@ OVERLAY_HELP = (
     "(default: the built-in ACP v2 overlay for a v2 input without x-merge)"
 )
 STAT_HELP = "one line per differing file with +/- counts and a total, instead of the diff"
+SCHEMA_HELP = (
+    "schema file (default from [tool.acp-codegen], else the schema shipped with acp-codegen)"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,9 +46,13 @@ def _parser() -> argparse.ArgumentParser:
         description="Generate typed Python bindings for the Agent Client Protocol.",
         epilog=EXIT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[common_options("global_verbosity")],
+        usage="acp-codegen [-h] [-q | -v] [--version] COMMAND ...",
     )
     parser.add_argument("--version", action="version", version=f"acp-codegen {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", prog="acp-codegen"
+    )
     parents = [common_options()]
     for name, text in (
         (
@@ -54,17 +64,18 @@ def _parser() -> argparse.ArgumentParser:
         ("check", "exit 1 with a diff when the generated tree on disk is out of date"),
     ):
         cmd = sub.add_parser(name, help=text, description=text, parents=parents)
+        cmd.add_argument("--schema", type=Path, help=SCHEMA_HELP)
         cmd.add_argument(
-            "--schema",
+            "--out",
             type=Path,
-            help="schema file (default from [tool.acp-codegen], else the schema shipped with "
-            "acp-codegen)",
+            metavar="DIR",
+            help="output directory (default from [tool.acp-codegen], else ./generated)",
         )
         cmd.add_argument(
-            "--out", type=Path, help="output directory (default from [tool.acp-codegen])"
-        )
-        cmd.add_argument(
-            "--package", help="generated package name (default from [tool.acp-codegen])"
+            "--package",
+            metavar="NAME",
+            help="generated package name, a Python identifier (default from [tool.acp-codegen], "
+            "else acp_bindings)",
         )
         cmd.add_argument("--overlay", type=Path, help=OVERLAY_HELP)
         if name == "generate":
@@ -77,17 +88,54 @@ def _parser() -> argparse.ArgumentParser:
         description="report every problem in a schema",
         parents=parents,
     )
-    val.add_argument("path", type=Path)
+    val.add_argument(
+        "path", type=Path, metavar="PATH", help="the schema file to check (JSON Schema of ACP)"
+    )
     val.add_argument("--overlay", type=Path, help=OVERLAY_HELP)
-    add_vendor_parser(sub, FORCE_HELP, parents)
+    add_vendor_parser(sub, FORCE_HELP, OVERLAY_HELP, parents)
+    add_shipped_parsers(sub, parents)
     diff_command.add_command(sub, parents)
     chat_command.add_command(sub, parents)
     new_command.add_command(sub, parents)
+    for name in EXAMPLES:
+        add_examples(sub.choices[name], name)
     return parser
 
 
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each subcommand's own parser, by name (to report a bad option in its usage)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line, with `-q`/`-v` accepted before the subcommand too, and an unknown
+    option reported in the usage of the subcommand it was given to."""
+    parser = _parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        subcommands(parser)[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    if getattr(args, "verbosity", NORMAL) == NORMAL:
+        args.verbosity = args.global_verbosity
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    try:
+        return _run(parse(argv))
+    except KeyboardInterrupt:
+        # Writing is atomic (see writer.py), so an interrupted run leaves nothing half-written.
+        print("acp-codegen: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "schema":
+        return run_schema(args)
+    if args.command == "demo-agent":
+        return run_demo(args)
     if args.command == "diff":
         return diff_command.run(args)
     if args.command == "new":
@@ -123,7 +171,7 @@ def _validate(args: argparse.Namespace, console: Console) -> int:
     console.step(f"schema: {args.path}" + (f", overlay: {overlay}" if overlay else ""))
     protocol = load_protocol(expanded(args.path), overlay=overlay)
     for note in protocol.notes:
-        console.step(f"note: {note}")
+        console.note(note)
     console.info(f"{args.path}: ok")
     return EXIT_OK
 

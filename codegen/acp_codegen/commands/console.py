@@ -21,14 +21,15 @@ QUIET, NORMAL, VERBOSE = 0, 1, 2
 RED, GREEN, YELLOW, CYAN, BOLD = "31", "32", "33", "36", "1"
 
 
-def common_options() -> argparse.ArgumentParser:
-    """A parent parser for every subcommand: `args.verbosity` is QUIET, NORMAL or VERBOSE."""
+def common_options(dest: str = "verbosity") -> argparse.ArgumentParser:
+    """A parent parser for every subcommand (and the top level, where `dest` differs so a
+    subcommand's default does not override it): `args.<dest>` is QUIET, NORMAL or VERBOSE."""
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_mutually_exclusive_group()
     group.add_argument(
         "-q",
         "--quiet",
-        dest="verbosity",
+        dest=dest,
         action="store_const",
         const=QUIET,
         default=NORMAL,
@@ -37,7 +38,7 @@ def common_options() -> argparse.ArgumentParser:
     group.add_argument(
         "-v",
         "--verbose",
-        dest="verbosity",
+        dest=dest,
         action="store_const",
         const=VERBOSE,
         help="also print what the command does step by step",

@@ -75,9 +75,10 @@ def _build(doc: dict[str, Any], raw: bytes, name: str, overlay: Path | None) -> 
 
 def render_files(protocol: Protocol, target: Target) -> dict[str, bytes]:
     """The package folder's files (paths inside it), its manifest included. `target.package` may
-    be dotted (a vendored copy): the generated code never names itself."""
+    be dotted (a vendored copy): the generated code never names itself. The manifest keeps the
+    protocol's notes, so a run that skips rendering can print them."""
     files = render_package(protocol, target)
-    about = {
+    about: dict[str, object] = {
         "generated-by": f"acp-codegen {__version__}",
         "package": target.package,
         "requires": f"pydantic>={PYDANTIC_MINIMUM}",
@@ -85,6 +86,7 @@ def render_files(protocol: Protocol, target: Target) -> dict[str, bytes]:
         "schema-sha256": protocol.sha256,
         "regenerate": target.command,
         "fingerprint": input_fingerprint(protocol.sha256, protocol.source_name, target),
+        "notes": list(protocol.notes),
     }
     return {**files, MANIFEST: build_manifest(about, files)}
 

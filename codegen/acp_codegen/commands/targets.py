@@ -50,10 +50,18 @@ def checked_folder(path: Path, option: str, *, replaced: bool = False) -> Path:
 
 def checked_package(name: str, option: str = "--package", *, dotted: bool = False) -> str:
     """A package name that can be imported and shadows nothing the generated code needs."""
-    parts = name.split(".") if dotted else [name]
-    if not name or not all(part.isidentifier() and not keyword.iskeyword(part) for part in parts):
-        kind = "a dotted Python package name" if dotted else "a Python package name (no dots)"
-        raise UsageError(f"{option} {name!r} is not {kind}")
+    if not name:
+        raise UsageError(f"{option} is empty: give a Python package name such as acp_bindings")
+    if "." in name and not dotted:
+        raise UsageError(
+            f"{option} {name!r} has dots: generate writes one top-level package; use "
+            "`acp-codegen vendor --into DIR --package DOTTED.NAME` for a package inside another"
+        )
+    parts = name.split(".")
+    for part in parts:
+        if why := _not_a_name(part):
+            where = f" (the part {part!r})" if len(parts) > 1 else ""
+            raise UsageError(f"{option} {name!r} is not a Python package name{where}: {why}")
     top = parts[0]
     if top in RESERVED_PACKAGES:
         raise UsageError(
@@ -61,3 +69,19 @@ def checked_package(name: str, option: str = "--package", *, dotted: bool = Fals
             "the generated code, or the official ACP SDK): pick another name"
         )
     return name
+
+
+def _not_a_name(part: str) -> str | None:
+    """Why `part` cannot be one component of an import name, or None when it can."""
+    if not part:
+        return "an empty part (two dots in a row, or a dot at an end)"
+    if keyword.iskeyword(part):
+        return f"{part!r} is a Python keyword"
+    if part.isidentifier():
+        return None
+    fixed = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in part)
+    if not fixed.isidentifier():
+        return "it must start with a letter or an underscore"
+    bad = sorted({ch for ch in part if not (ch.isalnum() or ch == "_")})
+    shown = ", ".join(repr(ch) for ch in bad)
+    return f"{shown} cannot appear in a Python name; try {fixed!r}"

@@ -20,10 +20,16 @@ TEXT = (
 )
 
 
-def add_vendor_parser(sub: Any, force_help: str, parents: list[argparse.ArgumentParser]) -> None:
+def add_vendor_parser(
+    sub: Any, force_help: str, overlay_help: str, parents: list[argparse.ArgumentParser]
+) -> None:
     """The `vendor` subcommand on the CLI's subparsers (`sub`: argparse's subparsers action)."""
     cmd: argparse.ArgumentParser = sub.add_parser(
-        "vendor", help=TEXT, description=TEXT, parents=parents
+        "vendor",
+        help=TEXT,
+        description=TEXT,
+        parents=parents,
+        usage="acp-codegen vendor --into DIR --package DOTTED.NAME [options]",
     )
     cmd.add_argument(
         "--into", type=Path, required=True, metavar="DIR", help="the package folder to write"
@@ -40,6 +46,7 @@ def add_vendor_parser(sub: Any, force_help: str, parents: list[argparse.Argument
         help="schema file (default from [tool.acp-codegen], else the schema shipped with "
         "acp-codegen)",
     )
+    cmd.add_argument("--overlay", type=Path, help=overlay_help)
     cmd.add_argument("--force", action="store_true", help=force_help)
     cmd.add_argument(
         "--check",
@@ -58,7 +65,7 @@ def run_vendor(args: argparse.Namespace) -> int:
     if args.stat and not args.check:
         raise UsageError("--stat only goes with --check")
     console = Console.from_args(args)
-    where = Where.from_cwd(args.schema, console=console)
+    where = Where.from_cwd(args.schema, args.overlay, console)
     package = checked_package(args.package, dotted=True)
     into = checked_folder(args.into, "--into", replaced=True)
     where = where.rooted_at(into, holder=into.parent)

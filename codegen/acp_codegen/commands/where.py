@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..emit.gc_tuning import quiet_gc
 from ..emit.render import Target
-from ..model.ir import Protocol
 from ..write.fingerprint import current_file_count, input_fingerprint
 from ..write.leftovers import pending
 from ..write.manifest import sha256
 from ..write.writer import files_on_disk
 from .config import Settings, find_pyproject, has_table, load_settings
 from .console import Console
+from .kept_notes import as_shown, kept_notes, portable
 from .pipeline import loading, render_files
 from .targets import expanded
 
@@ -93,8 +94,9 @@ class Where:
         self._reading()
         shown = self.displayed(self.schema)  # problems and notes name the file as typed
         with quiet_gc(), loading(self.schema, shown, self.overlay) as protocol:
-            files = render_files(protocol, target)
-        self._notes(protocol)
+            kept = tuple(portable(protocol.notes, self._note_names()))  # the same from any folder
+            files = render_files(replace(protocol, notes=kept), target)
+        self._notes(protocol.notes)
         return files
 
     def current_file_count(self, folder: Path, target: Target) -> int | None:
@@ -118,6 +120,8 @@ class Where:
             if count is not None
             else "fingerprint: no match with the manifest (or its files); rendering"
         )
+        if count is not None:  # the notes of this input, as the render that was skipped said
+            self._notes(as_shown(kept_notes(folder), self._note_names()))
         return count
 
     def _reading(self) -> None:
@@ -125,9 +129,16 @@ class Where:
         if self.overlay is not None:
             self.console.step(f"reading overlay {self.overlay}")
 
-    def _notes(self, protocol: Protocol) -> None:
-        for note in protocol.notes:
+    def _notes(self, notes: Iterable[str]) -> None:
+        for note in notes:
             self.console.note(note)
+
+    def _note_names(self) -> dict[str, str]:
+        """How notes name the input files in this run (see kept_notes.py)."""
+        names = {"schema": self.displayed(self.schema)}
+        if self.overlay is not None:
+            names["overlay"] = str(self.overlay)
+        return names
 
 
 def _pyprojects_above(folder: Path) -> list[Path]:

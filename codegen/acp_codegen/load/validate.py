@@ -28,7 +28,7 @@ def check(doc: dict[str, Any], file: str) -> list[Problem]:
     """Every problem in `doc`, sorted by pointer; empty when it can be generated from."""
     problems = list(_standard(doc, file))
     problems += _x_keywords(doc, file)
-    for semantic in (_refs, _names, _unions, _method_table, _merge_rules, _tristate):
+    for semantic in (_acp, _refs, _names, _unions, _method_table, _merge_rules, _tristate):
         try:
             problems += semantic(doc, file)
         except (KeyError, TypeError, AttributeError, IndexError):
@@ -38,6 +38,24 @@ def check(doc: dict[str, Any], file: str) -> list[Problem]:
                 raise
     problems += hostile_input_problems(doc, file)
     return sorted(set(problems), key=lambda p: (p.pointer, p.message))
+
+
+def _acp(doc: dict[str, Any], file: str) -> Iterator[Problem]:
+    """A schema with no ACP method would generate a package that speaks nothing (a JSON Schema
+    of something else, or `{"$defs": {}}`): refuse it and say why."""
+    if doc.get("x-methods"):
+        return
+    defs = doc.get("$defs")
+    if isinstance(defs, dict) and any(
+        isinstance(schema, dict) and "x-method" in schema for schema in defs.values()
+    ):
+        return
+    yield Problem(
+        file,
+        "",
+        "no ACP methods: no /x-methods table and no $defs entry marked x-method, so there is "
+        "nothing to generate (is this a schema of the Agent Client Protocol?)",
+    )
 
 
 def _standard(doc: dict[str, Any], file: str) -> Iterator[Problem]:

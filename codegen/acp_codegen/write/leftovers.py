@@ -34,12 +34,26 @@ def pending(folder: Path) -> bool:
     return bool(leftovers(folder, "new") or leftovers(folder, "old"))
 
 
+# The name `writer._replace_file` gives the manifest while writing it into a stage.
+_MANIFEST_PART = re.compile(rf"\.{re.escape(MANIFEST)}\.new-[a-z0-9_]{{8}}")
+
+
 def _ours(path: Path) -> bool:
     if path.is_symlink() or not path.is_dir():
         return False
-    if not any(path.iterdir()):
-        return True  # an empty folder holds nothing to lose
+    if all(_only_a_started_manifest(entry) for entry in path.iterdir()):
+        return True  # empty, or a run killed as it began the stage (the manifest goes first)
     return (path / MANIFEST).is_file() and read_owned(path).managed
+
+
+def _only_a_started_manifest(entry: Path) -> bool:
+    """A manifest being written when the run was killed: the part file of today's writer, or
+    the empty manifest an earlier release's writer left (it wrote the manifest in place)."""
+    if entry.is_symlink() or not entry.is_file():
+        return False
+    return bool(_MANIFEST_PART.fullmatch(entry.name)) or (
+        entry.name == MANIFEST and entry.stat().st_size == 0
+    )
 
 
 def recover(folder: Path) -> list[str]:

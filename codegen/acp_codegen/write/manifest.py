@@ -20,7 +20,7 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def build_manifest(about: dict[str, str], files: dict[str, bytes]) -> bytes:
+def build_manifest(about: dict[str, object], files: dict[str, bytes]) -> bytes:
     """The manifest for `files` (paths inside the package folder): `about` plus each file's hash."""
     listing = {rel: sha256(data) for rel, data in sorted(files.items()) if rel != MANIFEST}
     return (json.dumps({**about, "files": listing}, indent=2) + "\n").encode("utf-8")

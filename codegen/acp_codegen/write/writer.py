@@ -173,13 +173,16 @@ def _swap_in(folder: Path, files: dict[str, bytes], keep: set[str]) -> None:
     stage = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.new-"))
     try:
         os.chmod(stage, (folder.stat().st_mode & 0o7777) if folder.is_dir() else 0o777 & ~_umask())
-        # The manifest goes first: a run killed while staging leaves a stage that says it
-        # is ours, so the next write can remove it.
+        # The manifest goes first, whole or not at all (written aside, then renamed): a run
+        # killed while staging leaves a stage that says it is ours (see leftovers.py), so the
+        # next write can remove it.
         for rel, data in sorted(files.items(), key=lambda item: item[0] != MANIFEST):
             target = stage / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             if rel in keep:
                 _link_or_copy(folder / rel, target)
+            elif rel == MANIFEST:
+                _replace_file(target, data)
             else:
                 _write_file(target, data)
         if folder.is_dir():

@@ -89,7 +89,7 @@ def collect(protocol: Protocol, doc: dict[str, Any], file: str) -> Facts:
         unions=unions,
         update_union=protocol.update_union,
         merge_rules={v.tag: v.merge for v in protocol.update_variants},
-        writers=_writers(protocol, defs),
+        writers=_writers(protocol, defs, _envelope_refs(doc["$defs"], protocol)),
         wire=_wire_forms(defs, file),
     )
 
@@ -176,19 +176,41 @@ def _strip(node: Any, names: bool = False) -> Any:
     return node
 
 
-def _writers(protocol: Protocol, defs: dict[str, Any]) -> dict[str, frozenset[str]]:
-    """Which side sends each type: callers send params, the handling side sends results."""
-    refs: dict[str, set[str]] = {}
-    for name, schema in defs.items():
-        counts: dict[str, int] = {}
-        count_refs(schema, counts)
-        refs[name] = set(counts)
+def _refs(schema: Any) -> set[str]:
+    counts: dict[str, int] = {}
+    count_refs(schema, counts)
+    return set(counts)
+
+
+def _envelope_refs(all_defs: dict[str, Any], protocol: Protocol) -> set[str]:
+    """Types the JSON-RPC envelopes name besides methods' params and results: the error object
+    (and its data), request ids, extension messages. Both sides answer requests, so both send
+    them."""
+    named = {m.params for m in protocol.methods} | {m.result for m in protocol.methods}
+    found: set[str] = set()
+    for schema in all_defs.values():
+        if is_envelope(schema):
+            found |= _refs(schema)
+    return {name for name in found - named if name in all_defs and not is_envelope(all_defs[name])}
+
+
+def _writers(
+    protocol: Protocol, defs: dict[str, Any], both_ways: set[str]
+) -> dict[str, frozenset[str]]:
+    """Which side sends each type: callers send params, the handling side sends results, and
+    both sides what every answer may carry (`both_ways`: the error object, ...)."""
+    refs = {name: _refs(schema) for name, schema in defs.items()}
     found: dict[str, set[str]] = {}
+    roots: list[tuple[str | None, frozenset[str]]] = [
+        (n, frozenset(SIDES)) for n in sorted(both_ways)
+    ]
     for m in protocol.methods:
         handler = frozenset({m.side}) if m.side in SIDES else frozenset(SIDES)
         callers = frozenset(SIDES) - handler or frozenset(SIDES)
-        for root, senders in ((m.params, callers), (m.result, handler)):
-            todo = [root] if root else []
+        roots += [(m.params, callers), (m.result, handler)]
+    for root, senders in roots:
+        if root:
+            todo = [root]
             while todo:
                 name = todo.pop()
                 seen = found.setdefault(name, set())
@@ -205,8 +227,9 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def _wire_forms(defs: dict[str, Any], file: str) -> dict[str, str]:
     """Each type as the wire sees it, so a renamed type or a new alias is no type change.
 
-    A scalar alias (`AbsolutePath` = string) is its own signature with names resolved; an
-    open enum is a string; anything else is a hash of its shape with prose stripped.
+    A type with a branch open to any value (`{"title": "Other"}`) is `any`; a scalar alias
+    (`AbsolutePath` = string) is its own signature with names resolved; an open enum is a
+    string; anything else is a hash of its shape with prose stripped.
     """
     forms: dict[str, str] = {}
 
@@ -214,6 +237,8 @@ def _wire_forms(defs: dict[str, Any], file: str) -> dict[str, str]:
         if name in forms:
             return forms[name]
         schema = defs[name]
+        if accepts_anything(schema, defs):
+            return "any"
         values = enum_values(schema)
         if values is not None and values.open:
             return "string"
@@ -227,6 +252,29 @@ def _wire_forms(defs: dict[str, Any], file: str) -> dict[str, str]:
     for name in sorted(defs):
         forms[name] = form(name, 0)
     return forms
+
+
+def accepts_anything(schema: Any, defs: dict[str, Any], depth: int = 0) -> bool:
+    """Whether `schema` accepts every JSON value: no keyword that constrains, or a union with a
+    branch that does (an open fallback such as `{"title": "Other"}`)."""
+    if schema is True:
+        return True
+    if not isinstance(schema, dict) or depth > 16:
+        return False
+    keys = {k for k in schema if k not in _PROSE and not k.startswith("x-")}
+    if keys - {"anyOf", "oneOf", "allOf", "$ref"}:
+        return False
+    ok = True
+    if (target := ref_name(schema)) is not None:
+        ok = accepts_anything(defs.get(target), defs, depth + 1)
+    if "$ref" in keys and target is None:
+        return False
+    branches = schema.get("allOf") or []
+    ok = ok and all(accepts_anything(b, defs, depth + 1) for b in branches)
+    for key in ("anyOf", "oneOf"):
+        if key in keys:
+            ok = ok and any(accepts_anything(b, defs, depth + 1) for b in schema[key] or [])
+    return ok
 
 
 def _is_union(name: str, schema: dict[str, Any], file: str) -> bool:

@@ -91,7 +91,10 @@ def field_changes(old: Facts, new: Facts) -> Iterator[Change]:
 
 
 def _wire(facts: Facts, sig: str) -> set[str]:
-    return set(split_alternatives(resolve(sig, lambda n: facts.wire.get(n, n))))
+    """What a field accepts on the wire: its alternatives, or just `any` when one of them is
+    open to every value (null included)."""
+    found = set(split_alternatives(resolve(sig, lambda n: facts.wire.get(n, n))))
+    return {"any"} if "any" in found else found
 
 
 def _field_changed(

@@ -49,7 +49,8 @@ CATEGORIES = (
 
 LEGEND = (
     "writer: the side that sends the type in some message (callers send params, the handling "
-    "side sends results; a type no method reaches counts as sent both ways); reader: the side "
+    "side sends results, both sides send what any answer may carry, such as the error object; "
+    "a type no method reaches counts as sent both ways); reader: the side "
     "that receives it; caller: the side that sends a method's request or notification; "
     "open: the enum or union has a fallback for values outside its list."
 )

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loa
 # The oldest pydantic these bindings work with (checked when the package is imported).
 PYDANTIC_MINIMUM = _pydantic_check.PYDANTIC_MINIMUM
 # sha256 of the schema file this package was generated from.
-SCHEMA_SHA256 = "03742963f803406b55cf18e2cdc9e3360d769b035fccffc8b7817e74fcac0581"
+SCHEMA_SHA256 = "cb919b31788854c0994a8fb129928c7c69b1a44a119d1039f83afe2ac58659b5"
 
 PROTOCOL_VERSION = 2
 

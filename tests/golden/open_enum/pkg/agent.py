@@ -25,6 +25,10 @@ class ClientProxy:
     def __init__(self, peer: Peer) -> None:
         self.peer = peer
 
+    async def outcome_report(self, params: models.ReportOutcomeNotification) -> None:
+        """Send `outcome/report` (notification)."""
+        await self.peer.notify("outcome/report", to_wire(params, models.ReportOutcomeNotification))
+
     async def ext_method(self, method: str, params: Any) -> Any:
         """Send an extension request (`method` must start with `_`)."""
         return await self.peer.request(method, params)

@@ -11,7 +11,16 @@ from . import models
 from ._runtime.tables import MethodSpec
 
 # Every row of the table. A name that is both a request and a notification has two rows.
-METHOD_SPECS: Final[tuple[MethodSpec, ...]] = ()
+METHOD_SPECS: Final[tuple[MethodSpec, ...]] = (
+    MethodSpec(
+        method="outcome/report",
+        side="client",
+        kind="notification",
+        params_type=models.ReportOutcomeNotification,
+        result_type=None,
+        handler="outcome_report",
+    ),
+)
 
 
 def _by_name(handles: Callable[[str], bool]) -> Mapping[str, MethodSpec]:

@@ -34,6 +34,21 @@ class OtherOutcome(BaseModel):
     outcome: str
 
 
+class ReportOutcomeNotification(BaseModel):
+    """
+    Params of `outcome/report` (a method, so the fixture is an ACP schema).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    outcome: Annotated[Outcome, Field(description="How it ended.")]
+    stop_reason: Annotated[StopReason, Field(alias="stopReason", description="Why it ended.")]
+
+
 StopReason = TypeAliasType(
     "StopReason",
     Annotated[

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loa
 # The oldest pydantic these bindings work with (checked when the package is imported).
 PYDANTIC_MINIMUM = _pydantic_check.PYDANTIC_MINIMUM
 # sha256 of the schema file this package was generated from.
-SCHEMA_SHA256 = "fb48bf18ef75c77dab299d408c3b534080d55853f57c08fd2fed0f080a1d6753"
+SCHEMA_SHA256 = "83161bde704ccb4923f6ab73c3ab3ee09c817a34cbea95591ecfadd52af27436"
 
 PROTOCOL_VERSION = 2
 

@@ -25,6 +25,10 @@ class ClientProxy:
     def __init__(self, peer: Peer) -> None:
         self.peer = peer
 
+    async def item_patch(self, params: models.PatchItemNotification) -> None:
+        """Send `item/patch` (notification)."""
+        await self.peer.notify("item/patch", to_wire(params, models.PatchItemNotification))
+
     async def ext_method(self, method: str, params: Any) -> Any:
         """Send an extension request (`method` must start with `_`)."""
         return await self.peer.request(method, params)

@@ -53,6 +53,10 @@ class Client:
         `trace="FILE"` to record the traffic; default: the file `ACP_TRACE` names)."""
         return await spawn_agent(argv, self.dispatcher, **options)
 
+    async def item_patch(self, *, params: models.PatchItemNotification) -> None:
+        """Handle `item/patch` (notification)."""
+        return None
+
     async def ext_method(self, method: str, params: Any) -> Any:
         """Handle an extension request (a method name starting with `_`)."""
         raise RpcError.method_not_found(method)

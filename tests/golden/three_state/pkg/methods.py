@@ -11,7 +11,16 @@ from . import models
 from ._runtime.tables import MethodSpec
 
 # Every row of the table. A name that is both a request and a notification has two rows.
-METHOD_SPECS: Final[tuple[MethodSpec, ...]] = ()
+METHOD_SPECS: Final[tuple[MethodSpec, ...]] = (
+    MethodSpec(
+        method="item/patch",
+        side="client",
+        kind="notification",
+        params_type=models.PatchItemNotification,
+        result_type=None,
+        handler="item_patch",
+    ),
+)
 
 
 def _by_name(handles: Callable[[str], bool]) -> Mapping[str, MethodSpec]:

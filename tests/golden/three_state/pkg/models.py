@@ -33,6 +33,20 @@ class ItemPatch(BaseModel):
 JsonValue = TypeAliasType("JsonValue", Any)
 
 
+class PatchItemNotification(BaseModel):
+    """
+    Params of `item/patch` (a method, so the fixture is an ACP schema).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    patch: Annotated[ItemPatch, Field(description="What changes.")]
+
+
 Status = TypeAliasType(
     "Status",
     Annotated[Literal["pending", "done"], Field(description="A closed status.", title="Status")],

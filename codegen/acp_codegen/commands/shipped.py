@@ -1,0 +1,63 @@
+"""What ships inside acp-codegen, within reach after `pip install` (no clone needed):
+
+- `acp-codegen schema [--write FILE]` prints (or writes) the canonical ACP schema;
+- `acp-codegen demo-agent [--slow SECONDS]` serves the example agent, examples/demo_agent.py, on
+  stdio, so the README's client and chat examples run anywhere. The example imports the bindings
+  as `acp_bindings`, as a project that generated them would; here that name is the copy shipped
+  inside acp-codegen (the same files as the repository's generated/acp_bindings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import runpy
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..paths import BUNDLED_SCHEMA, DEMO_AGENT
+from .console import Console
+from .exits import EXIT_OK, EXIT_USAGE
+from .targets import expanded
+
+SCHEMA_TEXT = "print the ACP schema shipped with acp-codegen (the default input of generate)"
+DEMO_TEXT = "serve the example agent (examples/demo_agent.py) on stdin/stdout, to try a client on"
+
+
+def add_shipped_parsers(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    """`schema` and `demo-agent` on the CLI's subparsers (`sub`: argparse's subparsers action)."""
+    for name, text, option, metavar, help_text in (
+        ("schema", SCHEMA_TEXT, "--write", "FILE",
+         "write it to FILE instead of stdout (refuses to replace an existing file)"),
+        ("demo-agent", DEMO_TEXT, "--slow", "SECONDS",
+         "pause between the steps of a turn, so a person can cancel one"),
+    ):  # fmt: skip
+        cmd = sub.add_parser(name, help=text, description=text, parents=parents)
+        cmd.add_argument(option, metavar=metavar, help=help_text)
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    console = Console.from_args(args)
+    data = BUNDLED_SCHEMA.read_bytes()
+    if args.write is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return EXIT_OK
+    path = expanded(Path(args.write))
+    try:
+        with path.open("xb") as handle:  # never replaces a file of the user's
+            handle.write(data)
+    except OSError as exc:
+        console.error(f"--write {path}: {exc.strerror or exc}; nothing written")
+        return EXIT_USAGE
+    console.info(f"wrote {path}")
+    return EXIT_OK
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from .. import _bindings
+
+    sys.modules.setdefault("acp_bindings", _bindings)
+    sys.argv = [str(DEMO_AGENT), *([] if args.slow is None else ["--slow", args.slow])]
+    runpy.run_path(str(DEMO_AGENT), run_name="__main__")
+    return EXIT_OK
