@@ -17,7 +17,6 @@ from . import _pydantic_check, models  # the check runs first: old pydantic fail
 if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loads them
     from ._runtime.agent_session import AgentSession
     from ._runtime.client_side import ClientSession
-    from ._runtime.permission_request import PermissionRequest
     from ._runtime.errors import (
         ConnectionClosed,
         MalformedUpdateError,
@@ -25,6 +24,7 @@ if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loa
         RpcError,
         UnsupportedProtocolVersion,
     )
+    from ._runtime.permission_request import PermissionRequest
     from ._runtime.protocol import selected_option
     from .agent import Agent, ClientProxy
     from .client import AgentProxy, Client, permission_request
@@ -46,12 +46,12 @@ PROTOCOL_VERSION = 2
 _LAZY: dict[str, str] = {
     "AgentSession": "._runtime.agent_session",
     "ClientSession": "._runtime.client_side",
-    "PermissionRequest": "._runtime.permission_request",
     "ConnectionClosed": "._runtime.errors",
     "MalformedUpdateError": "._runtime.errors",
     "ProtocolUsageError": "._runtime.errors",
     "RpcError": "._runtime.errors",
     "UnsupportedProtocolVersion": "._runtime.errors",
+    "PermissionRequest": "._runtime.permission_request",
     "selected_option": "._runtime.protocol",
     "Agent": ".agent",
     "ClientProxy": ".agent",

@@ -9,11 +9,11 @@ from typing import Any, ClassVar
 
 from . import models
 from ._runtime.client_side import ClientSession, ClientSide
-from ._runtime.permission_request import PermissionRequest
 from ._runtime.connection import Connection
 from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.permission_request import PermissionRequest
 from ._runtime.stdio import AgentProcess, spawn_agent
 from ._runtime.tolerant import result_from_wire
 from ._runtime.wire import from_wire, to_wire

@@ -12,6 +12,7 @@ from ._runtime.connection import Connection
 from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.permission_request import PermissionRequest
 from ._runtime.stdio import AgentProcess, spawn_agent
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import ClientDispatcher
