@@ -223,6 +223,23 @@ def test_updates_are_applied_in_wire_order_and_malformed_ones_skipped(
     assert any("tool_call_update" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.parametrize(("answered", "returned"), [({"messageId": "u1"}, "u1"), ({}, None)])
+def test_prompt_returns_the_inserted_message_id_of_the_receipt(
+    answered: dict[str, Any], returned: str | None
+) -> None:
+    """The v2 answer is a receipt naming the user message; a draft's `{}` names none."""
+
+    async def scenario() -> None:
+        side, peer, session = await with_session()
+        sent = asyncio.create_task(session.prompt(TEXT))
+        prompt = await peer.recv()
+        await peer.send({"jsonrpc": "2.0", "id": prompt["id"], "result": answered})
+        assert await guard(sent) == returned
+        await side.connection.close()
+
+    run(scenario())
+
+
 def test_run_turn_waits_for_idle_and_returns_the_stop_reason() -> None:
     async def scenario() -> None:
         side, peer, session = await with_session()

@@ -104,13 +104,16 @@ class ClientSession(Generic[SnapshotT_co]):
             self._idle_changed.set()
             self._idle_changed = asyncio.Event()
 
-    async def prompt(self, content: Sequence[Mapping[str, Any] | BaseModel]) -> None:
+    async def prompt(self, content: Sequence[Mapping[str, Any] | BaseModel]) -> str | None:
         """Send `session/prompt` (blocks as dicts or generated models); returns once the agent
-        accepted it."""
+        accepted it, with the id of the user message it inserted (the answer's receipt), or
+        None from an agent of a draft that answers `{}`."""
         blocks = [as_object(block) for block in content]
         self.client.check_prompt(self.session_id, blocks)
         params = {"sessionId": self.session_id, "prompt": blocks}
-        await self.client.connection.request(SESSION_PROMPT, params)
+        answer = await self.client.connection.request(SESSION_PROMPT, params)
+        message_id = answer.get("messageId") if isinstance(answer, dict) else None
+        return message_id if isinstance(message_id, str) else None
 
     async def run_turn(self, content: Sequence[Mapping[str, Any] | BaseModel]) -> str | None:
         """Prompt, then wait for the first idle report after it; returns its stop reason."""
