@@ -129,3 +129,18 @@ def test_a_schema_outside_the_project_is_named_from_the_root(
     from_src = ["--into", "myproj/_vendor/acp", "--package", PACKAGE]
     from_src += ["--schema", "../../shared/schema.json"]
     assert run_in(project / "src", monkeypatch, "vendor", "--check", *from_src) == 0
+
+
+def test_a_broken_pyproject_above_the_output_is_not_ours_to_refuse(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding the root reads pyproject files above the output; one that is not TOML (some
+    other tool's) only means no table there: vendoring from outside still works."""
+    (project.parent / "pyproject.toml").write_text("not = [toml", encoding="utf-8")
+    (project / "pyproject.toml").write_text("[project]\nname = 'myproj'\n", encoding="utf-8")
+    into = project / "src" / "myproj" / "_vendor" / "acp"
+    into.parent.mkdir()
+    schema = ["--schema", str(project / "spec" / "schema.json"), "--package", PACKAGE]
+    assert run_in(project, monkeypatch, "vendor", "--into", str(into), *schema) == 0
+    line = regenerate_line(into, "models.py")
+    assert line.startswith(f"acp-codegen vendor --into src/myproj/_vendor/acp --package {PACKAGE}")

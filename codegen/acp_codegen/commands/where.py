@@ -18,7 +18,7 @@ from .config import Settings, find_pyproject, has_table, load_settings
 from .console import Console
 from .kept_notes import as_shown, kept_notes, portable
 from .pipeline import loading, render_files
-from .targets import expanded
+from .targets import UsageError, expanded
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,7 @@ class Where:
         the nearest with a pyproject.toml, else `holder`, the folder the output is named in."""
         folder = output.resolve()
         found = [candidate.parent for candidate in _pyprojects_above(folder)]
-        tabled = [parent for parent in found if has_table(parent / "pyproject.toml")]
+        tabled = [parent for parent in found if _holds_table(parent / "pyproject.toml")]
         root = (tabled or found or [holder.resolve()])[0]
         self.console.step(f"project root: {root}" + ("" if found else " (no pyproject.toml)"))
         return replace(self, root=root)
@@ -139,6 +139,15 @@ class Where:
         if self.overlay is not None:
             names["overlay"] = str(self.overlay)
         return names
+
+
+def _holds_table(pyproject: Path) -> bool:
+    """Whether a pyproject.toml above the output holds our table; one that cannot be read is
+    somebody else's file, not a reason to refuse (the cwd's own settings are checked as ever)."""
+    try:
+        return has_table(pyproject)
+    except UsageError:
+        return False
 
 
 def _pyprojects_above(folder: Path) -> list[Path]:
