@@ -1,0 +1,87 @@
+"""The shared checks for every HTTP surface (runtime/web_guard.py)."""
+
+from __future__ import annotations
+
+import pytest
+from acp_codegen.runtime.web_guard import (
+    WebGuard,
+    bearer_token,
+    bind_problem,
+    is_loopback,
+    new_token,
+    split_host,
+)
+
+
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1", "127.8.9.1", "::1", "[::1]", "localhost", "LOCALHOST"]
+)
+def test_loopback_names(host: str) -> None:
+    assert is_loopback(host)
+    assert bind_problem(host, authenticated=False, insecure=False) is None
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.4", "example.com", ""])
+def test_other_addresses_need_auth_or_insecure(host: str) -> None:
+    problem = bind_problem(host, authenticated=False, insecure=False)
+    assert problem is not None and "--insecure" in problem
+    assert bind_problem(host, authenticated=True, insecure=False) is None
+    assert bind_problem(host, authenticated=False, insecure=True) is None
+
+
+def test_split_host() -> None:
+    assert split_host("127.0.0.1:8080") == ("127.0.0.1", 8080)
+    assert split_host("[::1]:9") == ("::1", 9)
+    assert split_host("Example.COM") == ("example.com", None)
+    assert split_host("x:notaport")[1] == -1
+
+
+def _guard(token: str | None = None) -> WebGuard:
+    return WebGuard.for_address("127.0.0.1", 8123, token=token)
+
+
+def test_same_host_and_origin_pass() -> None:
+    guard = _guard()
+    assert guard.refusal({"Host": "127.0.0.1:8123"}) is None
+    assert guard.refusal({"Host": "localhost:8123", "Origin": "http://localhost:8123"}) is None
+    assert guard.refusal({"Host": "[::1]:8123", "Origin": "http://[::1]:8123"}) is None
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"Host": "attacker.example:8123"},  # DNS rebinding: the page's own name
+        {"Host": "127.0.0.1:8124"},
+        {"Host": "127.0.0.1"},  # not on a default port
+        {"Host": "127.0.0.1:8123", "Origin": "http://attacker.example"},
+        {"Host": "127.0.0.1:8123", "Origin": "http://127.0.0.1:9999"},
+        {"Host": "127.0.0.1:8123", "Origin": "null"},
+    ],
+)
+def test_foreign_host_or_origin_is_403(headers: dict[str, str]) -> None:
+    refusal = _guard().refusal(headers)
+    assert refusal is not None and refusal.status == 403
+
+
+def test_token_by_header_or_query() -> None:
+    token = new_token()
+    guard = _guard(token)
+    host = {"Host": "127.0.0.1:8123"}
+    assert guard.refusal({**host, "Authorization": f"Bearer {token}"}) is None
+    assert guard.refusal(host, query_token=token) is None
+    missing = guard.refusal(host)
+    assert missing is not None and missing.status == 401
+    for wrong in (token[:-1], token + "x", "\ud800", "\x00"):
+        refusal = guard.refusal({**host, "Authorization": f"Bearer {wrong}"})
+        assert refusal is not None and refusal.status == 403
+        refusal = guard.refusal(host, query_token=wrong)
+        assert refusal is not None and refusal.status == 403
+
+
+def test_bearer_token_parsing() -> None:
+    assert bearer_token("Bearer abc") == "abc"
+    assert bearer_token("bearer  abc ") == "abc"
+    assert bearer_token("Basic abc") is None
+    assert bearer_token("Bearer ") is None
+    assert bearer_token(None) is None
