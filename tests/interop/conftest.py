@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .sdk_cache import py_sdk, ts_sdk
+from .sdk_cache import PY_SDK_V1_VERSION, py_sdk, ts_sdk
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +21,12 @@ def ts_prefix() -> Path:
 def py_sdk_path() -> Path:
     """The folder to put on PYTHONPATH for the Python SDK pre-release."""
     return py_sdk()
+
+
+@pytest.fixture(scope="session")
+def py_sdk_v1_path() -> Path:
+    """The folder to put on PYTHONPATH for the Python SDK's last v1 release."""
+    return py_sdk(PY_SDK_V1_VERSION)
 
 
 @pytest.fixture(scope="session")

@@ -23,6 +23,8 @@ import pytest
 
 TS_SDK, TS_SDK_VERSION = "@agentclientprotocol/sdk", "2.4.0"
 PY_SDK, PY_SDK_VERSION = "agent-client-protocol", "1.0.0rc3"
+# The last v1-only release of the Python SDK: what v1 editors' agents and clients are built on.
+PY_SDK_V1_VERSION = "0.12.1"
 INSTALL_TIMEOUT = 600  # a hang guard for a slow registry, not a statement about speed
 
 
@@ -97,16 +99,16 @@ def ts_sdk() -> Path:
     return cached_install(cache_root() / "npm" / TS_SDK_VERSION, installed, install)
 
 
-def py_sdk() -> Path:
-    """A folder to put on PYTHONPATH that holds the Python SDK pre-release (no dependencies:
-    it needs pydantic, which this environment has)."""
+def py_sdk(version: str = PY_SDK_VERSION) -> Path:
+    """A folder to put on PYTHONPATH that holds the Python SDK at `version` (the v2 pre-release
+    by default; no dependencies: it needs pydantic, which this environment has)."""
 
     def installed(folder: Path) -> bool:
-        return (folder / f"agent_client_protocol-{PY_SDK_VERSION}.dist-info").is_dir()
+        return (folder / f"agent_client_protocol-{version}.dist-info").is_dir()
 
     def install(folder: Path) -> str | None:
-        spec = f"{PY_SDK}=={PY_SDK_VERSION}"
+        spec = f"{PY_SDK}=={version}"
         pip = [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
         return run_install([*pip, "--no-deps", "--target", str(folder), spec])
 
-    return cached_install(cache_root() / "pip" / f"acp-{PY_SDK_VERSION}", installed, install)
+    return cached_install(cache_root() / "pip" / f"acp-{version}", installed, install)
