@@ -146,6 +146,7 @@ class V1AgentSide:
         side.registry.client_capabilities = side.client_capabilities
         side.client_info = params.get("clientInfo")
         side.registry.dialect_for = self._dialect
+        side.connection.sends_cancel_request = False  # v1 has no `$/cancel_request`
         side.initialized = True
         result: dict[str, Any] = {
             "protocolVersion": V1,
