@@ -1,7 +1,8 @@
 """Today's editors speak ACP v1: the official Python SDK's last v1 release (0.12.1) drives the
 example agent and a scaffolded agent, written once against our (v2-shaped) author API, through
-a turn with an allowed permission request and a turn it cancels, as a v1 client. Every update
-must parse as v1 in the SDK with no complaint, and carry what the author said."""
+a turn with an allowed permission request and a turn it cancels, as a v1 client; so does the
+official TypeScript SDK 2.4.0 through its main entry, its stable v1 API (ts_v1_client.mjs).
+Every update must parse as v1 in the SDK with no complaint, and carry what the author said."""
 
 from __future__ import annotations
 
@@ -97,4 +98,21 @@ def test_the_py_sdk_v1_client_drives_a_scaffolded_agent(
     py_sdk_v1_path: Path, scaffolded: Path, tmp_path: Path
 ) -> None:
     summary = py_v1_client(py_sdk_v1_path, tmp_path, SCAFFOLDED_AGENT, scaffolded / "src")
+    assert_v1_surface(summary, tmp_path, "my-agent", SCAFFOLDED_REPLY)
+
+
+def ts_v1_client(ts_prefix: Path, cwd: Path, agent: list[str]) -> list[str]:
+    return ["node", str(HERE / "ts_v1_client.mjs"), str(ts_prefix), str(cwd), "--", *agent]
+
+
+def test_the_ts_sdk_v1_client_drives_the_example_agent(ts_prefix: Path, tmp_path: Path) -> None:
+    summary = summary_of(ts_v1_client(ts_prefix, tmp_path, DEMO_AGENT))
+    assert_v1_surface(summary, tmp_path, "acp-codegen-demo-agent", DEMO_REPLY)
+
+
+def test_the_ts_sdk_v1_client_drives_a_scaffolded_agent(
+    ts_prefix: Path, scaffolded: Path, tmp_path: Path
+) -> None:
+    argv = ts_v1_client(ts_prefix, tmp_path, SCAFFOLDED_AGENT)
+    summary = summary_of(argv, PYTHONPATH=str(scaffolded / "src"))
     assert_v1_surface(summary, tmp_path, "my-agent", SCAFFOLDED_REPLY)
