@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from .client_session import ClientSession
+from .connection import Connection
 from .dispatch import Dispatcher, InlineHandler, MethodTable, ValidatingDispatcher
 from .errors import ErrorCode, RpcError
 from .outgoing import OutgoingChecks
@@ -102,6 +103,8 @@ def prompt_capabilities_as_v2(agent_capabilities: Any) -> dict[str, Any]:
 class WireHost(Protocol):
     """What the dialect needs of its client (`client_side.ClientSide`)."""
 
+    connection: Connection
+
     @property
     def sessions(self) -> Mapping[str, ClientSession[Any]]: ...
     @property
@@ -168,15 +171,15 @@ class V1ClientWire:
     async def prompt(self, session: ClientSession[Any], blocks: list[Any]) -> str:
         """One v1 turn (see `ClientSession.prompt`); the session is idle afterwards, also when
         the request failed (then without a stop reason) or was abandoned."""
+        params = {"sessionId": session.session_id, "prompt": blocks}
+        self.check_request(SESSION_PROMPT, params)  # before the state shows a turn
         reader = self.reader(session.session_id)
         message_id, user_message = reader.user_prompt(blocks)
         session.apply(user_message)
         session.apply(state_update(STATE_RUNNING))
         stop_reason: str | None = None
         try:
-            answer = await self._client.request(
-                SESSION_PROMPT, {"sessionId": session.session_id, "prompt": blocks}
-            )
+            answer = await self._client.connection.request(SESSION_PROMPT, params)
             found = answer.get("stopReason") if isinstance(answer, dict) else None
             stop_reason = found if isinstance(found, str) else None
             if stop_reason is None:
