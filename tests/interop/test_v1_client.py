@@ -5,12 +5,15 @@ repository (sdk_cache.py); without them the tests skip, and fail when CI is set.
 
 from __future__ import annotations
 
+import asyncio
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from v1_client_package import write_package
 
 from .sdk_cache import py_sdk_sources
 from .v1_drive import V1_SCHEMA, drive, message_texts
@@ -100,3 +103,58 @@ def test_cancelling_during_a_permission_ends_the_v1_turn_cancelled(
     (call,) = snapshot["toolCalls"].values()
     # Marked cancelled by the client when it cancelled; the agent's `failed` came after.
     assert call["status"] == "failed"
+
+
+@pytest.fixture(scope="module")
+def with_v1(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """The canonical package carrying a `v1` subpackage (its `Client` drives v1 agents)."""
+    return write_package(tmp_path_factory.mktemp("with-v1"), "acp_codegen_with_v1_client")
+
+
+def files_client(package: ModuleType, root: Path) -> Any:
+    """A generated `Client` that answers v1's file requests under `root` (no terminals)."""
+    v1_models = package.v1.models
+
+    class FilesClient(package.client.Client):  # type: ignore[misc,name-defined]
+        def __init__(self) -> None:
+            self.written: dict[str, str] = {}
+
+        async def fs_read_text_file(self, *, params: Any) -> Any:
+            if not params.path.startswith(f"{root}/"):
+                raise package.RpcError(-32602, "outside the folder")
+            return v1_models.ReadTextFileResponse(content=Path(params.path).read_text())
+
+        async def fs_write_text_file(self, *, params: Any) -> Any:
+            self.written[params.path] = params.content
+            return v1_models.WriteTextFileResponse()
+
+    return FilesClient()
+
+
+def test_the_generated_client_answers_v1_file_requests_through_typed_handlers(
+    with_v1: ModuleType, py_sdk_v1_path: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("some notes\n")
+    client = files_client(with_v1, tmp_path)
+    agent = [sys.executable, str(HERE / "py_v1_tools_agent.py")]
+
+    async def scenario() -> tuple[Any, str | None, Any]:
+        process = await client.spawn(agent, env={**os.environ, "PYTHONPATH": str(py_sdk_v1_path)})
+        try:
+            await client.lifecycle.initialize()
+            session = await client.lifecycle.new_session(cwd=str(tmp_path))
+            stop = await session.run_turn([{"type": "text", "text": "go"}])
+            return client.lifecycle, stop, session.snapshot()
+        finally:
+            await process.close()
+
+    lifecycle, stop, snapshot = asyncio.run(asyncio.wait_for(scenario(), 120))
+    assert lifecycle.protocol_version == 1 and stop == "end_turn"
+    # Advertised: the two file capabilities the subclass overrides, no terminal.
+    assert lifecycle.v1.capabilities["fs"] == {"readTextFile": True, "writeTextFile": True}
+    assert lifecycle.v1.capabilities["terminal"] is False
+    (_, (role, text)) = message_texts(snapshot)
+    assert role == "agent" and text == (
+        "read: some notes\nwrote NOTES.txt\noutside refused\nno terminal\n"
+    )
+    assert client.written == {str(tmp_path / "NOTES.txt"): "SOME NOTES\n"}

@@ -95,8 +95,11 @@ def format_python(source: str) -> str:
     return black.format_str(source, mode=_BLACK_MODE)
 
 
-def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
-    """Every file of the package, keyed by its path inside the package."""
+def render_package(
+    protocol: Protocol, target: Target, v1: Protocol | None = None
+) -> dict[str, bytes]:
+    """Every file of the package, keyed by its path inside the package (`v1`: see
+    `python_pages`)."""
     top = header(protocol, target)
     models = generate_models(protocol.model_schema, protocol.model_template_data, top)
     # black on the models module is the largest single step of a full generate: where a spare
@@ -105,7 +108,7 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     cut = seam(models, _CHILD_SHARE) if can_fork() else None
     first, second = (models, None) if cut is None else (models[:cut], models[cut:])
     with ahead(partial(format_python, first)) as formatted_first:
-        rendered = _render_rest(protocol, target, top, models)
+        rendered = _render_rest(protocol, target, top, models, v1)
         tail = None if second is None else format_python(second)
         text = formatted_first.result()
         rendered["models.py"] = (text if tail is None else joined(text, tail)).encode("utf-8")
@@ -113,10 +116,12 @@ def render_package(protocol: Protocol, target: Target) -> dict[str, bytes]:
     return dict(sorted(rendered.items()))
 
 
-def _render_rest(protocol: Protocol, target: Target, top: str, models: str) -> dict[str, bytes]:
+def _render_rest(
+    protocol: Protocol, target: Target, top: str, models: str, v1: Protocol | None = None
+) -> dict[str, bytes]:
     """Every file but models.py, from the models module's unformatted source."""
     env = _environment()
-    pages = python_pages(protocol, target, top, models, env)
+    pages = python_pages(protocol, target, top, models, env, v1)
     rendered = {name: format_python(text).encode("utf-8") for name, text in pages.items()}
     # The reference is Markdown: not for black, and its own header syntax.
     reference = render_reference(env, protocol, models)
@@ -134,15 +139,18 @@ def python_pages(
     top: str,
     models: str,
     env: jinja2.Environment | None = None,
+    v1: Protocol | None = None,
 ) -> dict[str, str]:
     """The modules rendered from our templates, before black (which should find nothing to
-    change in them: see black_layout.py)."""
+    change in them: see black_layout.py). `v1`: the v1 protocol of a package that carries a
+    `v1` subpackage (its client then also drives v1 agents)."""
     env = env or _environment()
     pages: dict[str, str] = {}
     typed = TypedSurface.build(protocol, models)
     for out_name, template in TEMPLATES.items():
         page = env.get_template(template).render(
             p=protocol,
+            v1=v1,
             package=target.package,
             pydantic_minimum=PYDANTIC_MINIMUM,
             **typed.context,
