@@ -58,16 +58,17 @@ class ToolsAgent(Agent):  # type: ignore[misc]
         cwd, caps = self._cwd[session_id], self._capabilities
         notes, upper = os.path.join(cwd, "notes.txt"), os.path.join(cwd, "NOTES.txt")
         if caps is not None and caps.fs.read_text_file:
+            text = None
             try:
                 read = await self._conn.read_text_file(session_id=session_id, path=notes)
-                await self._say(session_id, f"read: {read.content.strip()}\n")
+                text = read.content
+                await self._say(session_id, f"read: {text.strip()}\n")
             except RequestError as error:
                 await self._say(session_id, f"read refused: {error}\n")
-            if caps.fs.write_text_file:
+            if caps.fs.write_text_file and text is not None:
                 try:
-                    text = read.content.upper()
                     await self._conn.write_text_file(
-                        session_id=session_id, path=upper, content=text
+                        session_id=session_id, path=upper, content=text.upper()
                     )
                     await self._say(session_id, "wrote NOTES.txt\n")
                 except RequestError as error:
@@ -82,24 +83,26 @@ class ToolsAgent(Agent):  # type: ignore[misc]
             except RequestError:
                 await self._say(session_id, "outside refused\n")
         if caps is not None and caps.terminal:
+            await self._run(session_id)
+        else:
+            await self._say(session_id, "no terminal\n")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def _run(self, session_id: str) -> None:
+        try:
             terminal = await self._conn.create_terminal(
                 session_id=session_id,
                 command=sys.executable,
                 args=["-c", "import os; print('ran in', os.path.basename(os.getcwd()))"],
             )
-            await self._conn.wait_for_terminal_exit(
-                session_id=session_id, terminal_id=terminal.terminal_id
-            )
-            output = await self._conn.terminal_output(
-                session_id=session_id, terminal_id=terminal.terminal_id
-            )
-            await self._conn.release_terminal(
-                session_id=session_id, terminal_id=terminal.terminal_id
-            )
-            await self._say(session_id, output.output)
-        else:
-            await self._say(session_id, "no terminal\n")
-        return PromptResponse(stop_reason="end_turn")
+        except RequestError as error:
+            await self._say(session_id, f"run refused: {error}\n")
+            return
+        kept = {"session_id": session_id, "terminal_id": terminal.terminal_id}
+        await self._conn.wait_for_terminal_exit(**kept)
+        output = await self._conn.terminal_output(**kept)
+        await self._conn.release_terminal(**kept)
+        await self._say(session_id, output.output)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         return None

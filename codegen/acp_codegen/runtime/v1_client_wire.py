@@ -19,13 +19,13 @@ on a connection that negotiated v1, `V1ClientWire` sits behind v1's `ValidatingD
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from .client_session import ClientSession
 from .connection import Connection
-from .dispatch import Dispatcher, InlineHandler, MethodTable, ValidatingDispatcher
+from .dispatch import Dispatcher, InlineHandler, TableDispatcher, ValidatingDispatcher
 from .errors import ErrorCode, RpcError
 from .outgoing import OutgoingChecks
 from .protocol import (
@@ -64,12 +64,21 @@ V1_PROMPT_CAPABILITIES: Final = ("image", "audio", "embeddedContext")
 @dataclass(frozen=True)
 class V1Tables:
     """What the generated v1 bindings give the client runtime: v1's method tables (the agent's
-    checks what the client sends, the client's what it receives) and its tolerant repairs."""
+    checks what the client sends, the client's what it receives) and its tolerant repairs.
+    The rows are `MethodSpec`s of whichever runtime copy the v1 bindings import (read by
+    attribute), hence `Any`."""
 
-    agent_specs: MethodTable
-    client_specs: MethodTable
+    agent_specs: Sequence[Any]
+    client_specs: Sequence[Any]
     repairs: Repairs = field(default_factory=dict)
     request_repairs: Repairs = field(default_factory=dict)
+
+
+def service_dispatcher(tables: V1Tables, methods: Collection[str], handler: object) -> Dispatcher:
+    """`handler`'s typed methods for the v1 client services `methods` (rows of v1's table)."""
+    return TableDispatcher(
+        [spec for spec in tables.client_specs if spec.method in methods], handler
+    )
 
 
 def client_capabilities(handled: Collection[str], auth_terminal: bool = False) -> dict[str, Any]:

@@ -53,11 +53,17 @@ from .protocol import (
 )
 from .state import SessionState
 from .tables import MergeRule
-from .v1_client_wire import PROTOCOL_V1, V1ClientWire, V1Tables, prompt_capabilities_as_v2
+from .v1_client_wire import (
+    PROTOCOL_V1,
+    V1ClientWire,
+    V1Tables,
+    prompt_capabilities_as_v2,
+    service_dispatcher,
+)
 from .versioned import VersionedDispatcher
 from .versions import UNSUPPORTED_PROTOCOL_VERSION
 
-__all__ = ["ClientSession", "ClientSide", "V1Tables"]
+__all__ = ["ClientSession", "ClientSide", "V1Tables", "service_dispatcher"]
 
 logger = logging.getLogger(__name__)
 
