@@ -118,7 +118,7 @@ def test_modes_show_as_a_mode_option_and_commands_are_kept() -> None:
     }
     for v2 in reader.session_setup({"sessionId": "s", "modes": modes}):
         state.apply(v2)
-    command = {"name": "review", "description": "Review the diff"}
+    command = {"name": "review", "description": "Review the diff", "input": {"hint": "what"}}
     for update in (
         {"sessionUpdate": "current_mode_update", "currentModeId": "code"},
         {"sessionUpdate": "available_commands_update", "availableCommands": [command]},
@@ -130,7 +130,9 @@ def test_modes_show_as_a_mode_option_and_commands_are_kept() -> None:
     assert option["configId"] == MODE_CONFIG_ID and option["category"] == "mode"
     assert option["currentValue"] == "code"
     assert [choice["value"] for choice in option["options"]] == ["ask", "code"]
-    assert snapshot["availableCommands"] == [command]
+    assert snapshot["availableCommands"] == [
+        {"type": "command", **command, "input": {"type": "text", "hint": "what"}}
+    ]
 
 
 def test_config_options_take_v2_names_and_an_agent_mode_option_wins() -> None:
@@ -212,3 +214,22 @@ def test_random_chunk_runs_fold_as_the_grouping_rule_says(
     for message, (_, given_id, _) in zip(snapshot["messages"], expected, strict=True):
         if given_id is not None:
             assert message["messageId"] == given_id
+
+
+def test_a_v1_diff_becomes_v2s_changed_path_and_git_patch() -> None:
+    edit = {"type": "diff", "path": "/w/a.txt", "oldText": "one\ntwo\n", "newText": "one\n2"}
+    new_file = {"type": "diff", "path": "/w/b.txt", "newText": "fresh\n"}
+    snapshot = fold(
+        {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Edit", "content": [edit]},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t2", "content": [new_file]},
+    )
+    (changed,) = snapshot["toolCalls"]["t1"]["content"]
+    assert changed["changes"] == [{"operation": "modify", "path": "/w/a.txt"}]
+    assert changed["patch"]["format"] == "git_patch"
+    assert changed["patch"]["text"] == (
+        "diff --git a/w/a.txt b/w/a.txt\n--- a/w/a.txt\n+++ b/w/a.txt\n@@ -1,2 +1,2 @@\n"
+        " one\n-two\n+2\n\\ No newline at end of file\n"
+    )
+    (added,) = snapshot["toolCalls"]["t2"]["content"]
+    assert added["changes"] == [{"operation": "add", "path": "/w/b.txt"}]
+    assert added["patch"]["text"].splitlines()[1:3] == ["--- /dev/null", "+++ b/w/b.txt"]

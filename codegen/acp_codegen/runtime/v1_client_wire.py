@@ -36,6 +36,8 @@ from .protocol import (
     STATE_IDLE,
     STATE_REQUIRES_ACTION,
     STATE_RUNNING,
+    TOOL_CALL_UPDATE,
+    UPDATE_TAG_FIELD,
 )
 from .v1_client_updates import V1UpdateReader, state_update
 
@@ -255,11 +257,13 @@ class V1ClientWire:
 
     async def _permission(self, params: Any) -> dict[str, Any]:
         session = self._known_session(params)
-        tool_call = {name: v for name, v in params["toolCall"].items() if v is not None}
-        for update in self.reader(session.session_id).read(
-            {"sessionUpdate": "tool_call_update", **tool_call}
-        ):
-            session.apply(update)
+        # The tool call it is about, read as a v1 tool_call_update: folded into the state and
+        # shown (in v2's shape) as the request's subject.
+        update = {**params["toolCall"], "sessionUpdate": TOOL_CALL_UPDATE}
+        folded = self.reader(session.session_id).read(update)
+        for item in folded:
+            session.apply(item)
+        tool_call = {k: v for k, v in folded[0].items() if k != UPDATE_TAG_FIELD}
         title = tool_call.get("title")
         request = {
             "sessionId": session.session_id,

@@ -13,14 +13,16 @@ against v1's types) into zero or more v2-shaped updates:
   it). A chunk of another role or a tool call ends the current message.
 - `tool_call` creates a tool call (v1's defaults `kind: other`, `status: pending` filled in),
   `tool_call_update` patches one. v1 has no "clear": a null field there means "unchanged",
-  so nulls are dropped before the v2 upsert (where null would clear).
+  so nulls are dropped before the v2 upsert (where null would clear). A v1 `diff` (a file's
+  old and new text) becomes v2's (the changed path, and the change as a git patch).
 - `plan` replaces the session's single plan (v1 has one per session; it is kept under the
   plan id `V1_PLAN_ID`).
 - v1's session modes have no v2 update: the mode state (from `session/new` and
   `current_mode_update`) is shown as a select config option of category `mode`, unless the
   agent lists a mode option of its own. v1 config options name their id `id` (v2: `configId`).
-- Everything else (`available_commands_update`, `usage_update`, `session_info_update`,
-  `notice`, compactions, unknown tags) is already shaped as in v2 and passes through.
+- v1's commands are untagged (v2: `type: command`), their free-text input too (`text`).
+- Everything else (`usage_update`, `session_info_update`, `notice`, compactions, unknown
+  tags) is already shaped as in v2 and passes through.
 
 The session's state (running, requires_action, idle with a stop reason) has no v1 update at
 all: `v1_client_wire` synthesizes it from the prompt and permission requests.
@@ -28,6 +30,7 @@ all: `v1_client_wire` synthesizes it from the prompt and permission requests.
 
 from __future__ import annotations
 
+import difflib
 import uuid
 from collections.abc import Mapping
 from typing import Any, Final
@@ -47,6 +50,7 @@ V1_TOOL_CALL: Final = "tool_call"
 V1_PLAN: Final = "plan"
 V1_CURRENT_MODE: Final = "current_mode_update"
 CONFIG_OPTION_UPDATE: Final = "config_option_update"
+COMMANDS_UPDATE: Final = "available_commands_update"
 CHUNK_ROLES: Final[Mapping[str, str]] = {
     USER_MESSAGE_CHUNK: "user",
     AGENT_MESSAGE_CHUNK: "agent",
@@ -65,6 +69,52 @@ def new_message_id() -> str:
 
 def _without_nulls(update: Mapping[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in update.items() if value is not None}
+
+
+def _diff(item: dict[str, Any]) -> dict[str, Any]:
+    """A v1 tool call `diff` (`path`, `oldText` or null for a new file, `newText`) as v2's."""
+    path, old, new = item.get("path"), item.get("oldText"), item.get("newText")
+    if not isinstance(path, str) or not isinstance(new, str) or not isinstance(old, str | None):
+        return item  # not v1's shape: kept as it came
+    lines = difflib.unified_diff(
+        (old or "").splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        "/dev/null" if old is None else f"a{path}",
+        f"b{path}",
+    )
+    patch = f"diff --git a{path} b{path}\n" + "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+    converted: dict[str, Any] = {
+        "type": "diff",
+        "changes": [{"operation": "add" if old is None else "modify", "path": path}],
+        "patch": {"format": "git_patch", "text": patch},
+    }
+    if item.get("_meta") is not None:
+        converted["_meta"] = item["_meta"]
+    return converted
+
+
+def _tool_content(content: Any) -> Any:
+    if not isinstance(content, list):
+        return content
+    return [
+        _diff(item) if isinstance(item, dict) and item.get("type") == "diff" else item
+        for item in content
+    ]
+
+
+def _command(command: Any) -> Any:
+    """A v1 command (untagged, its input untagged free text) as v2's `command`."""
+    if not isinstance(command, dict) or "type" in command:
+        return command
+    tagged = {"type": "command", **command}
+    given = command.get("input")
+    if isinstance(given, dict) and "type" not in given:
+        tagged["input"] = {"type": "text", **given}
+    elif given is None:
+        tagged.pop("input", None)
+    return tagged
 
 
 def _config_options(options: Any) -> list[Any]:
@@ -109,6 +159,10 @@ class V1UpdateReader:
                 return []  # a mode change for an agent that listed no modes: nothing to show
             self._modes = {**self._modes, "currentModeId": update.get("currentModeId")}
             return [self.options_update()]
+        if tag == COMMANDS_UPDATE and isinstance(update.get("availableCommands"), list):
+            return [
+                {**update, "availableCommands": [_command(c) for c in update["availableCommands"]]}
+            ]
         if tag == CONFIG_OPTION_UPDATE:
             self._agent_options = _config_options(update.get("configOptions"))
             return [self.options_update()]
@@ -193,6 +247,8 @@ class V1UpdateReader:
     @staticmethod
     def _tool_call(update: dict[str, Any], *, create: bool) -> dict[str, Any]:
         fields = _without_nulls(update)
+        if "content" in fields:
+            fields["content"] = _tool_content(fields["content"])
         if create:
             fields = {**TOOL_CALL_DEFAULTS, **fields}
         fields[UPDATE_TAG_FIELD] = TOOL_CALL_UPDATE

@@ -21,6 +21,7 @@ from ..._bindings._runtime.errors import ErrorCode
 from .workspace import Workspace
 
 DEFAULT_OUTPUT_LIMIT = 1 << 20
+MAX_OUTPUT_LIMIT = 16 << 20
 _READ = 1 << 16
 ConfirmCommand = Callable[[str, Sequence[str]], Awaitable[bool]]
 
@@ -91,7 +92,9 @@ class Terminals:
             raise RpcError(
                 ErrorCode.INTERNAL_ERROR, f"cannot run {command!r}: {error.strerror or error}"
             ) from None
-        limit = DEFAULT_OUTPUT_LIMIT if output_byte_limit is None else output_byte_limit
+        # The agent's limit, within chat's own (an agent may not make chat hold gigabytes).
+        asked = DEFAULT_OUTPUT_LIMIT if output_byte_limit is None else output_byte_limit
+        limit = min(asked, MAX_OUTPUT_LIMIT)
         terminal = Terminal(process, limit)
         terminal.pump = asyncio.create_task(self._pump(terminal))
         self._count += 1
