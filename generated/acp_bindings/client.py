@@ -6,12 +6,12 @@
 `AgentProxy`, typed calls to the agent."""
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
-from . import models
-from ._runtime.client_side import ClientSession, ClientSide
+from . import models, v1
+from ._runtime.client_side import ClientSession, ClientSide, V1Tables, service_dispatcher
 from ._runtime.connection import Connection
-from ._runtime.dispatch import ValidatingDispatcher
+from ._runtime.dispatch import Dispatcher, ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
 from ._runtime.permission_request import PermissionRequest
@@ -28,6 +28,30 @@ from .tolerance import (
     client_result_repairs,
     params_repairs,
 )
+
+# v1's client services (methods v2 does not have) and the handlers that answer them: a
+# handler a subclass overrides is advertised to v1 agents in `clientCapabilities`.
+V1_SERVICE_HANDLERS: Final[dict[str, str]] = {
+    "fs/read_text_file": "fs_read_text_file",
+    "fs/write_text_file": "fs_write_text_file",
+    "terminal/create": "terminal_create",
+    "terminal/kill": "terminal_kill",
+    "terminal/output": "terminal_output",
+    "terminal/release": "terminal_release",
+    "terminal/wait_for_exit": "terminal_wait_for_exit",
+}
+
+
+def v1_tables(strict: bool) -> V1Tables:
+    """v1's method tables for the client runtime, with v1's tolerant repairs unless `strict`."""
+    if strict:
+        return V1Tables(v1.methods.AGENT_SPECS, v1.methods.CLIENT_SPECS)
+    return V1Tables(
+        v1.methods.AGENT_SPECS,
+        v1.methods.CLIENT_SPECS,
+        {**v1.tolerance.params_repairs(), **v1.tolerance.client_notification_repairs()},
+        v1.tolerance.client_request_repairs(),
+    )
 
 
 class AgentProxy:
@@ -215,10 +239,11 @@ class Client:
         `models.SelectedPermissionOutcome(option_id=...)`) or its JSON object."""
         raise NotImplementedError
 
-    def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
-        """Use `connection` to talk to an agent."""
+    def dispatcher(self, connection: Connection) -> Dispatcher:
+        """Use `connection` to talk to an agent: v2 is asked for, a v1 answer accepted."""
         self.agent = AgentProxy(connection, strict=self.strict)
         overridden = type(self).on_permission is not Client.on_permission
+        tables = v1_tables(self.strict)
         # An overridden `session_update` hears each update after its session has folded it in.
         forward_updates = type(self).session_update is not Client.session_update
         self.lifecycle = ClientSide[SessionSnapshot](
@@ -232,7 +257,18 @@ class Client:
             on_permission=self.on_permission if overridden else None,
             fallback=ClientDispatcher(self),
             forward_updates=forward_updates,
+            v1=tables,
+            v1_services=service_dispatcher(tables, V1_SERVICE_HANDLERS, self),
+            v1_handled=[
+                method
+                for method, handler in V1_SERVICE_HANDLERS.items()
+                if getattr(type(self), handler) is not getattr(Client, handler)
+            ],
         )
+        return self.lifecycle.versioned(self._checked())
+
+    def _checked(self) -> ValidatingDispatcher:
+        """The lifecycle behind v2's checks (and repairs, unless `strict`)."""
         if self.strict:
             return ValidatingDispatcher(CLIENT_SPECS, self.lifecycle)
         return ValidatingDispatcher(
@@ -274,3 +310,45 @@ class Client:
     async def ext_notification(self, method: str, params: Any) -> None:
         """Handle an extension notification; ignored unless overridden."""
         return None
+
+    async def fs_read_text_file(
+        self, *, params: v1.models.ReadTextFileRequest
+    ) -> v1.models.ReadTextFileResponse:
+        """Answer v1's `fs/read_text_file`; overriding it advertises it to v1 agents."""
+        raise RpcError.method_not_found("fs/read_text_file")
+
+    async def fs_write_text_file(
+        self, *, params: v1.models.WriteTextFileRequest
+    ) -> v1.models.WriteTextFileResponse:
+        """Answer v1's `fs/write_text_file`; overriding it advertises it to v1 agents."""
+        raise RpcError.method_not_found("fs/write_text_file")
+
+    async def terminal_create(
+        self, *, params: v1.models.CreateTerminalRequest
+    ) -> v1.models.CreateTerminalResponse:
+        """Answer v1's `terminal/create`; overriding it advertises it to v1 agents."""
+        raise RpcError.method_not_found("terminal/create")
+
+    async def terminal_kill(
+        self, *, params: v1.models.KillTerminalRequest
+    ) -> v1.models.KillTerminalResponse:
+        """Answer v1's `terminal/kill`; overriding it advertises it to v1 agents."""
+        raise RpcError.method_not_found("terminal/kill")
+
+    async def terminal_output(
+        self, *, params: v1.models.TerminalOutputRequest
+    ) -> v1.models.TerminalOutputResponse:
+        """Answer v1's `terminal/output`; overriding it advertises it to v1 agents."""
+        raise RpcError.method_not_found("terminal/output")
+
+    async def terminal_release(
+        self, *, params: v1.models.ReleaseTerminalRequest
+    ) -> v1.models.ReleaseTerminalResponse:
+        """Answer v1's `terminal/release`; overriding it advertises it to v1 agents."""
+        raise RpcError.method_not_found("terminal/release")
+
+    async def terminal_wait_for_exit(
+        self, *, params: v1.models.WaitForTerminalExitRequest
+    ) -> v1.models.WaitForTerminalExitResponse:
+        """Answer v1's `terminal/wait_for_exit`; overriding it advertises it to v1 agents."""
+        raise RpcError.method_not_found("terminal/wait_for_exit")

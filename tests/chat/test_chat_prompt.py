@@ -83,7 +83,10 @@ def test_through_a_pipe_the_answer_is_written_as_it_streams(tmp_path: Path) -> N
         rest, errors = proc.communicate(timeout=HANG_GUARD)
     assert proc.returncode == 0, errors
     # Appended to the same line, each piece once, no control codes.
-    assert seen + rest == b"agent: first second third\n[turn ended: end_turn]\n"
+    assert seen + rest == (
+        b"[connected: stream-agent speaks ACP v2]\n"
+        b"agent: first second third\n[turn ended: end_turn]\n"
+    )
 
 
 def test_without_approve_the_permission_is_cancelled_and_the_exit_code_follows() -> None:
@@ -261,5 +264,6 @@ def test_a_notice_is_written_in_its_place() -> None:
     proc = chat("--prompt", "hi", "--", *ODD, "notice")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == (
+        "[connected: notice-agent speaks ACP v2]\n"
         "notice [warning]: Quota low: 2 requests left today\nagent: noted\n[turn ended: end_turn]\n"
     )

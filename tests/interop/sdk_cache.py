@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -112,3 +113,31 @@ def py_sdk(version: str = PY_SDK_VERSION) -> Path:
         return run_install([*pip, "--no-deps", "--target", str(folder), spec])
 
     return cached_install(cache_root() / "pip" / f"acp-{version}", installed, install)
+
+
+def py_sdk_sources(version: str = PY_SDK_V1_VERSION) -> Path:
+    """The Python SDK's published source distribution at `version`, unpacked (its `examples/`
+    are the agents and clients upstream ships as the way to use it)."""
+
+    def installed(folder: Path) -> bool:
+        return (folder / "examples" / "agent.py").is_file()
+
+    def install(folder: Path) -> str | None:
+        pip = [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check"]
+        spec = f"{PY_SDK}=={version}"
+        failure = run_install([*pip, "--no-binary", ":all:", "--no-deps", "-d", str(folder), spec])
+        if failure is not None:
+            return failure
+        archives = list(folder.glob("*.tar.gz"))
+        if len(archives) != 1:
+            return f"pip download {spec} left {len(archives)} source archives, expected one"
+        with tarfile.open(archives[0]) as archive:
+            top = f"{archives[0].name.removesuffix('.tar.gz')}/"
+            for member in archive.getmembers():  # unpacked without its top folder
+                if member.name.startswith(top):
+                    member.name = member.name.removeprefix(top)
+                    archive.extract(member, folder, filter="data")
+        archives[0].unlink()
+        return None
+
+    return cached_install(cache_root() / "pip" / f"acp-{version}-sdist", installed, install)

@@ -94,7 +94,7 @@ def render_files(
 
     With `v1`, the package also carries that protocol as the subpackage `v1/`: the modules a
     package generated from it alone would have, importing the parent's runtime."""
-    files = render_package(protocol, target, with_v1=v1 is not None)
+    files = render_package(protocol, target, v1=v1)
     extra: dict[str, tuple[str, str]] = {}
     if v1 is not None:
         nested = render_package(v1, target, PARENT_RUNTIME)

@@ -127,12 +127,17 @@ def format_python(source: str) -> str:
 
 
 def render_package(
-    protocol: Protocol, target: Target, runtime: str = OWN_RUNTIME, *, with_v1: bool = False
+    protocol: Protocol,
+    target: Target,
+    runtime: str = OWN_RUNTIME,
+    *,
+    v1: Protocol | None = None,
 ) -> dict[str, bytes]:
     """Every file of the package, keyed by its path inside the package. With `runtime` set to
     PARENT_RUNTIME the package is a subpackage that uses its parent's runtime: no `_runtime/`
-    copy (and no `py.typed`: the parent's covers it). `with_v1`: the package carries v1 as its
-    subpackage `v1`, and its agent serves both versions."""
+    copy (and no `py.typed`: the parent's covers it). `v1`: the v1 protocol of a package that
+    carries it as its subpackage `v1` (its agent serves both versions, its client drives
+    both)."""
     top = header(protocol, target)
     models = generate_models(protocol.model_schema, protocol.model_template_data, top)
     # black on the models module is the largest single step of a full generate: where a spare
@@ -141,7 +146,7 @@ def render_package(
     cut = seam(models, _CHILD_SHARE) if can_fork() else None
     first, second = (models, None) if cut is None else (models[:cut], models[cut:])
     with ahead(partial(format_python, first)) as formatted_first:
-        rendered = _render_rest(protocol, target, top, models, runtime, with_v1)
+        rendered = _render_rest(protocol, target, top, models, runtime, v1)
         tail = None if second is None else format_python(second)
         text = formatted_first.result()
         rendered["models.py"] = (text if tail is None else joined(text, tail)).encode("utf-8")
@@ -151,11 +156,16 @@ def render_package(
 
 
 def _render_rest(
-    protocol: Protocol, target: Target, top: str, models: str, runtime: str, with_v1: bool
+    protocol: Protocol,
+    target: Target,
+    top: str,
+    models: str,
+    runtime: str,
+    v1: Protocol | None,
 ) -> dict[str, bytes]:
     """Every file but models.py, from the models module's unformatted source."""
     env = _environment(runtime)
-    pages = python_pages(protocol, target, top, models, env, with_v1=with_v1)
+    pages = python_pages(protocol, target, top, models, env, v1=v1)
     rendered = {name: format_python(text).encode("utf-8") for name, text in pages.items()}
     # The reference is Markdown: not for black, and its own header syntax.
     reference = render_reference(env, protocol, models)
@@ -176,10 +186,10 @@ def python_pages(
     models: str,
     env: jinja2.Environment | None = None,
     *,
-    with_v1: bool = False,
+    v1: Protocol | None = None,
 ) -> dict[str, str]:
     """The modules rendered from our templates, before black (which should find nothing to
-    change in them: see black_layout.py)."""
+    change in them: see black_layout.py). `v1`: as in `render_package`."""
     env = env or _environment()
     pages: dict[str, str] = {}
     typed = TypedSurface.build(protocol, models)
@@ -188,7 +198,8 @@ def python_pages(
             p=protocol,
             package=target.package,
             pydantic_minimum=PYDANTIC_MINIMUM,
-            has_v1=with_v1,
+            has_v1=v1 is not None,
+            v1=v1,
             **typed.context,
         )
         pages[out_name] = top + page

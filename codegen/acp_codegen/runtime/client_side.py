@@ -1,17 +1,15 @@
-"""The client's half of the v2 prompt lifecycle, as a `Dispatcher` working on wire JSON.
+"""The client's half of the prompt lifecycle, as a `Dispatcher` working on wire JSON.
 
 `ClientSide` sends `initialize` (checking the version the agent answers), sets sessions up,
-and keeps one `SessionState` per session, fed by every `session/update` in wire order.
-Updates that arrive while a session setup request is in flight (before its result names the
-session) are buffered and applied, in order, once the session exists; updates for a session
-nobody is setting up are logged and dropped.
+and keeps one `SessionState` per session (`client_session.ClientSession`), fed by every
+`session/update` in wire order. Updates that arrive while a session setup request is in flight
+(before its result names the session) are buffered and applied, in order, once the session
+exists; updates for a session nobody is setting up are logged and dropped.
 
-`ClientSession.prompt` refuses, with `ProtocolUsageError` and nothing sent, a prompt before
-initialization and session setup, or content the agent's prompt capabilities do not allow.
-`ClientSession.cancel` sends `session/cancel`, marks the unfinished tool calls of the current
-active work cancelled (`SessionState.mark_cancelled`) and answers every pending
-`session/request_permission` with the cancelled outcome; updates arriving later are still
-applied.
+It asks for v2; given v1's tables (`v1=V1Tables(...)`) it also accepts an agent that answers
+v1, and a `v1_client_wire.V1ClientWire` then reads that agent's messages into the same
+sessions and states and writes what v1 expects (`versioned()` routes each incoming message to
+the negotiated version's checks). `protocol_version` is the version negotiated.
 
 `session/request_permission` requests become `PermissionRequest`s on their session; the optional
 `on_permission` hook answers them (it returns an outcome object), or the application answers
@@ -22,49 +20,53 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, Generic
 
 from pydantic import BaseModel
 from typing_extensions import TypeVar  # a TypeVar default (PEP 696) before Python 3.13
 
+from .client_session import ClientSession
 from .connection import Connection
 from .dispatch import Dispatcher, InlineHandler
 from .errors import (
-    ConnectionClosed,
     ErrorCode,
-    MalformedUpdateError,
     ProtocolUsageError,
     RpcError,
     UnsupportedProtocolVersion,
 )
-from .jsonvalue import as_object
 from .permission_request import PermissionRequest
 from .protocol import (
     INITIALIZE,
     REQUEST_PERMISSION,
-    SESSION_CANCEL,
-    SESSION_CLOSE,
     SESSION_LIST,
     SESSION_NEW,
     SESSION_PROMPT,
     SESSION_RESUME,
     SESSION_UPDATE,
-    STATE_IDLE,
     SUPPORTED_PROTOCOL_VERSIONS,
     UPDATE_TAG_FIELD,
     prompt_content_problems,
 )
 from .state import SessionState
 from .tables import MergeRule
+from .v1_client_wire import (
+    PROTOCOL_V1,
+    V1ClientWire,
+    V1Tables,
+    prompt_capabilities_as_v2,
+    service_dispatcher,
+)
+from .versioned import VersionedDispatcher
 from .versions import UNSUPPORTED_PROTOCOL_VERSION
+
+__all__ = ["ClientSession", "ClientSide", "V1Tables", "service_dispatcher"]
 
 logger = logging.getLogger(__name__)
 
 # The static type of a session's snapshot: generated clients bind it to their `SessionSnapshot`
 # TypedDict, so `session.snapshot()` is typed; a bare `ClientSession` reads as a Mapping.
 SnapshotT = TypeVar("SnapshotT", default=Mapping[str, Any])
-SnapshotT_co = TypeVar("SnapshotT_co", covariant=True, default=Mapping[str, Any])
 
 PermissionHandler = Callable[
     ["ClientSession[Any]", "PermissionRequest"], Awaitable[Mapping[str, Any] | BaseModel]
@@ -72,86 +74,14 @@ PermissionHandler = Callable[
 UpdateValidator = Callable[[dict[str, Any]], object]
 
 
-class ClientSession(Generic[SnapshotT_co]):
-    """One session on the client side: its folded state, prompting and cancelling."""
-
-    def __init__(self, client: ClientSide[Any], session_id: str) -> None:
-        self.client = client
-        self.session_id = session_id
-        self.state: SessionState[SnapshotT_co] = client.new_state()
-        self.pending_permissions: list[PermissionRequest] = []
-        self.closed = False
-        self._idle_reports = 0
-        self._idle_changed = asyncio.Event()
-
-    def snapshot(self) -> SnapshotT_co:
-        """The session's state as plain JSON (typed by the generated `SessionSnapshot`)."""
-        return self.state.snapshot()
-
-    def apply(self, update: Any, *, owned: bool = False) -> None:
-        """Fold one update; a malformed one is logged and skipped (it cannot be answered).
-        `owned`: see `SessionState.apply` (the connection hands over what it decoded)."""
-        try:
-            self.state.apply(update, owned=owned)
-        except MalformedUpdateError as error:
-            logger.error("session %s: %s", self.session_id, error)
-            return
-        if self.state.state == STATE_IDLE and self.client.is_state_update(update):
-            self._idle_reports += 1
-            self._idle_changed.set()
-            self._idle_changed = asyncio.Event()
-
-    async def prompt(self, content: Sequence[Mapping[str, Any] | BaseModel]) -> str | None:
-        """Send `session/prompt` (blocks as dicts or generated models); returns once the agent
-        accepted it, with the id of the user message it inserted (the answer's receipt), or
-        None from an agent of a draft that answers `{}`."""
-        blocks = [as_object(block) for block in content]
-        self.client.check_prompt(self.session_id, blocks)
-        params = {"sessionId": self.session_id, "prompt": blocks}
-        answer = await self.client.connection.request(SESSION_PROMPT, params)
-        message_id = answer.get("messageId") if isinstance(answer, dict) else None
-        return message_id if isinstance(message_id, str) else None
-
-    async def run_turn(self, content: Sequence[Mapping[str, Any] | BaseModel]) -> str | None:
-        """Prompt, then wait for the first idle report after it; returns its stop reason."""
-        seen = self._idle_reports
-        await self.prompt(content)
-        while self._idle_reports == seen:
-            await self._wait_for_change()
-        return self.state.stop_reason
-
-    async def _wait_for_change(self) -> None:
-        changed = asyncio.ensure_future(self._idle_changed.wait())
-        closed = asyncio.ensure_future(self.client.connection.wait_closed())
-        try:
-            await asyncio.wait({changed, closed}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            changed.cancel()
-            closed.cancel()
-        if not changed.done() or changed.cancelled():
-            raise ConnectionClosed("connection closed while waiting for the session to go idle")
-
-    async def close(self) -> None:
-        """`session/close`: the agent cancels the work (its idle report still lands here) and
-        forgets the session until it is resumed; later prompts are refused, later updates
-        dropped (logged)."""
-        await self.client.connection.request(SESSION_CLOSE, {"sessionId": self.session_id})
-        self.closed = True
-
-    async def cancel(self) -> None:
-        """Cancel the session's work: send `session/cancel`, mark the current work's unfinished
-        tool calls cancelled, answer pending permission requests with the cancelled outcome."""
-        await self.client.connection.notify(SESSION_CANCEL, {"sessionId": self.session_id})
-        self.state.mark_cancelled()
-        for request in list(self.pending_permissions):
-            request.cancel()
-
-
 class ClientSide(Generic[SnapshotT]):
     """Dispatcher for a client's connection, plus the calls a client makes.
 
     `rules`, `tag_field` and `validate_update` configure each session's `SessionState`
     (generated code passes `MERGE_RULES`, `UPDATE_TAG` and a validator of the update union).
+    `v1`: v1's tables, to accept v1 agents too; `v1_services` answers v1's client requests
+    (`fs/*`, `terminal/*`, extensions), and `v1_handled` names the ones it answers, from which
+    the v1 client capabilities are derived.
     """
 
     def __init__(
@@ -167,13 +97,20 @@ class ClientSide(Generic[SnapshotT]):
         on_permission: PermissionHandler | None = None,
         fallback: Dispatcher | None = None,
         forward_updates: bool = False,
+        v1: V1Tables | None = None,
+        v1_services: Dispatcher | None = None,
+        v1_handled: Collection[str] = (),
     ) -> None:
         if not protocol_versions:
             raise ValueError("a client must support at least one protocol version")
         self.connection = connection
         self.info = dict(info)
         self.capabilities = dict(capabilities or {})
-        self.protocol_versions = tuple(protocol_versions)
+        self.v1 = (
+            None if v1 is None else V1ClientWire(self, v1, services=v1_services, handled=v1_handled)
+        )
+        accepted = set(protocol_versions) | ({PROTOCOL_V1} if v1 is not None else set())
+        self.protocol_versions = tuple(sorted(accepted))
         self._rules = rules
         self._tag_field = tag_field
         self._validate_update = validate_update
@@ -202,6 +139,48 @@ class ClientSide(Generic[SnapshotT]):
         rule = self._rules.get(tag) if isinstance(tag, str) else None
         return rule is not None and rule.entity == "state"
 
+    @property
+    def forwards_updates(self) -> bool:
+        return self._forward_updates
+
+    def _v1_wire(self) -> V1ClientWire | None:
+        """The v1 dialect when this connection negotiated v1 (None: v2's wire)."""
+        return self.v1 if self.protocol_version == PROTOCOL_V1 else None
+
+    def versioned(self, v2: Dispatcher) -> Dispatcher:
+        """The connection's dispatcher: `v2` (this lifecycle behind v2's checks) and, when v1
+        is configured, the v1 dialect behind v1's checks, chosen by the negotiated version."""
+        if self.v1 is None:
+            return v2
+        return VersionedDispatcher(
+            {2: v2, PROTOCOL_V1: self.v1.checked()},
+            version=lambda: self.protocol_version,
+            default=max(self.protocol_versions),
+        )
+
+    async def request(self, method: str, params: Any) -> Any:
+        """Send a request to the agent (on v1, first checked against v1's types)."""
+        wire = self._v1_wire()
+        if wire is not None:
+            wire.check_request(method, params)
+        return await self.connection.request(method, params)
+
+    async def notify(self, method: str, params: Any) -> None:
+        wire = self._v1_wire()
+        if wire is not None:
+            wire.check_notification(method, params)
+        await self.connection.notify(method, params)
+
+    async def send_prompt(self, session: ClientSession[Any], blocks: list[Any]) -> str | None:
+        """`session/prompt` on the negotiated version's wire (see `ClientSession.prompt`)."""
+        wire = self._v1_wire()
+        if wire is not None:
+            return await wire.prompt(session, blocks)
+        params = {"sessionId": session.session_id, "prompt": blocks}
+        answer = await self.connection.request(SESSION_PROMPT, params)
+        message_id = answer.get("messageId") if isinstance(answer, dict) else None
+        return message_id if isinstance(message_id, str) else None
+
     # -- calls to the agent ---------------------------------------------------------------------
 
     async def initialize(self) -> dict[str, Any]:
@@ -212,6 +191,11 @@ class ClientSide(Generic[SnapshotT]):
             "info": self.info,
             "capabilities": self.capabilities,
         }
+        if self.v1 is not None:
+            # v1 agents read their own names for these (v2 agents ignore unknown members):
+            # an agent that serves only v1 answers 1 and knows who we are and what we serve.
+            params["clientInfo"] = self.info
+            params["clientCapabilities"] = self.v1.capabilities
         try:
             result = await self.connection.request(INITIALIZE, params)
         except RpcError as error:
@@ -232,8 +216,9 @@ class ClientSide(Generic[SnapshotT]):
             raise UnsupportedProtocolVersion(version, self.protocol_versions)
         assert isinstance(result, dict)
         self.protocol_version = version
-        self.agent_info = result.get("info")
-        self.agent_capabilities = result.get("capabilities") or {}
+        v1 = version == PROTOCOL_V1
+        self.agent_info = result.get("agentInfo" if v1 else "info")
+        self.agent_capabilities = result.get("agentCapabilities" if v1 else "capabilities") or {}
         self.auth_methods = list(result.get("authMethods") or [])
         return result
 
@@ -245,7 +230,7 @@ class ClientSide(Generic[SnapshotT]):
     ) -> dict[str, Any]:
         """One page of `session/list` (`sessions`, and `nextCursor` when there is more)."""
         params = {name: value for name, value in (("cwd", cwd), ("cursor", cursor)) if value}
-        result: dict[str, Any] = await self.connection.request(SESSION_LIST, params)
+        result: dict[str, Any] = await self.request(SESSION_LIST, params)
         return result
 
     async def resume_session(
@@ -260,9 +245,12 @@ class ClientSide(Generic[SnapshotT]):
     ) -> ClientSession[SnapshotT]:
         if not self.initialized:
             raise ProtocolUsageError(f"{method} before initialize")
+        wire = self._v1_wire()
+        if wire is not None:
+            params = wire.setup_params(method, params)
         self._setups_in_flight += 1
         try:
-            result = await self.connection.request(method, params)
+            result = await self.request(method, params)
         finally:
             self._setups_in_flight -= 1
         if session_id is None:
@@ -275,6 +263,8 @@ class ClientSide(Generic[SnapshotT]):
         self.sessions[session_id] = session
         for update in self._early_updates.pop(session_id, []):
             session.apply(update, owned=True)
+        if wire is not None:
+            wire.setup_done(session, result)
         if self._setups_in_flight == 0 and self._early_updates:
             logger.warning("dropping updates for unknown sessions %s", list(self._early_updates))
             self._early_updates.clear()
@@ -288,7 +278,10 @@ class ClientSide(Generic[SnapshotT]):
             raise ProtocolUsageError(f"session/prompt for {session_id!r}, which is not set up")
         if self.sessions[session_id].closed:
             raise ProtocolUsageError(f"session/prompt for {session_id!r}, which is closed")
-        problems = prompt_content_problems(content, self.agent_capabilities)
+        granted = self.agent_capabilities
+        if self._v1_wire() is not None:
+            granted = prompt_capabilities_as_v2(granted)
+        problems = prompt_content_problems(content, granted)
         if problems:
             where = ", ".join(
                 f"{'/'.join(str(p) for p in problem['loc'])}: {problem['msg']}"
@@ -321,6 +314,19 @@ class ClientSide(Generic[SnapshotT]):
         the same), unless it is also forwarded to the author's handler."""
         return {} if self._forward_updates else {SESSION_UPDATE: self._update}
 
+    async def updates_in(self, batch: list[Any]) -> None:
+        """Fold session/update params in order, handing each kept one to the author's handler
+        when it listens (the v1 dialect gives what one v1 update says as v2 updates)."""
+        for params in batch:
+            if self._update(params) and self._forward_updates:
+                assert self._fallback is not None
+                await self._fallback.handle_notification(SESSION_UPDATE, params)
+
+    def fold_update(self, batch: list[Any]) -> None:
+        """`updates_in` without awaiting (nobody listens)."""
+        for params in batch:
+            self._update(params)
+
     def _update(self, params: Any) -> bool:
         """Fold the update into its session (or keep it until session/new answers); False
         when it is dropped."""
@@ -349,6 +355,12 @@ class ClientSide(Generic[SnapshotT]):
                 ErrorCode.RESOURCE_NOT_FOUND, "Unknown session", {"sessionId": session_id}
             )
         assert isinstance(params, dict)
+        return await self.ask_permission(session, params)
+
+    async def ask_permission(
+        self, session: ClientSession[Any], params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Wait for the answer to a permission request (v2-shaped params) on `session`."""
         request = PermissionRequest(params)
         session.pending_permissions.append(request)
         hook: asyncio.Task[None] | None = None

@@ -47,6 +47,7 @@ class Chat:
             argv,
             cwd=cwd,
             ask=self.ask,
+            confirm=self.confirm,
             trace=args.trace,
             verbose=args.verbosity > 1,
             show_traffic=self.screen.aside,
@@ -104,6 +105,19 @@ class Chat:
 
     # -- permission requests ----------------------------------------------------------------------
 
+    async def confirm(self, what: str) -> bool:
+        """A v1 agent's write or command, asked like a permission (allow, or reject)."""
+        request = models.RequestPermissionRequest(
+            session_id=self.link.session.session_id,
+            title=f"Allow the agent to {what}?",
+            options=[
+                models.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+                models.PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+            ],
+        )
+        outcome = await self.ask(request)
+        return getattr(outcome, "option_id", None) == "allow"
+
     async def ask(
         self, request: models.RequestPermissionRequest
     ) -> models.RequestPermissionOutcome:
@@ -137,7 +151,7 @@ class Chat:
         if await self.until_quit(self._start()) is None:
             return EXIT_OK
         self.screen.note(
-            f"{self.link.agent_name}: session open in {self.cwd}. Type a prompt; /? lists "
+            f"{self.link.connected_text()} session open in {self.cwd}. Type a prompt; /? lists "
             "commands; Ctrl-C cancels a turn, Ctrl-C again or Ctrl-D quits."
         )
         while not self.quitting.is_set():

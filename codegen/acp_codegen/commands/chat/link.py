@@ -33,6 +33,7 @@ from ..._bindings._runtime.stdio import AgentProcess, spawn_agent
 from ..._bindings._runtime.trace import Tracer
 from ..._bindings._runtime.wire import to_wire
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
+from .services import Confirm, V1Services
 from .traffic import TrafficTap
 
 T = TypeVar("T")
@@ -53,16 +54,18 @@ class ChatError(Exception):
         self.code = code
 
 
-class ChatClient(Client):
+class ChatClient(V1Services, Client):
     """The client `chat` is: it answers permission requests through `ask`, hands each session
-    update to `listener` (once the session has folded it in) and advertises no optional client
-    feature (it implements none; other agent requests answer -32601)."""
+    update to `listener` (once the session has folded it in). It advertises no optional v2
+    client feature; to v1 agents it serves files and terminals under the working directory
+    (`V1Services`, asking `confirm` before writes and commands)."""
 
     info = models.Implementation(name="acp-codegen-chat", version=__version__)
     capabilities = models.ClientCapabilities()
 
-    def __init__(self, ask: Asker) -> None:
+    def __init__(self, ask: Asker, cwd: Path, confirm: Confirm) -> None:
         self._ask = ask
+        self.serve_files(cwd, confirm)
         self.listener: Listener | None = None
         self.notice: Callable[[str], None] | None = None
 
@@ -100,6 +103,7 @@ class AgentLink:
         *,
         cwd: Path,
         ask: Asker,
+        confirm: Confirm,
         trace: Path | None,
         verbose: bool,
         show_traffic: Callable[[str], None] | None = None,
@@ -108,7 +112,7 @@ class AgentLink:
         self.argv = list(argv)
         self.cwd = cwd
         self.verbose = verbose
-        self._client = ChatClient(ask)
+        self._client = ChatClient(ask, cwd, confirm)
         self._client.notice = notice
         self._garbage: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         try:
@@ -122,7 +126,12 @@ class AgentLink:
         self._process: AgentProcess | None = None
         self._session: ClientSession | None = None
         self.agent_name = self.argv[0]
+        self.protocol_version: int | None = None  # negotiated at initialize
         logging.getLogger(RUNTIME_LOGGER).setLevel(logging.WARNING if verbose else logging.CRITICAL)
+
+    def connected_text(self) -> str:
+        """One line saying whom chat talks to and which protocol version they settled on."""
+        return f"[connected: {self.agent_name} speaks ACP v{self.protocol_version}]"
 
     def _saw_garbage(self, text: str) -> None:
         if not self._garbage.done():
@@ -149,6 +158,7 @@ class AgentLink:
                 await self._guarded(self._client.lifecycle.initialize(), EXIT_USAGE, "initialize")
             except ChatError as error:
                 raise self._not_an_agent() or error from None
+            self.protocol_version = self._client.lifecycle.protocol_version
             info = self._client.lifecycle.agent_info
             if isinstance(info, dict) and isinstance(info.get("name"), str):
                 self.agent_name = info["name"]
@@ -214,6 +224,7 @@ class AgentLink:
         if self._process is not None:
             process, self._process = self._process, None
             await process.close(grace_seconds=2.0)
+        await self._client.terminals.close()  # commands the agent left running
         self._tap.close()
 
     async def _guarded(self, step: Awaitable[T], code: int, what: str) -> T:

@@ -29,16 +29,25 @@ async def run_once(args: argparse.Namespace, argv: list[str], cwd: Path) -> int:
             log.note(answer_text(request, outcome))
         return outcome
 
+    async def confirm(what: str) -> bool:
+        # A v1 agent's write or command: --approve allows, otherwise nobody is there to ask.
+        if verbosity != QUIET:
+            log.note(f"{what}: {'allowed' if args.approve else 'refused (no --approve)'}")
+        return bool(args.approve)
+
     link = AgentLink(
         argv,
         cwd=cwd,
         ask=ask,
+        confirm=confirm,
         trace=args.trace,
         verbose=verbosity > 1,
         show_traffic=log.aside,
         notice=None if verbosity == QUIET else log.note,
     )
     await link.start()
+    if verbosity != QUIET:
+        log.note(link.connected_text())
     before = link.snapshot()
 
     def now(*, ended: bool = False) -> Turn:

@@ -1,0 +1,79 @@
+"""chat's answers to a v1 agent's client requests: the generated `Client`'s typed v1 handlers
+(`fs_*`, `terminal_*`) overridden, so chat advertises files and terminals to v1 agents and
+answers them through its `Workspace` and `Terminals` (confined to `--cwd`).
+
+The params are the bindings' v1 models; an optional field the agent left out holds the
+bindings' `MISSING` marker, so optional values are read through `_given`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .terminals import Terminals
+from .workspace import Workspace
+
+T = TypeVar("T")
+Confirm = Callable[[str], Awaitable[bool]]  # one line saying what would happen -> allowed?
+
+
+def _given(value: Any, kind: type[T]) -> T | None:
+    """An optional field's value when it holds a `kind` (None when null or left out)."""
+    return value if isinstance(value, kind) else None
+
+
+class V1Services:
+    """Mixed into chat's client before the generated `Client`: its v1 service handlers."""
+
+    workspace: Workspace
+    terminals: Terminals
+
+    def serve_files(self, cwd: Path, confirm: Confirm) -> None:
+        """Answer file and terminal requests under `cwd`, asking `confirm` before a write or a
+        command."""
+
+        async def write(path: Path, content: str) -> bool:
+            return await confirm(f"write {len(content)} characters to {path}")
+
+        async def run(command: str, args: Any) -> bool:
+            return await confirm(f"run {' '.join([command, *args])} in {cwd}")
+
+        self.workspace = Workspace(cwd, write)
+        self.terminals = Terminals(self.workspace, run)
+
+    async def fs_read_text_file(self, *, params: Any) -> Any:
+        text = self.workspace.read_text(
+            params.path, _given(params.line, int), _given(params.limit, int)
+        )
+        return {"content": text}
+
+    async def fs_write_text_file(self, *, params: Any) -> Any:
+        await self.workspace.write_text(params.path, params.content)
+        return {}
+
+    async def terminal_create(self, *, params: Any) -> Any:
+        env = {variable.name: variable.value for variable in _given(params.env, list) or []}
+        terminal_id = await self.terminals.create(
+            params.command,
+            _given(params.args, list) or [],
+            env,
+            _given(params.cwd, str),
+            _given(params.output_byte_limit, int),
+        )
+        return {"terminalId": terminal_id}
+
+    async def terminal_output(self, *, params: Any) -> Any:
+        return self.terminals.output(params.terminal_id)
+
+    async def terminal_wait_for_exit(self, *, params: Any) -> Any:
+        return await self.terminals.wait_for_exit(params.terminal_id)
+
+    async def terminal_kill(self, *, params: Any) -> Any:
+        self.terminals.kill(params.terminal_id)
+        return {}
+
+    async def terminal_release(self, *, params: Any) -> Any:
+        await self.terminals.release(params.terminal_id)
+        return {}

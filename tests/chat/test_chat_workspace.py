@@ -1,0 +1,146 @@
+"""chat's answers to a v1 agent's file and terminal requests: confined to --cwd."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from acp_codegen._bindings import RpcError
+from acp_codegen.commands.chat.terminals import Terminals
+from acp_codegen.commands.chat.workspace import Workspace
+
+
+async def allow(path: Path, content: str) -> bool:
+    return True
+
+
+async def deny(path: Path, content: str) -> bool:
+    return False
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "work"
+    (root / "sub").mkdir(parents=True)
+    (root / "notes.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("keep out", encoding="utf-8")
+    (root / "escape").symlink_to(tmp_path / "secret.txt")
+    (root / "up").symlink_to(tmp_path)
+    (root / "inside").symlink_to(root / "notes.txt")
+    return root
+
+
+def refusal(workspace: Workspace, path: str) -> RpcError:
+    with pytest.raises(RpcError) as caught:
+        workspace.read_text(path)
+    assert caught.value.code == -32602 and caught.value.data == {"path": path}
+    return caught.value
+
+
+def test_reads_inside_the_working_directory(tree: Path) -> None:
+    workspace = Workspace(tree, allow)
+    assert workspace.read_text(str(tree / "notes.txt")) == "one\ntwo\nthree\n"
+    assert workspace.read_text(str(tree / "notes.txt"), line=2, limit=1) == "two\n"
+    assert workspace.read_text(str(tree / "inside")) == "one\ntwo\nthree\n"  # a link inside
+    assert workspace.read_text(str(tree / "sub" / ".." / "notes.txt"), line=3) == "three\n"
+
+
+@pytest.mark.parametrize(
+    "relative",
+    ["escape", "up/secret.txt", "../secret.txt", "sub/../../secret.txt"],
+)
+def test_symlinks_and_dotdot_out_of_the_working_directory_are_refused(
+    tree: Path, relative: str
+) -> None:
+    error = refusal(Workspace(tree, allow), str(tree / relative))
+    assert "outside the working directory" in error.message
+
+
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        ("notes.txt", "not an absolute path"),
+        ("/work/notes.txt\0.png", "NUL"),
+        ("/work/\udcff", "not valid text"),
+    ],
+)
+def test_malformed_paths_are_refused(tree: Path, path: str, why: str) -> None:
+    assert why in refusal(Workspace(tree, allow), path).message
+
+
+def test_a_missing_file_is_not_found(tree: Path) -> None:
+    with pytest.raises(RpcError) as caught:
+        Workspace(tree, allow).read_text(str(tree / "nope.txt"))
+    assert caught.value.code == -32002
+
+
+def test_writes_are_asked_for_and_confined(tree: Path) -> None:
+    asked: list[tuple[Path, str]] = []
+
+    async def record(path: Path, content: str) -> bool:
+        asked.append((path, content))
+        return True
+
+    async def main() -> None:
+        workspace = Workspace(tree, record)
+        await workspace.write_text(str(tree / "new" / "made.txt"), "hello")
+        assert (tree / "new" / "made.txt").read_text(encoding="utf-8") == "hello"
+        assert asked == [(tree.resolve() / "new" / "made.txt", "hello")]
+        with pytest.raises(RpcError):
+            await workspace.write_text(str(tree / "escape"), "overwritten")
+        assert (tree.parent / "secret.txt").read_text(encoding="utf-8") == "keep out"
+        assert len(asked) == 1  # a refused path is never even asked about
+        with pytest.raises(RpcError) as denied:
+            await Workspace(tree, deny).write_text(str(tree / "notes.txt"), "gone")
+        assert "did not allow" in denied.value.message
+        assert (tree / "notes.txt").read_text(encoding="utf-8").startswith("one")
+
+    asyncio.run(main())
+
+
+async def run_anything(command: str, args: Sequence[str]) -> bool:
+    return True
+
+
+def test_terminals_run_in_the_working_directory_and_keep_their_output(tree: Path) -> None:
+    async def main() -> None:
+        terminals = Terminals(Workspace(tree, allow), run_anything)
+        script = "import os; print(os.getcwd()); print('x' * 50)"
+        terminal = await terminals.create(sys.executable, ["-c", script])
+        assert await terminals.wait_for_exit(terminal) == {"exitCode": 0, "signal": None}
+        output = terminals.output(terminal)
+        assert output["output"].splitlines()[0] == str(tree.resolve())
+        assert output["exitStatus"] == {"exitCode": 0, "signal": None}
+        small = await terminals.create(
+            sys.executable, ["-c", "print('é' * 20)"], output_byte_limit=9
+        )
+        await terminals.wait_for_exit(small)
+        cut = terminals.output(small)
+        assert cut["truncated"] is True and set(cut["output"]) <= {"é", "\n"}
+        with pytest.raises(RpcError):
+            await terminals.create(sys.executable, ["-c", "1"], cwd=str(tree.parent))
+        await terminals.close()
+
+    asyncio.run(main())
+
+
+def test_a_killed_terminal_reports_its_signal_and_refusals_run_nothing(tree: Path) -> None:
+    async def never(command: str, args: Sequence[str]) -> bool:
+        return False
+
+    async def main() -> None:
+        terminals = Terminals(Workspace(tree, allow), run_anything)
+        sleeper = await terminals.create(sys.executable, ["-c", "import time; time.sleep(600)"])
+        terminals.kill(sleeper)
+        assert await terminals.wait_for_exit(sleeper) == {"exitCode": None, "signal": "SIGKILL"}
+        await terminals.release(sleeper)
+        with pytest.raises(RpcError):
+            terminals.output(sleeper)
+        with pytest.raises(RpcError) as denied:
+            await Terminals(Workspace(tree, allow), never).create("touch", [str(tree / "ran")])
+        assert "did not allow" in denied.value.message and not (tree / "ran").exists()
+
+    asyncio.run(main())

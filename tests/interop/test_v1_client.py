@@ -1,0 +1,160 @@
+"""Our client runtime drives official SDKs' v1 agents: the Python SDK 0.12.1's own example
+agent (from its published source distribution) and an agent written with the TypeScript SDK
+2.4.0 behind its protocol router in v1 mode (ts_v1_agent.mjs). The SDKs are cached outside the
+repository (sdk_cache.py); without them the tests skip, and fail when CI is set."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from v1_client_package import write_package
+
+from .sdk_cache import py_sdk_sources
+from .v1_drive import V1_SCHEMA, drive, message_texts
+
+HERE = Path(__file__).resolve().parent
+TS_V1_AGENT = HERE / "ts_v1_agent.mjs"
+
+
+@pytest.fixture(scope="module")
+def v1(schema_packages: Any) -> ModuleType:
+    package: ModuleType = schema_packages(V1_SCHEMA, "acp_codegen_v1_240_interop")
+    return package
+
+
+@pytest.fixture(scope="module")
+def py_example_agent() -> Path:
+    return py_sdk_sources() / "examples" / "agent.py"
+
+
+def test_our_client_drives_the_python_sdks_v1_example_agent(
+    v1: ModuleType, py_example_agent: Path, py_sdk_v1_path: Path, tmp_path: Path
+) -> None:
+    turn = drive(
+        [sys.executable, str(py_example_agent)],
+        v1,
+        tmp_path,
+        env={"PYTHONPATH": str(py_sdk_v1_path)},
+    )
+    assert turn.version == 1 and turn.agent_info["name"] == "example-agent"
+    assert turn.stop == "end_turn" and turn.exit_code == 0
+    snapshot = turn.snapshot
+    assert snapshot["state"] == "idle" and snapshot["stopReason"] == "end_turn"
+    # The user's prompt (recorded by the client), then the agent's echo: one message of chunks.
+    assert message_texts(snapshot) == [
+        ("user", "stream these words back"),
+        ("agent", "Client sent:stream these words back"),
+    ]
+    assert snapshot["toolCalls"] == {} and turn.asked == []
+
+
+def ts_agent(ts_prefix: Path) -> list[str]:
+    return ["node", str(TS_V1_AGENT), str(ts_prefix)]
+
+
+def test_our_client_drives_a_ts_router_agent_in_v1_mode(
+    v1: ModuleType, ts_prefix: Path, tmp_path: Path
+) -> None:
+    turn = drive(ts_agent(ts_prefix), v1, tmp_path, text="three small words")
+    assert turn.version == 1 and turn.agent_info == {"name": "ts-v1-agent", "version": "0.0.0"}
+    assert turn.stop == "end_turn" and turn.exit_code == 0
+    snapshot = turn.snapshot
+    assert message_texts(snapshot) == [
+        ("user", "three small words"),
+        ("thought", "Planning the answer."),
+        ("agent", "three small words "),
+    ]
+    (call,) = snapshot["toolCalls"].values()
+    assert call["status"] == "completed" and call["kind"] == "read"
+    assert call["title"] == "Look at the prompt" and call["rawInput"] == {"words": 1}
+    assert call["content"] == [{"type": "content", "content": {"type": "text", "text": "looked"}}]
+    (plan,) = snapshot["plans"].values()
+    assert [entry["status"] for entry in plan["entries"]] == ["completed", "completed"]
+    (mode,) = snapshot["configOptions"]
+    assert mode["category"] == "mode" and mode["currentValue"] == "code"
+    (asked,) = turn.asked
+    assert asked["title"] == "Look at the prompt"
+    assert asked["subject"]["toolCall"]["toolCallId"] == call["toolCallId"]
+
+
+def test_a_rejected_permission_fails_the_tool_call(
+    v1: ModuleType, ts_prefix: Path, tmp_path: Path
+) -> None:
+    turn = drive(ts_agent(ts_prefix), v1, tmp_path, approve=False)
+    assert turn.stop == "end_turn"
+    (call,) = turn.snapshot["toolCalls"].values()
+    assert call["status"] == "failed"
+    assert [role for role, _ in message_texts(turn.snapshot)] == ["user", "thought"]
+
+
+def test_cancelling_during_a_permission_ends_the_v1_turn_cancelled(
+    v1: ModuleType, ts_prefix: Path, tmp_path: Path
+) -> None:
+    turn = drive(ts_agent(ts_prefix), v1, tmp_path, cancel_on_permission=True)
+    assert turn.stop == "cancelled"
+    snapshot = turn.snapshot
+    assert snapshot["state"] == "idle" and snapshot["stopReason"] == "cancelled"
+    (call,) = snapshot["toolCalls"].values()
+    # Marked cancelled by the client when it cancelled; the agent's `failed` came after.
+    assert call["status"] == "failed"
+
+
+@pytest.fixture(scope="module")
+def with_v1(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """The canonical package carrying a `v1` subpackage (its `Client` drives v1 agents)."""
+    return write_package(tmp_path_factory.mktemp("with-v1"), "acp_codegen_with_v1_client")
+
+
+def files_client(package: ModuleType, root: Path) -> Any:
+    """A generated `Client` that answers v1's file requests under `root` (no terminals)."""
+    v1_models = package.v1.models
+
+    class FilesClient(package.client.Client):  # type: ignore[misc,name-defined]
+        def __init__(self) -> None:
+            self.written: dict[str, str] = {}
+
+        async def fs_read_text_file(self, *, params: Any) -> Any:
+            if not params.path.startswith(f"{root}/"):
+                raise package.RpcError(-32602, "outside the folder")
+            return v1_models.ReadTextFileResponse(content=Path(params.path).read_text())
+
+        async def fs_write_text_file(self, *, params: Any) -> Any:
+            self.written[params.path] = params.content
+            return v1_models.WriteTextFileResponse()
+
+    return FilesClient()
+
+
+def test_the_generated_client_answers_v1_file_requests_through_typed_handlers(
+    with_v1: ModuleType, py_sdk_v1_path: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("some notes\n")
+    client = files_client(with_v1, tmp_path)
+    agent = [sys.executable, str(HERE / "py_v1_tools_agent.py")]
+
+    async def scenario() -> tuple[Any, str | None, Any]:
+        process = await client.spawn(agent, env={**os.environ, "PYTHONPATH": str(py_sdk_v1_path)})
+        try:
+            await client.lifecycle.initialize()
+            session = await client.lifecycle.new_session(cwd=str(tmp_path))
+            stop = await session.run_turn([{"type": "text", "text": "go"}])
+            return client.lifecycle, stop, session.snapshot()
+        finally:
+            await process.close()
+
+    lifecycle, stop, snapshot = asyncio.run(asyncio.wait_for(scenario(), 120))
+    assert lifecycle.protocol_version == 1 and stop == "end_turn"
+    # Advertised: the two file capabilities the subclass overrides, no terminal.
+    assert lifecycle.v1.capabilities["fs"] == {"readTextFile": True, "writeTextFile": True}
+    assert lifecycle.v1.capabilities["terminal"] is False
+    (_, (role, text)) = message_texts(snapshot)
+    assert role == "agent" and text == (
+        "read: some notes\nwrote NOTES.txt\noutside refused\nno terminal\n"
+    )
+    assert client.written == {str(tmp_path / "NOTES.txt"): "SOME NOTES\n"}
