@@ -6,6 +6,7 @@ streams the prompt's text back as its answer and reports usage.
     python examples/demo_agent.py            # serve on stdin/stdout
     python examples/demo_agent.py --slow 0.5 # pause 0.5 s between steps, so a client has
                                              # time to cancel a turn by hand
+    python examples/demo_agent.py --http 127.0.0.1:8000  # serve over HTTP and WebSocket
 
 Logs go to stderr; stdout carries protocol messages only.
 """
@@ -22,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
 from acp_bindings import Agent, Prompt, Session, models, selected_option
+from acp_bindings._runtime.http_options import add_http_arguments, http_settings
 
 ALLOW, REJECT = "allow", "reject"
 
@@ -92,9 +94,20 @@ def main() -> None:
         metavar="SECONDS",
         help="pause between the steps of a turn, to leave time for cancelling it",
     )
+    add_http_arguments(parser)
     args = parser.parse_args()
+    remote = http_settings(parser, args)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-    DemoAgent(pause=args.slow).run()
+    agent = DemoAgent(pause=args.slow)
+    if remote is None:
+        agent.run()
+        return
+    try:
+        agent.run_http(remote.host, remote.port, token=remote.token, insecure=remote.insecure)
+    except (ValueError, OSError) as problem:  # refused address, port in use
+        parser.exit(2, f"{parser.prog}: {problem}\n")
+    except KeyboardInterrupt:
+        pass
 
 
 if __name__ == "__main__":

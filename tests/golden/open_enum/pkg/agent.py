@@ -5,6 +5,7 @@
 `ClientProxy`, typed calls to the client."""
 
 import asyncio
+import copy
 from typing import Any
 
 from . import models
@@ -12,6 +13,7 @@ from ._runtime.connection import Connection
 from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.remote_link import RemoteLimits
 from ._runtime.stdio import serve_stdio
 from ._runtime.trace import TraceTarget
 from ._runtime.wire import from_wire, to_wire
@@ -61,6 +63,41 @@ class Agent:
     def run(self, trace: TraceTarget | None = None) -> None:
         """Entry point for an agent executable: serve on stdio, return when the client leaves."""
         asyncio.run(self.serve_stdio(trace))
+
+    async def serve_http(
+        self,
+        host: str,
+        port: int,
+        *,
+        token: str | None = None,
+        insecure: bool = False,
+        limits: RemoteLimits | None = None,
+        **options: Any,
+    ) -> None:
+        """Serve over Streamable HTTP and WebSocket on `host:port` until cancelled (needs
+        aiohttp: the `http` extra). Each connection is served by a shallow copy of this agent,
+        so what `__init__` set is shared and `client`/`lifecycle` are the connection's own.
+        Clients must send `Authorization: Bearer <token>` when `token` is set; a non-loopback
+        `host` is refused without one unless `insecure`. `options` go to `serve_http`."""
+        from ._runtime.http_server import serve_http
+
+        await serve_http(
+            self.connection_dispatcher,
+            host,
+            port,
+            token=token,
+            insecure=insecure,
+            limits=limits,
+            **options,
+        )
+
+    def run_http(self, host: str, port: int, **options: Any) -> None:
+        """Entry point for `--http HOST:PORT`: serve until interrupted (see `serve_http`)."""
+        asyncio.run(self.serve_http(host, port, **options))
+
+    def connection_dispatcher(self, connection: Connection) -> ValidatingDispatcher:
+        """`dispatcher`, on a fresh shallow copy of this agent: one per remote connection."""
+        return copy.copy(self).dispatcher(connection)
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Handle an extension request (a method name starting with `_`)."""

@@ -1,0 +1,74 @@
+"""What the remote tests run: the example agent served in this process on a free port, and a
+client of ours that allows the first permission request of a turn."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from acp_codegen._bindings import Client, ClientSession, PermissionRequest
+from acp_codegen._bindings._runtime.http_server import RemoteServer
+from acp_codegen._bindings._runtime.remote_link import RemoteLimits
+from acp_codegen._bindings._runtime.web_guard import WebGuard
+from aiohttp import web
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO_PATH = REPO / "examples" / "demo_agent.py"
+HANG_GUARD = 60.0  # only turns a hang into a failure; never a statement about speed
+
+
+def demo_agent_class() -> Any:
+    spec = importlib.util.spec_from_file_location("remote_demo_agent", DEMO_PATH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("remote_demo_agent", module)
+    spec.loader.exec_module(module)
+    return module.DemoAgent
+
+
+class AllowingClient(Client):
+    """Allows every permission request (the demo agent asks once per turn)."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def on_permission(self, session: ClientSession[Any], request: PermissionRequest) -> Any:
+        self.asked.append(session.session_id)
+        return {"outcome": "selected", "optionId": "allow"}
+
+
+class Served:
+    """A RemoteServer listening on 127.0.0.1 (its port, its URL, its server object)."""
+
+    def __init__(self, server: RemoteServer, port: int) -> None:
+        self.server = server
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}/"
+        self.ws_url = f"ws://127.0.0.1:{port}/"
+
+
+@contextlib.asynccontextmanager
+async def served(
+    *, token: str | None = None, limits: RemoteLimits | None = None, pause: float = 0.0
+) -> AsyncIterator[Served]:
+    agent = demo_agent_class()(pause=pause)
+    server = RemoteServer(agent.connection_dispatcher, guard=None, limits=limits)
+    runner = web.AppRunner(server.app(), handler_cancellation=True, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    server.guard = WebGuard.for_address("127.0.0.1", port, token=token)
+    try:
+        yield Served(server, port)
+    finally:
+        await runner.cleanup()
+
+
+def run(coroutine: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coroutine, HANG_GUARD))
