@@ -16,7 +16,14 @@ import pytest
 
 from tests.remote.processes import served_process
 
-from .surface import DEMO_REPLY, HANG_GUARD, assert_session_surface, our_client_turn
+from .surface import (
+    DEMO_REPLY,
+    HANG_GUARD,
+    SCAFFOLDED_AGENT,
+    SCAFFOLDED_REPLY,
+    assert_session_surface,
+    our_client_turn,
+)
 
 pytestmark = pytest.mark.network  # installs the SDK from its registry once (then cached)
 
@@ -29,6 +36,13 @@ TOKEN = "interop-token-1234"
 @pytest.fixture(scope="module")
 def demo_url() -> Iterator[str]:
     with served_process([*DEMO, "--http", "127.0.0.1:0"], token=TOKEN) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def scaffolded_url(scaffolded: Path) -> Iterator[str]:
+    argv = [*SCAFFOLDED_AGENT, "--http", "127.0.0.1:0"]
+    with served_process(argv, token=TOKEN, env={"PYTHONPATH": str(scaffolded / "src")}) as url:
         yield url
 
 
@@ -52,6 +66,17 @@ def test_the_ts_remote_client_drives_the_example_agent(
     summary["agentExitCode"] = 0  # the agent keeps serving other connections: no exit here
     assert summary["agentName"] == "acp-codegen-demo-agent"
     assert_session_surface(summary, tmp_path, reply=DEMO_REPLY)
+
+
+@pytest.mark.parametrize("transport", ["http", "ws"])
+def test_the_ts_remote_client_drives_a_scaffolded_agent(
+    ts_prefix: Path, tmp_path: Path, scaffolded_url: str, transport: str
+) -> None:
+    url = scaffolded_url if transport == "http" else "ws" + scaffolded_url.removeprefix("http")
+    summary = ts_remote_summary(ts_prefix, tmp_path, url, transport)
+    summary["agentExitCode"] = 0
+    assert summary["agentName"] == "my-agent"
+    assert_session_surface(summary, tmp_path, reply=SCAFFOLDED_REPLY)
 
 
 @pytest.mark.parametrize("transport", ["http", "ws"])
