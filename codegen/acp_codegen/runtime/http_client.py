@@ -106,10 +106,14 @@ class HttpTransport:
         if not envelope.is_initialize:
             raise ValueError("the first message to a remote agent must be initialize")
         headers = self._with({"Content-Type": JSON_TYPE})
-        async with self._http.post(self._url, data=frame, headers=headers) as answer:
-            body = await answer.content.read(self._max + 1)
-            connection_id = answer.headers.get(CONNECTION_HEADER)
-            status = answer.status
+        try:
+            async with self._http.post(self._url, data=frame, headers=headers) as answer:
+                body = await answer.content.read(self._max + 1)
+                connection_id = answer.headers.get(CONNECTION_HEADER)
+                status = answer.status
+        except (aiohttp.ClientError, OSError) as problem:
+            fail_request(self._queue, envelope.id, f"cannot reach {self._url}: {problem}")
+            raise
         if status != 200 or connection_id is None:
             text = body[:_ERROR_BODY_BYTES].decode("utf-8", "replace")
             why = f"no {CONNECTION_HEADER} in the answer" if status == 200 else f"HTTP {status}"

@@ -43,13 +43,20 @@ class WebSocketTransport:
         queue: FrameQueue,
         max_message_bytes: int,
     ) -> WebSocketTransport:
-        socket = await http.ws_connect(
-            url,
-            headers=dict(headers or {}),
-            max_msg_size=max_message_bytes,
-            heartbeat=_HEARTBEAT_SECONDS,
-            decode_text=False,
-        )
+        try:
+            socket = await http.ws_connect(
+                url,
+                headers=dict(headers or {}),
+                max_msg_size=max_message_bytes,
+                heartbeat=_HEARTBEAT_SECONDS,
+                decode_text=False,
+            )
+        except aiohttp.WSServerHandshakeError as refused:
+            raise ConnectionRefusedError(
+                f"{url} refused the WebSocket: HTTP {refused.status} {refused.message}"
+            ) from None
+        except aiohttp.ClientError as problem:
+            raise ConnectionRefusedError(f"cannot reach {url}: {problem}") from None
         return cls(socket, queue)
 
     async def _send(self, frame: bytes) -> None:
