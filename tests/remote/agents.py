@@ -11,13 +11,18 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from acp_codegen._bindings import Client, ClientSession, PermissionRequest
-from acp_codegen._bindings._runtime.http_server import RemoteServer
-from acp_codegen._bindings._runtime.remote_link import RemoteLimits
-from acp_codegen._bindings._runtime.web_guard import WebGuard
 from aiohttp import web
 
 REPO = Path(__file__).resolve().parents[2]
+# The example agent imports the committed bindings as `acp_bindings`; the server must be of the
+# same copy (its RpcError is the one the agent raises).
+sys.path.insert(0, str(REPO / "generated"))
+
+from acp_bindings import Client, ClientSession, PermissionRequest  # noqa: E402
+from acp_bindings._runtime.http_server import RemoteServer  # noqa: E402
+from acp_bindings._runtime.remote_link import RemoteLimits as RemoteLimits  # noqa: E402
+from acp_bindings._runtime.web_guard import WebGuard  # noqa: E402
+
 DEMO_PATH = REPO / "examples" / "demo_agent.py"
 HANG_GUARD = 60.0  # only turns a hang into a failure; never a statement about speed
 

@@ -196,12 +196,13 @@ class RemoteServer:
             stream = link.main if session is None else link.session_stream(session)
         except LimitExceeded as problem:
             return _text(400, str(problem))
-        if not stream.acquire():
+        lease = stream.acquire(lambda: _connected(request))
+        if lease is None:
             return _text(409, "Outbound stream already has an active receiver")
         try:
-            return await _stream_events(request, stream)
+            return await _stream_events(request, stream, lease)
         finally:
-            stream.release()
+            stream.release(lease)
             link.touch()
 
     def _link_of(self, request: web.Request) -> RemoteLink | web.Response:
@@ -240,6 +241,11 @@ def _session_problem(link: RemoteLink, envelope: Envelope, header: str | None) -
     return None
 
 
+def _connected(request: web.Request) -> bool:
+    transport = request.transport
+    return transport is not None and not transport.is_closing()
+
+
 def _json(status: int, body: bytes, headers: dict[str, str] | None = None) -> web.Response:
     return web.Response(status=status, body=body, content_type=JSON_TYPE, headers=headers)
 
@@ -256,7 +262,9 @@ def _refuse_body(body: bytes) -> web.Response:
     return _text(400, "Invalid JSON-RPC message")
 
 
-async def _stream_events(request: web.Request, stream: Outbox) -> web.StreamResponse:
+async def _stream_events(
+    request: web.Request, stream: Outbox, lease: object
+) -> web.StreamResponse:
     """Hand the stream's messages to one SSE response until the stream ends or the client
     leaves; a message whose write failed goes back to the stream."""
     response = web.StreamResponse(
@@ -269,7 +277,7 @@ async def _stream_events(request: web.Request, stream: Outbox) -> web.StreamResp
     await response.prepare(request)
     while True:
         try:
-            frame = await stream.next(KEEP_ALIVE_SECONDS)
+            frame = await stream.next(KEEP_ALIVE_SECONDS, lease)
         except StreamClosed:
             break
         try:

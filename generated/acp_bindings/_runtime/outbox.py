@@ -60,7 +60,10 @@ class Outbox:
         self._arrived = asyncio.Event()
         self._finished = False
         self._on_receiver_change = on_receiver_change
-        self.has_receiver = False
+        self._lease: object | None = None
+        self._alive: Callable[[], bool] | None = None
+        self.free = asyncio.Event()  # set while no receiver is attached
+        self.free.set()
 
     def __len__(self) -> int:
         return len(self._frames)
@@ -78,26 +81,40 @@ class Outbox:
             self._frames.appendleft(frame)
             self._backlog.add(len(frame))
 
-    def acquire(self) -> bool:
-        """Attach the receiver; False when one is attached already or the stream is over."""
-        if self.has_receiver or self._finished:
-            return False
-        self.has_receiver = True
+    def acquire(self, alive: Callable[[], bool] | None = None) -> object | None:
+        """Attach a receiver: its lease (give it to `release`), or None when a live receiver
+        holds the stream or the stream is over. `alive` tells whether this receiver's client
+        is still connected: a new receiver takes the stream over from one that is not (its
+        client left and the server has not noticed yet), so a reconnecting client is not
+        refused its own stream."""
+        if self._finished:
+            return None
+        if self._lease is not None and (self._alive is None or self._alive()):
+            return None
+        self._lease, self._alive = object(), alive
+        self._arrived.set()  # a receiver it replaced stops waiting
+        self.free.clear()
         if self._on_receiver_change is not None:
             self._on_receiver_change()
-        return True
+        return self._lease
 
-    def release(self) -> None:
-        if self.has_receiver:
-            self.has_receiver = False
+    def release(self, lease: object) -> None:
+        if self._lease is lease:
+            self._lease = self._alive = None
+            self.free.set()
             if self._on_receiver_change is not None:
                 self._on_receiver_change()
 
-    async def next(self, wait_seconds: float | None) -> bytes | None:
+    @property
+    def has_receiver(self) -> bool:
+        return self._lease is not None
+
+    async def next(self, wait_seconds: float | None, lease: object | None = None) -> bytes | None:
         """The next message; None when `wait_seconds` passed without one (time for a
-        keep-alive); StreamClosed once the stream is finished and drained."""
-        while not self._frames:
-            if self._finished:
+        keep-alive); StreamClosed once the stream is finished and drained, or once `lease`
+        (when given) no longer holds the stream: another receiver took it over."""
+        while not self._frames or (lease is not None and lease is not self._lease):
+            if self._finished or (lease is not None and lease is not self._lease):
                 raise StreamClosed
             self._arrived.clear()
             try:
