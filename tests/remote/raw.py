@@ -53,14 +53,25 @@ class RawClient:
         answer: dict[str, Any] = json.loads(body)
         return answer
 
-    async def events(self, session: str | None = None) -> AsyncGenerator[dict[str, Any]]:
-        """The messages of one event stream, until it ends (or the caller stops reading)."""
+    async def events(
+        self, session: str | None = None, *, announce: bool = False
+    ) -> AsyncGenerator[dict[str, Any]]:
+        """The messages of one event stream, until it ends (or the caller stops reading);
+        with `announce`, first an empty dict once the server has accepted the stream."""
         headers = self.headers(session, Accept="text/event-stream")
         timeout = aiohttp.ClientTimeout(total=None, sock_read=None)
         async with self.http.get(self.url, headers=headers, timeout=timeout) as answer:
             assert answer.status == 200, await answer.text()
+            if announce:
+                yield {}
             async for frame in sse_messages(answer.content.iter_any(), 1 << 26):
                 yield json.loads(frame)
+
+    async def listen(self, session: str | None = None) -> AsyncGenerator[dict[str, Any]]:
+        """`events`, open once this returns: what the agent sends next comes on it."""
+        stream = self.events(session, announce=True)
+        assert await anext(stream) == {}
+        return stream
 
     async def status_of_stream(self, session: str | None = None) -> int:
         headers = self.headers(session, Accept="text/event-stream")

@@ -22,7 +22,7 @@ async def opened(http: aiohttp.ClientSession, url: str) -> tuple[RawClient, Asyn
     """A client past initialize, reading its connection stream."""
     client = RawClient(http, url)
     await client.open()
-    return client, aiter(client.events())
+    return client, await client.listen()
 
 
 async def new_session(client: RawClient, main: AsyncIterator[Any], cwd: str) -> str:
@@ -105,7 +105,7 @@ def test_a_turn_goes_to_the_session_stream_and_answers_go_back_with_its_header()
         async with served() as agent, aiohttp.ClientSession() as http:
             client, main = await opened(http, agent.url)
             session = await new_session(client, main, "/tmp")
-            events = aiter(client.events(session))
+            events = await client.listen(session)
             assert (await client.post(prompt(session), session=session))[0] == 202
             seen = [await anext(events)]
             while seen[-1].get("method") != "session/request_permission":
@@ -136,7 +136,7 @@ def test_what_was_sent_while_the_session_stream_was_down_comes_when_it_reopens()
         async with served() as agent, aiohttp.ClientSession() as http:
             client, main = await opened(http, agent.url)
             session = await new_session(client, main, "/tmp")
-            first = client.events(session)
+            first = await client.listen(session)
             assert (await client.post(prompt(session), session=session))[0] == 202
             async for message in first:
                 if message.get("method") == "session/request_permission":
@@ -180,7 +180,7 @@ def test_text_the_stdio_path_carries_survives_http(text: str) -> None:
         async with served() as agent, aiohttp.ClientSession() as http:
             client, main = await opened(http, agent.url)
             session = await new_session(client, main, "/tmp")
-            events = aiter(client.events(session))
+            events = await client.listen(session)
             body = json.dumps(prompt(session, text=text)).encode()  # ASCII with \u escapes
             assert (await client.post(None, session, raw=body))[0] == 202
             reply = ""
@@ -210,5 +210,30 @@ def test_a_number_json_cannot_hold_is_answered_as_on_stdio() -> None:
             assert (await client.post(None, raw=raw))[0] == 202
             answer = await anext(main)
             assert answer["id"] == 5 and answer["error"]["code"] == -32602
+
+    run(scenario())
+
+
+def test_a_client_that_reads_only_the_connection_stream_gets_the_whole_turn() -> None:
+    """Upstream's draft has one stream per connection: a client that never opens a session's
+    stream gets that session's messages on the connection's, and answers without the header."""
+
+    async def scenario() -> None:
+        async with served() as agent, aiohttp.ClientSession() as http:
+            client, main = await opened(http, agent.url)
+            session = await new_session(client, main, "/tmp")
+            assert (await client.post(prompt(session), session=session))[0] == 202
+            async for message in main:
+                if message.get("method") == "session/request_permission":
+                    answer = {
+                        "jsonrpc": "2.0",
+                        "id": message["id"],
+                        "result": {"outcome": {"outcome": "selected", "optionId": "allow"}},
+                    }
+                    assert (await client.post(answer))[0] == 202
+                update = message.get("params", {}).get("update", {})
+                if update.get("state") == "idle":
+                    assert update["stopReason"] == "end_turn"
+                    break
 
     run(scenario())

@@ -262,9 +262,7 @@ def _refuse_body(body: bytes) -> web.Response:
     return _text(400, "Invalid JSON-RPC message")
 
 
-async def _stream_events(
-    request: web.Request, stream: Outbox, lease: object
-) -> web.StreamResponse:
+async def _stream_events(request: web.Request, stream: Outbox, lease: object) -> web.StreamResponse:
     """Hand the stream's messages to one SSE response until the stream ends or the client
     leaves; a message whose write failed goes back to the stream."""
     response = web.StreamResponse(

@@ -8,7 +8,9 @@ written through a `FrameSink`, so the lifecycle never learns which transport it 
 the agent writes is routed to an `Outbox`:
 
 - over HTTP, to the connection's stream or to a session's stream: a request or notification
-  by the `sessionId` in its params, a response by the stream of the request it answers;
+  by the `sessionId` in its params, a response by the session of the request it answers
+  (its `Acp-Session-Id`); a session's stream once the client has opened it, the
+  connection's stream before (and always, for a client that never opens session streams);
 - over WebSocket, everything to the one stream the socket drains.
 
 The initialize response is the exception: it is the body of the POST (or the first frame)
@@ -127,7 +129,7 @@ class RemoteLink:
 
     def asked_session(self, envelope: Envelope) -> tuple[bool, str | None]:
         """For a response the client sends: whether the agent asked that request (and is
-        still waiting), and the session it asked for (None: the connection)."""
+        still waiting), and the session whose stream carried it (None: the connection's)."""
         key = id_key(envelope.id)
         if key is None or key not in self._asked:
             return False, None
@@ -172,19 +174,17 @@ class RemoteLink:
         if self.websocket:
             self.main.push(frame)
             return
-        session: str | None
         if envelope.is_response:
             session = self._routes.pop(key, None) if key is not None else None
         else:
             session = envelope.session_id
-            if envelope.is_request and key is not None:
-                self._remember(self._asked, key, session)
-        try:
-            target = self.main if session is None else self.session_stream(session)
-        except LimitExceeded as problem:
-            self.close_soon(str(problem))
-            return
-        target.push(frame)
+        # A session's stream exists once the client asked for it (TS SDK clients do, right
+        # after session/new); until then, or for a client that only reads the connection's
+        # stream (upstream's draft), the session's messages go to the connection's stream.
+        target = self.sessions.get(session) if session is not None else None
+        if envelope.is_request and key is not None:
+            self._remember(self._asked, key, session if target is not None else None)
+        (self.main if target is None else target).push(frame)
 
     async def _room(self) -> None:
         """Wait while clients are behind; drop a client that takes nothing for too long."""
