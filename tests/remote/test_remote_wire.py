@@ -34,6 +34,12 @@ async def new_session(client: RawClient, main: AsyncIterator[Any], cwd: str) -> 
     return session
 
 
+def allow(asked: dict[str, Any]) -> dict[str, Any]:
+    """The answer that selects "allow" for the permission request `asked`."""
+    outcome = {"outcome": "selected", "optionId": "allow"}
+    return {"jsonrpc": "2.0", "id": asked["id"], "result": {"outcome": outcome}}
+
+
 def prompt(session: str, request_id: int = 2, text: str = TEXT) -> dict[str, Any]:
     params = {"sessionId": session, "prompt": [{"type": "text", "text": text}]}
     return {"jsonrpc": "2.0", "id": request_id, "method": "session/prompt", "params": params}
