@@ -119,11 +119,7 @@ def test_a_turn_goes_to_the_session_stream_and_answers_go_back_with_its_header()
             asked = seen[-1]
             assert all(m.get("params", {}).get("sessionId") == session for m in seen[1:])
             assert seen[0]["id"] == 2  # the prompt's receipt came on the session's stream
-            answer = {
-                "jsonrpc": "2.0",
-                "id": asked["id"],
-                "result": {"outcome": {"outcome": "selected", "optionId": "allow"}},
-            }
+            answer = allow(asked)
             assert (await client.post(answer))[0] == 400  # the request came on a session
             assert (await client.post(answer, session=session))[0] == 202
             while seen[-1].get("params", {}).get("update", {}).get("state") != "idle":
@@ -151,11 +147,7 @@ def test_what_was_sent_while_the_session_stream_was_down_comes_when_it_reopens()
             await first.aclose()  # the stream drops
             link = agent.server.links[client.connection_id or ""]
             stream = link.sessions[session]
-            answer = {
-                "jsonrpc": "2.0",
-                "id": asked["id"],
-                "result": {"outcome": {"outcome": "selected", "optionId": "allow"}},
-            }
+            answer = allow(asked)
             assert (await client.post(answer, session=session))[0] == 202
             await stream.free.wait()  # the server saw the drop: the turn ran on unread
             assert (await client.post({"jsonrpc": "2.0", "method": "$/ping"}))[0] == 202
@@ -192,12 +184,8 @@ def test_text_the_stdio_path_carries_survives_http(text: str) -> None:
             reply = ""
             async for message in events:
                 if message.get("method") == "session/request_permission":
-                    allow = {
-                        "jsonrpc": "2.0",
-                        "id": message["id"],
-                        "result": {"outcome": {"outcome": "selected", "optionId": "allow"}},
-                    }
-                    await client.post(allow, session=session)
+                    answer = allow(message)
+                    await client.post(answer, session=session)
                 update = message.get("params", {}).get("update", {})
                 if update.get("sessionUpdate") == "agent_message_chunk":
                     reply += update["content"]["text"]
@@ -231,11 +219,7 @@ def test_a_client_that_reads_only_the_connection_stream_gets_the_whole_turn() ->
             assert (await client.post(prompt(session), session=session))[0] == 202
             async for message in main:
                 if message.get("method") == "session/request_permission":
-                    answer = {
-                        "jsonrpc": "2.0",
-                        "id": message["id"],
-                        "result": {"outcome": {"outcome": "selected", "optionId": "allow"}},
-                    }
+                    answer = allow(message)
                     assert (await client.post(answer))[0] == 202
                 update = message.get("params", {}).get("update", {})
                 if update.get("state") == "idle":
