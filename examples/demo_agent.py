@@ -16,8 +16,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from pathlib import Path
+from typing import Any
 
 # The example uses the committed bindings; a real agent vendors or installs them.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
@@ -83,6 +85,19 @@ class DemoAgent(Agent):
         await session.update_plan([inspect, answer_step], plan_id=plan_id)
         await session.report_usage(used=len(text), size=200_000)
         return "end_turn"
+
+
+def web_app(argv: list[str]) -> Any:
+    """The example agent as an aiohttp application, for a production server:
+
+        ACP_TOKEN=... python -m aiohttp.web -H 127.0.0.1 -P 8000 demo_agent:web_app
+
+    (run from examples/; `-- --public HOST:PORT` when clients reach it by another address,
+    e.g. through a proxy). The token is required: the app cannot see where it is bound."""
+    parser = argparse.ArgumentParser(prog="demo_agent:web_app")
+    parser.add_argument("--public", metavar="HOST:PORT", default="127.0.0.1:8000")
+    host, _, port = parser.parse_args(argv).public.rpartition(":")
+    return DemoAgent().web_app(host=host, port=int(port), token=os.environ.get("ACP_TOKEN"))
 
 
 def main() -> None:

@@ -77,3 +77,19 @@ async def served(
 
 def run(coroutine: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coroutine, HANG_GUARD))
+
+
+async def demo_turn(url: str, headers: dict[str, str] | None = None) -> None:
+    """Our client reaches the example agent at `url` and runs one allowed turn."""
+    client = AllowingClient()
+    remote = await client.connect(url, headers=headers or {})
+    try:
+        await client.lifecycle.initialize()
+        session = await client.lifecycle.new_session(cwd=str(REPO))
+        stop = await session.run_turn([{"type": "text", "text": "over the network"}])
+        assert stop == "end_turn"
+        assert client.asked == [session.session_id]
+        roles = [message["role"] for message in session.snapshot()["messages"]]
+        assert roles == ["user", "thought", "agent"]
+    finally:
+        await remote.close()

@@ -10,23 +10,37 @@ import subprocess
 from collections.abc import Iterator
 
 LISTENING = re.compile(r"serving ACP on (http://\S+)")
+AIOHTTP_LISTENING = re.compile(r"Running on (http://\S+)")  # python -m aiohttp.web, on stdout
 START_GUARD = 60.0  # only turns a hang into a failure
 
 
 @contextlib.contextmanager
 def served_process(
-    argv: list[str], *, token: str | None = None, env: dict[str, str] | None = None
+    argv: list[str],
+    *,
+    token: str | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    banner: re.Pattern[str] = LISTENING,
 ) -> Iterator[str]:
-    """Run `argv` (which must include `--http HOST:0` or a port) and yield its URL."""
+    """Run `argv` (which must include `--http HOST:0` or a port) and yield its URL, read from
+    the line `banner` matches in its output (stdout and stderr together)."""
     environment = {**os.environ, **(env or {})}
     environment.pop("ACP_TOKEN", None)
     if token is not None:
         environment["ACP_TOKEN"] = token
+    environment["PYTHONUNBUFFERED"] = "1"  # the banner must come before the process waits
     process = subprocess.Popen(
-        argv, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=environment
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=environment,
+        cwd=cwd,
     )
     try:
-        yield _url_of(process)
+        yield _url_of(process, banner)
     finally:
         process.terminate()
         try:
@@ -34,15 +48,15 @@ def served_process(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        assert process.stderr is not None
-        process.stderr.close()
+        assert process.stdout is not None
+        process.stdout.close()
 
 
-def _url_of(process: subprocess.Popen[str]) -> str:
-    assert process.stderr is not None
+def _url_of(process: subprocess.Popen[str], banner: re.Pattern[str]) -> str:
+    assert process.stdout is not None
     seen: list[str] = []
-    for line in process.stderr:
-        found = LISTENING.search(line)
+    for line in process.stdout:
+        found = banner.search(line)
         if found:
             _drain_in_background(process)
             return found.group(1)
@@ -51,9 +65,9 @@ def _url_of(process: subprocess.Popen[str]) -> str:
 
 
 def _drain_in_background(process: subprocess.Popen[str]) -> None:
-    """Keep reading stderr so the agent never blocks on a full pipe."""
+    """Keep reading its output so the agent never blocks on a full pipe."""
     import threading
 
-    assert process.stderr is not None
-    stream = process.stderr
+    assert process.stdout is not None
+    stream = process.stdout
     threading.Thread(target=lambda: [None for _ in stream], daemon=True).start()

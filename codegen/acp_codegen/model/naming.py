@@ -64,6 +64,7 @@ RESERVED_HANDLER_NAMES = frozenset(
         "spawn",
         "stored_sessions",
         "strict",
+        "web_app",
     }
 )
 

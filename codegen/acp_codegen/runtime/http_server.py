@@ -289,11 +289,22 @@ async def _stream_events(request: web.Request, stream: Outbox, lease: object) ->
 def web_app(
     dispatcher_factory: DispatcherFactory,
     *,
-    guard: WebGuard | None,
+    host: str,
+    port: int,
+    token: str | None = None,
+    insecure: bool = False,
+    hosts: tuple[str, ...] = (),
+    origins: tuple[str, ...] = (),
     limits: RemoteLimits | None = None,
 ) -> web.Application:
     """The aiohttp application serving `dispatcher_factory` (one dispatcher per connection),
-    for running under another server (`python -m aiohttp.web`, gunicorn's aiohttp worker)."""
+    for running under another server (`python -m aiohttp.web`, gunicorn's aiohttp worker).
+    `host` and `port` are what clients put in their URL (the Host header is checked against
+    them and `hosts`); without `token`, `insecure` must say so: the app cannot see where the
+    server binds, so it never runs unauthenticated by default (ValueError)."""
+    if token is None and not insecure:
+        raise ValueError("web_app needs a token, or insecure=True to run without one")
+    guard = WebGuard.for_address(host, port, token=token, also_hosts=hosts, also_origins=origins)
     return RemoteServer(dispatcher_factory, guard=guard, limits=limits).app()
 
 

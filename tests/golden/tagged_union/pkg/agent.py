@@ -91,6 +91,15 @@ class Agent:
             **options,
         )
 
+    def web_app(self, *, host: str, port: int, **options: Any) -> Any:
+        """The aiohttp `Application` serving this agent as `serve_http` does, for a production
+        server to run (`python -m aiohttp.web`, gunicorn's aiohttp worker). `host`/`port` are
+        what clients put in the URL; options (`token`, `insecure`, `hosts`, `origins`,
+        `limits`) go to the runtime's `web_app`."""
+        from ._runtime.http_server import web_app
+
+        return web_app(self.connection_dispatcher, host=host, port=port, **options)
+
     def run_http(self, host: str, port: int, **options: Any) -> None:
         """Entry point for `--http HOST:PORT`: serve until interrupted (see `serve_http`)."""
         asyncio.run(self.serve_http(host, port, **options))
