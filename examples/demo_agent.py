@@ -25,7 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
 from acp_bindings import Agent, Prompt, Session, models, selected_option
-from acp_bindings._runtime.http_options import add_http_arguments, http_settings
+from acp_bindings._runtime.http_options import Access, add_http_arguments, http_settings
 
 ALLOW, REJECT = "allow", "reject"
 
@@ -97,7 +97,8 @@ def web_app(argv: list[str]) -> Any:
     parser = argparse.ArgumentParser(prog="demo_agent:web_app")
     parser.add_argument("--public", metavar="HOST:PORT", default="127.0.0.1:8000")
     host, _, port = parser.parse_args(argv).public.rpartition(":")
-    return DemoAgent().web_app(host=host, port=int(port), token=os.environ.get("ACP_TOKEN"))
+    access = Access(token=os.environ.get("ACP_TOKEN"))
+    return DemoAgent().web_app(host=host, port=int(port), access=access)
 
 
 def main() -> None:
@@ -118,7 +119,7 @@ def main() -> None:
         agent.run()
         return
     try:
-        agent.run_http(remote.host, remote.port, token=remote.token, insecure=remote.insecure)
+        agent.run_http(remote.host, remote.port, access=remote.access)
     except (ValueError, OSError) as problem:  # refused address, port in use
         parser.exit(2, f"{parser.prog}: {problem}\n")
     except KeyboardInterrupt:

@@ -32,6 +32,7 @@ from aiohttp import web
 
 from .errors import RpcError
 from .framing import decode_line, encode_json
+from .http_options import Access
 from .messages import error_message
 from .outbox import Outbox, StreamClosed
 from .remote_link import DispatcherFactory, LimitExceeded, RemoteLimits, RemoteLink
@@ -294,20 +295,17 @@ def web_app(
     *,
     host: str,
     port: int,
-    token: str | None = None,
-    insecure: bool = False,
-    hosts: tuple[str, ...] = (),
-    origins: tuple[str, ...] = (),
+    access: Access,
     limits: RemoteLimits | None = None,
 ) -> web.Application:
     """The aiohttp application serving `dispatcher_factory` (one dispatcher per connection),
     for running under another server (`python -m aiohttp.web`, gunicorn's aiohttp worker).
     `host` and `port` are what clients put in their URL (the Host header is checked against
-    them and `hosts`); without `token`, `insecure` must say so: the app cannot see where the
-    server binds, so it never runs unauthenticated by default (ValueError)."""
-    if token is None and not insecure:
+    them and `access.hosts`); without a token, `access.insecure` must say so: the app cannot
+    see where the server binds, so it never runs unauthenticated by default (ValueError)."""
+    if access.token is None and not access.insecure:
         raise ValueError("web_app needs a token, or insecure=True to run without one")
-    guard = WebGuard.for_address(host, port, token=token, also_hosts=hosts, also_origins=origins)
+    guard = access.guard(host, port)
     return RemoteServer(dispatcher_factory, guard=guard, limits=limits).app()
 
 
@@ -316,16 +314,14 @@ async def serve_http(
     host: str,
     port: int,
     *,
-    token: str | None = None,
-    insecure: bool = False,
-    hosts: tuple[str, ...] = (),
-    origins: tuple[str, ...] = (),
+    access: Access,
     limits: RemoteLimits | None = None,
     ready: Callable[[int], None] | None = None,
 ) -> None:
-    """Listen on `host:port` until cancelled. Refuses a non-loopback address without `token`
-    unless `insecure` (ValueError). `ready` gets the bound port (useful with port 0)."""
-    problem = bind_problem(host, authenticated=token is not None, insecure=insecure)
+    """Listen on `host:port` until cancelled. Refuses a non-loopback address without a token
+    unless `access.insecure` (ValueError). `ready` gets the bound port (useful with port 0)."""
+    authenticated = access.token is not None
+    problem = bind_problem(host, authenticated=authenticated, insecure=access.insecure)
     if problem is not None:
         raise ValueError(problem)
     server = RemoteServer(dispatcher_factory, guard=None, limits=limits)
@@ -335,9 +331,7 @@ async def serve_http(
     try:
         await site.start()
         bound = _bound_port(site, port)
-        server.guard = WebGuard.for_address(
-            host, bound, token=token, also_hosts=hosts, also_origins=origins
-        )
+        server.guard = access.guard(host, bound)
         if ready is not None:
             ready(bound)
         else:
