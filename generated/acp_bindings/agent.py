@@ -250,8 +250,14 @@ class Agent:
         asyncio.run(self.serve_http(host, port, **options))
 
     def connection_dispatcher(self, connection: Connection) -> ValidatingDispatcher:
-        """`dispatcher`, on a fresh shallow copy of this agent: one per remote connection."""
-        return copy.copy(self).dispatcher(connection)
+        """`dispatcher`, on a fresh shallow copy of this agent: one per remote connection.
+        The copies share this agent's sessions: a client whose connection dropped resumes
+        them (`session/resume`) on its next one; the work they were doing is cancelled.
+        """
+        served = copy.copy(self)
+        dispatcher = served.dispatcher(connection)
+        served.lifecycle.share_sessions(self.__dict__.setdefault("_served_sessions", {}))
+        return dispatcher
 
     async def auth_login(self, *, params: models.LoginAuthRequest) -> models.LoginAuthResponse:
         """Handle `auth/login` (request)."""

@@ -18,9 +18,11 @@ REPO = Path(__file__).resolve().parents[2]
 # same copy (its RpcError is the one the agent raises).
 sys.path.insert(0, str(REPO / "generated"))
 
-from acp_bindings import Client, ClientSession, PermissionRequest  # noqa: E402
+from acp_bindings import Client as Client  # noqa: E402
+from acp_bindings import ClientSession as ClientSession  # noqa: E402
+from acp_bindings import PermissionRequest, message_text  # noqa: E402
 from acp_bindings._runtime.http_server import RemoteServer  # noqa: E402
-from acp_bindings._runtime.remote_link import RemoteLimits as RemoteLimits  # noqa: E402
+from acp_bindings._runtime.remote_link import RemoteLimits  # noqa: E402
 from acp_bindings._runtime.web_guard import WebGuard  # noqa: E402
 
 DEMO_PATH = REPO / "examples" / "demo_agent.py"
@@ -34,6 +36,9 @@ def demo_agent_class() -> Any:
     sys.modules.setdefault("remote_demo_agent", module)
     spec.loader.exec_module(module)
     return module.DemoAgent
+
+
+__all__ = ["Client", "ClientSession", "RemoteLimits", "message_text"]  # for the tests
 
 
 class AllowingClient(Client):

@@ -100,7 +100,9 @@ class Agent:
 
     def connection_dispatcher(self, connection: Connection) -> ValidatingDispatcher:
         """`dispatcher`, on a fresh shallow copy of this agent: one per remote connection."""
-        return copy.copy(self).dispatcher(connection)
+        served = copy.copy(self)
+        dispatcher = served.dispatcher(connection)
+        return dispatcher
 
     async def example_com_echo(self, *, params: models.ExtRequest) -> models.ExtResponse:
         """Handle `_example.com/echo` (request)."""

@@ -116,7 +116,9 @@ class Agent:
 
     def connection_dispatcher(self, connection: Connection) -> ValidatingDispatcher:
         """`dispatcher`, on a fresh shallow copy of this agent: one per remote connection."""
-        return copy.copy(self).dispatcher(connection)
+        served = copy.copy(self)
+        dispatcher = served.dispatcher(connection)
+        return dispatcher
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Handle an extension request (a method name starting with `_`)."""

@@ -96,7 +96,9 @@ class Agent:
 
     def connection_dispatcher(self, connection: Connection) -> ValidatingDispatcher:
         """`dispatcher`, on a fresh shallow copy of this agent: one per remote connection."""
-        return copy.copy(self).dispatcher(connection)
+        served = copy.copy(self)
+        dispatcher = served.dispatcher(connection)
+        return dispatcher
 
     async def session_cancel(self, *, params: models.CancelSessionNotification) -> None:
         """Handle `session/cancel` (notification)."""
