@@ -6,6 +6,7 @@ streams the prompt's text back as its answer and reports usage.
     python examples/demo_agent.py            # serve on stdin/stdout
     python examples/demo_agent.py --slow 0.5 # pause 0.5 s between steps, so a client has
                                              # time to cancel a turn by hand
+    python examples/demo_agent.py --http 127.0.0.1:8000  # serve over HTTP and WebSocket
 
 Logs go to stderr; stdout carries protocol messages only.
 """
@@ -15,13 +16,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from pathlib import Path
+from typing import Any
 
 # The example uses the committed bindings; a real agent vendors or installs them.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
 from acp_bindings import Agent, Prompt, Session, models, selected_option
+from acp_bindings._runtime.http_options import Access, add_http_arguments, http_settings
 
 ALLOW, REJECT = "allow", "reject"
 
@@ -83,6 +87,20 @@ class DemoAgent(Agent):
         return "end_turn"
 
 
+def web_app(argv: list[str]) -> Any:
+    """The example agent as an aiohttp application, for a production server:
+
+        ACP_TOKEN=... python -m aiohttp.web -H 127.0.0.1 -P 8000 demo_agent:web_app
+
+    (run from examples/; `-- --public HOST:PORT` when clients reach it by another address,
+    e.g. through a proxy). The token is required: the app cannot see where it is bound."""
+    parser = argparse.ArgumentParser(prog="demo_agent:web_app")
+    parser.add_argument("--public", metavar="HOST:PORT", default="127.0.0.1:8000")
+    host, _, port = parser.parse_args(argv).public.rpartition(":")
+    access = Access(token=os.environ.get("ACP_TOKEN"))
+    return DemoAgent().web_app(host=host, port=int(port), access=access)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -92,9 +110,20 @@ def main() -> None:
         metavar="SECONDS",
         help="pause between the steps of a turn, to leave time for cancelling it",
     )
+    add_http_arguments(parser)
     args = parser.parse_args()
+    remote = http_settings(parser, args)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-    DemoAgent(pause=args.slow).run()
+    agent = DemoAgent(pause=args.slow)
+    if remote is None:
+        agent.run()
+        return
+    try:
+        agent.run_http(remote.host, remote.port, access=remote.access)
+    except (ValueError, OSError) as problem:  # refused address, port in use
+        parser.exit(2, f"{parser.prog}: {problem}\n")
+    except KeyboardInterrupt:
+        pass
 
 
 if __name__ == "__main__":

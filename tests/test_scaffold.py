@@ -71,25 +71,38 @@ def test_the_project_layout(scaffolded: Path) -> None:
     assert f"src/{PACKAGE}/acp/_runtime/connection.py" in files
 
 
+REMOTE_MODULES = {"http_server", "ws_server", "http_client", "ws_client", "remote_client"}
+
+
 def test_the_project_depends_on_pydantic_only(scaffolded: Path) -> None:
     config = tomllib.loads((scaffolded / "pyproject.toml").read_text(encoding="utf-8"))
     assert config["project"]["name"] == NAME
     assert config["project"]["dependencies"] == [f"pydantic>={PYDANTIC_MINIMUM},<3"]
     assert config["project"]["scripts"] == {NAME: f"{PACKAGE}.__main__:main"}
     # mypy too: the project sets up `[tool.mypy]` and its README runs it.
-    assert config["project"]["optional-dependencies"] == {"test": ["pytest>=8", "mypy>=1.10"]}
+    # mypy too: the project sets up `[tool.mypy]` and its README runs it; aiohttp only for
+    # `--http` (the `http` extra).
+    assert config["project"]["optional-dependencies"] == {
+        "http": ["aiohttp>=3.14,<4"],
+        "test": ["pytest>=8", "mypy>=1.10"],
+    }
     assert "mypy" in config["tool"]
     imported: set[str] = set()
     for path in scaffolded.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
             if isinstance(node, ast.Import):
-                imported.update(alias.name.split(".")[0] for alias in node.names)
+                names = {alias.name.split(".")[0] for alias in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                imported.add(node.module.split(".")[0])
+                names = {node.module.split(".")[0]}
+            else:
+                continue
+            imported |= names
+            # Only the remote transports need aiohttp: stdio works without it.
+            assert "aiohttp" not in names or path.stem in REMOTE_MODULES, path
     assert "acp_codegen" not in imported and "acp_bindings" not in imported
     third_party = imported - set(sys.stdlib_module_names) - {PACKAGE, "agent_client"}
     # pydantic's own dependencies are fine: installing pydantic brings them.
-    assert third_party <= {"pydantic", "pydantic_core", "typing_extensions", "pytest"}
+    assert third_party <= {"pydantic", "pydantic_core", "typing_extensions", "pytest", "aiohttp"}
 
 
 def test_its_readme_uses_the_venv_by_path_never_activated(scaffolded: Path) -> None:

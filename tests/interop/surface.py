@@ -15,6 +15,8 @@ from conftest import REPO
 sys.path.insert(0, str(REPO / "generated"))
 
 from acp_bindings import Client, message_text
+from acp_bindings._runtime.remote_client import RemoteAgent
+from acp_bindings._runtime.stdio import AgentProcess
 
 HANG_GUARD = 120  # only turns a hang into a failure; never a statement about speed
 DEMO_AGENT = [sys.executable, str(REPO / "examples" / "demo_agent.py")]
@@ -70,14 +72,19 @@ def assert_session_surface(summary: dict[str, Any], cwd: Path, reply: str) -> No
     assert summary["agentExitCode"] == 0
 
 
-def our_client_turn(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
+def our_client_turn(argv: list[str] | str, cwd: Path, env: dict[str, str] | None = None) -> None:
     """Our generated Client spawns an SDK-written echo agent (ts_agent.mjs, py_sdk_agent.py:
-    the same turn) and runs one turn; asserts on the receipt, the stop reason, the session
-    snapshot and the agent's clean exit."""
+    the same turn), or reaches one served at a URL (`argv` a str: ts_remote_agent.mjs), and
+    runs one turn; asserts on the receipt, the stop reason, the session snapshot and the
+    agent's clean exit (a served agent outlives the connection: its exit is not asked)."""
 
     async def scenario() -> tuple[str | None, dict[str, Any], Any, int, int]:
         client = Client()
-        process = await client.spawn(argv, env=None if env is None else {**os.environ, **env})
+        process: AgentProcess | RemoteAgent
+        if isinstance(argv, str):
+            process = await client.connect(argv)
+        else:
+            process = await client.spawn(argv, env=None if env is None else {**os.environ, **env})
         receipts: list[Any] = []  # raw `session/prompt` answers; run_turn does not return them
         request = process.connection.request
 
@@ -94,7 +101,8 @@ def our_client_turn(argv: list[str], cwd: Path, env: dict[str, str] | None = Non
         (receipt,) = receipts
         snapshot: dict[str, Any] = dict(session.snapshot())
         version = initialized["protocolVersion"]
-        return stop, snapshot, receipt, await process.close(), version
+        exit_code = await process.close()
+        return stop, snapshot, receipt, exit_code or 0, version
 
     stop, snapshot, receipt, exit_code, version = asyncio.run(
         asyncio.wait_for(scenario(), HANG_GUARD)

@@ -14,7 +14,7 @@ import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { format } from "node:util";
+import { runScenario } from "./ts_scenario.mjs";
 
 const [sdkPrefix, cwd, dashes, ...agentCommand] = process.argv.slice(2);
 if (dashes !== "--" || agentCommand.length === 0) {
@@ -26,13 +26,6 @@ const entry = createRequire(join(sdkPrefix, "package.json")).resolve(
 );
 const acp = await import(entry);
 
-const sdkErrors = [];
-const printError = console.error;
-console.error = (...args) => {
-  sdkErrors.push(format(...args));
-  printError(...args);
-};
-
 const agentProcess = spawn(agentCommand[0], agentCommand.slice(1), {
   stdio: ["pipe", "pipe", "inherit"],
 });
@@ -42,93 +35,8 @@ const stream = acp.ndJsonStream(
   Readable.toWeb(agentProcess.stdout),
 );
 
-// What each permission request is answered with, in order: "allow" selects the agent's
-// "allow" option; "cancel" sends session/cancel, waits until the agent withdraws the pending
-// request with $/cancel_request (2.4.0: an agent cancels the permission requests of the work
-// it stops; the SDK aborts the handler's signal then), and answers `cancelled`.
-const answers = ["allow", "cancel"];
-const permissions = [];
-const app = acp.client({ name: "acp-codegen-interop" });
-app.onRequest("session/request_permission", async ({ params, agent, signal }) => {
-  const answer = answers.shift();
-  const options = params.options.map((option) => option.optionId);
-  if (answer === "cancel") {
-    await agent.notify("session/cancel", { sessionId: params.sessionId });
-    await new Promise((resolve) => {
-      if (signal.aborted) resolve();
-      signal.addEventListener("abort", resolve, { once: true });
-    });
-    permissions.push({ answer, options, withdrawn: true });
-    return { outcome: { outcome: "cancelled" } };
-  }
-  permissions.push({ answer, options, withdrawn: signal.aborted });
-  return { outcome: { outcome: "selected", optionId: "allow" } };
-});
-
-// One turn: send the prompt and read the session's updates until the idle state that follows
-// this prompt's user_message (an idle state before it, e.g. after session/new, is not the end).
-async function turn(session, text) {
-  const receipt = session.prompt(text);
-  const updates = [];
-  const userMessages = [];
-  const replies = new Map();
-  const toolCalls = {}; // toolCallId -> the last status reported
-  for (;;) {
-    const message = await session.nextUpdate();
-    const { update } = message;
-    updates.push(update.sessionUpdate + (update.state ? `:${update.state}` : ""));
-    if (message.kind === "stop") {
-      if (userMessages.length > 0) {
-        return {
-          receipt: await receipt,
-          stopReason: message.stopReason,
-          userMessageIds: userMessages,
-          reply: [...replies.values()].join(""),
-          toolCalls,
-          updates,
-        };
-      }
-      continue;
-    }
-    if (update.sessionUpdate === "user_message") userMessages.push(update.messageId);
-    if (update.sessionUpdate === "tool_call_update" && update.status) {
-      toolCalls[update.toolCallId] = update.status;
-    }
-    if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") {
-      replies.set(update.messageId, (replies.get(update.messageId) ?? "") + update.content.text);
-    }
-  }
-}
-
-const summary = await app.connectWith(stream, async (ctx) => {
-  const initialized = await ctx.request("initialize", {
-    protocolVersion: acp.PROTOCOL_VERSION,
-    info: { name: "acp-codegen-interop", version: "0.0.0" },
-  });
-  const session = await ctx.buildSession(cwd).start();
-  const allowed = await turn(session, "count these four words");
-  const cancelled = await turn(session, "this turn is cancelled");
-  const listed = await ctx.request("session/list", { cwd });
-  const closed = await ctx.request("session/close", { sessionId: session.sessionId });
-  let afterClose;
-  try {
-    afterClose = { result: await session.prompt("after the close") };
-  } catch (error) {
-    afterClose = { error: error.code };
-  }
-  session.dispose();
-  return {
-    protocolVersion: initialized.protocolVersion,
-    agentName: initialized.info?.name,
-    sessionId: session.sessionId,
-    turns: [allowed, cancelled],
-    permissions,
-    listed,
-    closed,
-    afterClose,
-  };
-});
+const summary = await runScenario(acp, stream, cwd);
 
 agentProcess.stdin.end(); // our agents exit when stdin closes (closing the connection may have)
 const exitCode = await exited;
-process.stdout.write(JSON.stringify({ ...summary, agentExitCode: exitCode, sdkErrors }) + "\n");
+process.stdout.write(JSON.stringify({ ...summary, agentExitCode: exitCode }) + "\n");

@@ -25,8 +25,12 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "chat": (
         "acp-codegen chat -- acp-codegen demo-agent --slow 0.3",
         'acp-codegen chat --prompt "hello there" --approve -- acp-codegen demo-agent',
+        "acp-codegen chat --url http://127.0.0.1:8000/ --header 'Authorization: Bearer TOKEN'",
     ),
-    "demo-agent": ("acp-codegen chat -- acp-codegen demo-agent --slow 0.3",),
+    "demo-agent": (
+        "acp-codegen chat -- acp-codegen demo-agent --slow 0.3",
+        "ACP_TOKEN=TOKEN acp-codegen demo-agent --http 127.0.0.1:8000",
+    ),
     "schema": (
         "acp-codegen schema > acp.schema.json    # the schema shipped with acp-codegen",
         "acp-codegen schema --write acp.schema.json",

@@ -1,8 +1,9 @@
 """What ships inside acp-codegen, within reach after `pip install` (no clone needed):
 
 - `acp-codegen schema [--write FILE]` prints (or writes) the canonical ACP schema;
-- `acp-codegen demo-agent [--slow SECONDS]` serves the example agent, examples/demo_agent.py, on
-  stdio, so the README's client and chat examples run anywhere. The example imports the bindings
+- `acp-codegen demo-agent [--slow SECONDS] [--http HOST:PORT [--insecure]]` serves the example
+  agent, examples/demo_agent.py, on stdio (or over HTTP and WebSocket), so the README's client
+  and chat examples run anywhere. The example imports the bindings
   as `acp_bindings`, as a project that generated them would; here that name is the copy shipped
   inside acp-codegen (the same files as the repository's generated/acp_bindings).
 """
@@ -34,6 +35,18 @@ def add_shipped_parsers(sub: Any, parents: list[argparse.ArgumentParser]) -> Non
     ):  # fmt: skip
         cmd = sub.add_parser(name, help=text, description=text, parents=parents)
         cmd.add_argument(option, metavar=metavar, help=help_text)
+        if name == "demo-agent":  # passed on to the example agent, which checks them
+            cmd.add_argument(
+                "--http",
+                metavar="HOST:PORT",
+                help="serve over Streamable HTTP and WebSocket at HOST:PORT instead (needs "
+                "aiohttp); clients must send the bearer token in $ACP_TOKEN when it is set",
+            )
+            cmd.add_argument(
+                "--insecure",
+                action="store_true",
+                help="with --http: allow a non-loopback address without $ACP_TOKEN",
+            )
 
 
 def run_schema(args: argparse.Namespace) -> int:
@@ -59,5 +72,7 @@ def run_demo(args: argparse.Namespace) -> int:
 
     sys.modules.setdefault("acp_bindings", _bindings)
     sys.argv = [str(DEMO_AGENT), *([] if args.slow is None else ["--slow", args.slow])]
+    sys.argv += [*([] if args.http is None else ["--http", args.http])]
+    sys.argv += ["--insecure"] if args.insecure else []
     runpy.run_path(str(DEMO_AGENT), run_name="__main__")
     return EXIT_OK

@@ -42,6 +42,7 @@ RESERVED_HANDLER_NAMES = frozenset(
         "agent",
         "capabilities",
         "client",
+        "connect",
         "dispatcher",
         "ext_method",
         "ext_notification",
@@ -57,10 +58,13 @@ RESERVED_HANDLER_NAMES = frozenset(
         "on_resume_session",
         "peer",
         "run",
+        "run_http",
+        "serve_http",
         "serve_stdio",
         "spawn",
         "stored_sessions",
         "strict",
+        "web_app",
     }
 )
 

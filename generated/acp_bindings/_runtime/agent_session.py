@@ -164,6 +164,11 @@ class AgentSession:
         cwd = self.setup.get("cwd")
         return cwd if isinstance(cwd, str) else None
 
+    @property
+    def peer(self) -> Peer:
+        """The connection the session's updates go to (the last to open or resume it)."""
+        return self._peer
+
     def attach(self, peer: Peer, setup: Mapping[str, Any], client_capabilities: Any) -> None:
         """Reopen (session/resume): new setup params, open again."""
         self._peer = peer

@@ -73,6 +73,7 @@ from .turns import PromptHandler, TurnRunner
 from .versions import negotiate
 
 __all__ = ["AgentSide", "PromptHandler", "SessionHook", "SessionHooks"]
+_DETACHING: set[asyncio.Task[None]] = set()  # strong references: the loop keeps weak ones
 
 
 class AgentSide:
@@ -182,6 +183,20 @@ class AgentSide:
     ) -> AgentSession:
         """Register a session (session/new does this)."""
         return self.registry.open(session_id, setup)
+
+    def share_sessions(self, sessions: dict[str, AgentSession]) -> None:
+        """Serve `sessions`, shared by every connection of an agent served remotely, instead
+        of this connection's own, so a client that lost its connection resumes its sessions
+        on the next one. When this connection ends, the sessions it had open are detached
+        (`SessionRegistry.detach`)."""
+        self.registry.sessions = sessions
+        detaching = asyncio.ensure_future(self._detach_when_closed())
+        _DETACHING.add(detaching)  # not in _background: aclose must not cancel it
+        detaching.add_done_callback(_DETACHING.discard)
+
+    async def _detach_when_closed(self) -> None:
+        await self.connection.wait_closed()
+        await self.registry.detach(self.connection)
 
     async def aclose(self) -> None:
         """Cancel every running turn and wait for the runners to finish."""

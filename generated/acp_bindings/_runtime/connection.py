@@ -39,7 +39,14 @@ from typing import Any
 
 from .dispatch import Dispatcher
 from .errors import ConnectionClosed, RpcError
-from .framing import DEFAULT_MAX_LINE_BYTES, ByteSink, LineReader, LineTooLong, encode_json
+from .framing import (
+    DEFAULT_MAX_LINE_BYTES,
+    ByteSink,
+    FrameSource,
+    LineReader,
+    LineTooLong,
+    encode_json,
+)
 from .incoming import CANCEL_REQUEST_METHOD, IncomingMessages, answer_written
 from .jsonvalue import to_json
 from .messages import RequestId, error_message, notification_message, request_message
@@ -59,11 +66,13 @@ class Connection(IncomingMessages):
 
     `dispatcher` handles what the peer sends; without one, requests get -32601 and
     notifications are ignored. It may be assigned after construction, before `start()`.
+    `reader` is a byte stream of newline-delimited messages, or a `FrameSource` that yields
+    one message at a time (a transport with its own framing: HTTP bodies, WebSocket frames).
     """
 
     def __init__(
         self,
-        reader: asyncio.StreamReader,
+        reader: asyncio.StreamReader | FrameSource,
         writer: ByteSink,
         dispatcher: Dispatcher | None = None,
         *,
@@ -76,7 +85,11 @@ class Connection(IncomingMessages):
         # version without it (v1) just gets its late answer ignored.
         self.sends_cancel_request = True
         self._withdrawn: OrderedDict[RequestId, None] = OrderedDict()
-        self._lines = LineReader(reader, max_line_bytes=max_line_bytes)
+        self._lines: FrameSource = (
+            LineReader(reader, max_line_bytes=max_line_bytes)
+            if isinstance(reader, asyncio.StreamReader)
+            else reader
+        )
         self._writer = writer
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, asyncio.Future[Any]] = {}

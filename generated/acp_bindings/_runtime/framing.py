@@ -32,6 +32,13 @@ class ByteSink(Protocol):
     def is_closing(self) -> bool: ...
 
 
+class FrameSource(Protocol):
+    """Where a connection reads its messages from: one message's bytes per call, None at the
+    end; `LineTooLong` for a message over the limit (skipped)."""
+
+    async def read_line(self) -> bytes | None: ...
+
+
 class LineTooLong(Exception):
     """A line exceeded the limit; it was skipped up to its newline."""
 

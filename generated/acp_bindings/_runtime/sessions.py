@@ -234,6 +234,8 @@ class SessionRegistry:
         session = self.sessions.get(session_id)
         if session is None:
             return await self._load(session_id, params)
+        if session.peer is not self._peer and not session.closed:
+            await self._detach(session)  # resumed from another connection: it moves here
         session.attach(self._peer, params, self.client_capabilities)
         return session
 
@@ -243,6 +245,28 @@ class SessionRegistry:
             raise unknown_session(session_id)
         self.sessions[session_id] = session
         return session
+
+    async def detach(self, peer: Peer) -> None:
+        """`peer`'s connection is gone: the sessions it had open stop their work and close,
+        and wait for `session/resume` on another connection (where sessions are shared
+        between connections)."""
+        for session in list(self.sessions.values()):
+            if session.peer is peer and not session.closed:
+                await self._detach(session)
+
+    async def _detach(self, session: AgentSession) -> None:
+        """Stop the session's work and close it. Work that did not report idle (stopped here,
+        or ended by the lost connection) is reported `cancelled` by the next resume: its own
+        idle report could not reach anyone."""
+        await self._runner.stop(session)
+        session.closed = True
+        last = session.last_state
+        if last is not None and last.get("state") != "idle":
+            session.last_state = {
+                "sessionUpdate": "state_update",
+                "state": "idle",
+                "stopReason": "cancelled",
+            }
 
     async def delete(self, params: Any) -> dict[str, Any]:
         hook = self.hooks.on_delete_session

@@ -12,6 +12,7 @@ from .._runtime.connection import Connection
 from .._runtime.dispatch import ValidatingDispatcher
 from .._runtime.errors import RpcError
 from .._runtime.peer import Peer
+from .._runtime.remote_client import RemoteAgent, connect_remote
 from .._runtime.stdio import AgentProcess, spawn_agent
 from .._runtime.tolerant import result_from_wire
 from .._runtime.wire import to_wire
@@ -202,6 +203,12 @@ class Client:
         """Start an agent subprocess and connect to it (options go to `spawn_agent`, e.g.
         `trace="FILE"` to record the traffic; default: the file `ACP_TRACE` names)."""
         return await spawn_agent(argv, self.dispatcher, **options)
+
+    async def connect(self, url: str, **options: Any) -> RemoteAgent:
+        """Connect to an agent served at `url` (`http(s)://` for Streamable HTTP, `ws(s)://`
+        for WebSocket; needs aiohttp, the `http` extra). Options go to `connect_remote`, e.g.
+        `headers={"Authorization": "Bearer ..."}`. Then use it as after `spawn`."""
+        return await connect_remote(url, self.dispatcher, **options)
 
     async def elicitation_complete(self, *, params: models.CompleteElicitationNotification) -> None:
         """Handle `elicitation/complete` (notification)."""

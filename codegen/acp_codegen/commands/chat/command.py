@@ -1,5 +1,5 @@
-"""`acp-codegen chat [options] -- AGENT_CMD [ARGS...]`: talk to an agent from a terminal, or
-run one prompt (`--prompt`) for scripts and CI."""
+"""`acp-codegen chat [options] -- AGENT_CMD [ARGS...]` (or `--url URL` for an agent served
+remotely): talk to an agent from a terminal, or run one prompt (`--prompt`) for scripts and CI."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 
 from ..console import Console
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
+from .remote import RemoteTarget, remote_target
 
 NAME = "chat"
 TEXT = (
@@ -39,9 +40,22 @@ def add_command(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         epilog=KEYS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=parents,
-        usage="acp-codegen chat [options] -- AGENT_CMD [ARGS...]",
+        usage="acp-codegen chat [options] (-- AGENT_CMD [ARGS...] | --url URL)",
     )
     cmd.add_argument("agent", nargs="*", metavar="AGENT_CMD", help="the agent's command line")
+    cmd.add_argument(
+        "--url",
+        help="reach an agent served at URL instead of starting one (http(s):// for Streamable "
+        "HTTP, ws(s):// for WebSocket; needs aiohttp)",
+    )
+    cmd.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="with --url: send this header with every request (repeatable), e.g. "
+        "'Authorization: Bearer TOKEN'",
+    )
     cmd.add_argument(
         "--prompt", metavar="TEXT", help="send TEXT as one turn, print it as plain text, exit"
     )
@@ -72,7 +86,16 @@ def _env_trace() -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    argv: list[str] = list(args.agent)
+    argv: list[str] | RemoteTarget = list(args.agent)
+    if args.url is not None:
+        if argv:
+            return _usage("give either --url or the agent's command, not both")
+        try:
+            argv = remote_target(args.url, args.header)
+        except ValueError as problem:
+            return _usage(str(problem))
+    elif args.header:
+        return _usage("--header only applies with --url")
     if not argv:
         return _usage("give the agent's command after --, e.g. acp-codegen chat -- ./agent.py")
     cwd = (args.cwd or Path.cwd()).resolve()

@@ -18,6 +18,7 @@ from ..exits import EXIT_OK
 from .keys import Terminal
 from .link import AgentLink
 from .permissions import CANCELLED, answer_text, keys_hint, selected
+from .remote import RemoteTarget
 from .screens import Asking, PlainScreen, Screen, TurnView, asking
 from .slash import command_name, help_text, route
 from .transcript import Turn, turn_since
@@ -40,7 +41,7 @@ def make_screen(verbosity: int) -> Screen:
 
 
 class Chat:
-    def __init__(self, args: argparse.Namespace, argv: list[str], cwd: Path) -> None:
+    def __init__(self, args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd: Path) -> None:
         self.screen: Screen = make_screen(args.verbosity)
         self.terminal = Terminal()
         self.link = AgentLink(
@@ -221,7 +222,9 @@ class Chat:
         return failure
 
 
-async def run_interactive(args: argparse.Namespace, argv: list[str], cwd: Path) -> int:
+async def run_interactive(
+    args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd: Path
+) -> int:
     chat = Chat(args, argv, cwd)
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, chat.interrupt)

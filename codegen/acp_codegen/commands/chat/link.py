@@ -29,11 +29,13 @@ from ..._bindings import (
     permission_request,
     session_snapshot,
 )
+from ..._bindings._runtime.remote_client import RemoteAgent, connect_remote
 from ..._bindings._runtime.stdio import AgentProcess, spawn_agent
 from ..._bindings._runtime.trace import Tracer
 from ..._bindings._runtime.wire import to_wire
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
 from .services import Confirm, V1Services
+from .remote import RemoteTarget
 from .traffic import TrafficTap
 
 T = TypeVar("T")
@@ -95,11 +97,12 @@ def notice_text(update: Any) -> str | None:
 
 
 class AgentLink:
-    """One agent process with one session; `start()` it, then `turn()`, `cancel()`, `stop()`."""
+    """One agent (a process it starts, or one served at a URL) with one session; `start()` it,
+    then `turn()`, `cancel()`, `stop()`."""
 
     def __init__(
         self,
-        argv: Sequence[str],
+        argv: Sequence[str] | RemoteTarget,
         *,
         cwd: Path,
         ask: Asker,
@@ -109,7 +112,8 @@ class AgentLink:
         show_traffic: Callable[[str], None] | None = None,
         notice: Callable[[str], None] | None = None,
     ) -> None:
-        self.argv = list(argv)
+        self.remote = argv if isinstance(argv, RemoteTarget) else None
+        self.argv = [] if isinstance(argv, RemoteTarget) else list(argv)
         self.cwd = cwd
         self.verbose = verbose
         self._client = ChatClient(ask, cwd, confirm)
@@ -123,9 +127,9 @@ class AgentLink:
         # Without --verbose the agent's stderr is kept aside, to quote when it fails.
         self._stderr: IO[bytes] | None = None if verbose else tempfile.TemporaryFile()  # noqa: SIM115
         self._turn_stderr_at = 0  # where the agent's stderr stood when the last turn began
-        self._process: AgentProcess | None = None
+        self._process: AgentProcess | RemoteAgent | None = None
         self._session: ClientSession | None = None
-        self.agent_name = self.argv[0]
+        self.agent_name = self.remote.url if self.remote is not None else self.argv[0]
         self.protocol_version: int | None = None  # negotiated at initialize
         logging.getLogger(RUNTIME_LOGGER).setLevel(logging.WARNING if verbose else logging.CRITICAL)
 
@@ -150,9 +154,9 @@ class AgentLink:
         """Spawn the agent, initialize and open a session in `cwd`."""
         try:
             self._process = await self._spawn()
-        except OSError as error:
-            reason = error.strerror or str(error)
-            raise ChatError(f"cannot start {self.argv[0]!r}: {reason}", EXIT_USAGE) from None
+        except (OSError, ValueError) as error:
+            reason = getattr(error, "strerror", None) or str(error)
+            raise ChatError(f"cannot start {self.agent_name!r}: {reason}", EXIT_USAGE) from None
         try:
             try:
                 await self._guarded(self._client.lifecycle.initialize(), EXIT_USAGE, "initialize")
@@ -172,7 +176,7 @@ class AgentLink:
     def _not_an_agent(self) -> ChatError | None:
         """Why the command failed initialize when it is plainly no ACP agent at all: it sent
         our own messages back (`cat`), or exited cleanly without a word of JSON-RPC."""
-        name = self.argv[0]
+        name = self.agent_name
         if self._tap.echoed and not self._tap.spoke:
             why = "it sends back what it is sent instead of answering initialize"
         elif not self._tap.spoke and self._exit_code() == 0 and not self._garbage.done():
@@ -182,12 +186,21 @@ class AgentLink:
         return ChatError(f"{name} is not an ACP agent: {why}", EXIT_USAGE)
 
     def _exit_code(self) -> int | None:
-        process = self._process.process if self._process is not None else None
-        return None if process is None else process.returncode
+        if not isinstance(self._process, AgentProcess):
+            return None  # a remote agent has no exit code to quote
+        return self._process.process.returncode
 
-    async def _spawn(self) -> AgentProcess:
+    async def _spawn(self) -> AgentProcess | RemoteAgent:
         """`Client.spawn`, but in a session of its own: Ctrl-C in the terminal is the chat's to
-        handle (cancel the turn), it must not reach the agent as SIGINT."""
+        handle (cancel the turn), it must not reach the agent as SIGINT. `Client.connect` for
+        an agent given by URL."""
+        if self.remote is not None:
+            return await connect_remote(
+                self.remote.url,
+                self._client.dispatcher,
+                headers=self.remote.headers,
+                trace=Tracer(cast(IO[bytes], self._tap)),
+            )
         return await spawn_agent(
             self.argv,
             self._client.dispatcher,
@@ -223,7 +236,10 @@ class AgentLink:
         """End the agent process (end of stdin, then terminate, then kill)."""
         if self._process is not None:
             process, self._process = self._process, None
-            await process.close(grace_seconds=2.0)
+            if isinstance(process, AgentProcess):
+                await process.close(grace_seconds=2.0)
+            else:
+                await process.close()
         await self._client.terminals.close()  # commands the agent left running
         self._tap.close()
 
@@ -260,7 +276,7 @@ class AgentLink:
 
     async def _reap(self) -> None:
         """Let a dying agent finish exiting, so its exit code can be quoted."""
-        if self._process is not None:
+        if isinstance(self._process, AgentProcess):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._process.process.wait(), 2.0)
 

@@ -13,12 +13,13 @@ from ..exits import EXIT_DIFFERS, EXIT_OK
 from .link import AgentLink
 from .permissions import CANCELLED, answer_text, first_allow
 from .plain import PlainLog
+from .remote import RemoteTarget
 from .transcript import Turn, turn_since
 
 END_TURN = "end_turn"
 
 
-async def run_once(args: argparse.Namespace, argv: list[str], cwd: Path) -> int:
+async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd: Path) -> int:
     verbosity: int = args.verbosity
     log = PlainLog(sys.stdout, verbosity)
 

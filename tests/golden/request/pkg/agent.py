@@ -6,13 +6,16 @@
 `ClientProxy`, typed calls to the client."""
 
 import asyncio
+import copy
 from typing import Any
 
 from . import models
 from ._runtime.connection import Connection
 from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
+from ._runtime.http_options import Access
 from ._runtime.peer import Peer
+from ._runtime.remote_link import RemoteLimits
 from ._runtime.stdio import serve_stdio
 from ._runtime.trace import TraceTarget
 from ._runtime.wire import from_wire, to_wire
@@ -58,6 +61,45 @@ class Agent:
     def run(self, trace: TraceTarget | None = None) -> None:
         """Entry point for an agent executable: serve on stdio, return when the client leaves."""
         asyncio.run(self.serve_stdio(trace))
+
+    async def serve_http(
+        self,
+        host: str,
+        port: int,
+        *,
+        access: Access = Access(),
+        limits: RemoteLimits | None = None,
+    ) -> None:
+        """Serve over Streamable HTTP and WebSocket on `host:port` until cancelled (needs
+        aiohttp: the `http` extra). Each connection is served by a shallow copy of this agent,
+        so what `__init__` set is shared and `client`/`lifecycle` are the connection's own.
+        Clients must send `Authorization: Bearer <token>` when `access.token` is set; a
+        non-loopback `host` is refused without one unless `access.insecure`."""
+        from ._runtime.http_server import serve_http
+
+        await serve_http(self.connection_dispatcher, host, port, access=access, limits=limits)
+
+    def web_app(
+        self, *, host: str, port: int, access: Access, limits: RemoteLimits | None = None
+    ) -> Any:
+        """The aiohttp `Application` serving this agent as `serve_http` does, for a production
+        server to run (`python -m aiohttp.web`, gunicorn's aiohttp worker). `host`/`port` are
+        what clients put in the URL; without a token, `access.insecure` must say so."""
+        from ._runtime.http_server import web_app
+
+        return web_app(
+            self.connection_dispatcher, host=host, port=port, access=access, limits=limits
+        )
+
+    def run_http(self, host: str, port: int, **options: Any) -> None:
+        """Entry point for `--http HOST:PORT`: serve until interrupted (see `serve_http`)."""
+        asyncio.run(self.serve_http(host, port, **options))
+
+    def connection_dispatcher(self, connection: Connection) -> ValidatingDispatcher:
+        """`dispatcher`, on a fresh shallow copy of this agent: one per remote connection."""
+        served = copy.copy(self)
+        dispatcher = served.dispatcher(connection)
+        return dispatcher
 
     async def session_rename(
         self, *, params: models.RenameSessionRequest

@@ -13,6 +13,7 @@ from ._runtime.connection import Connection
 from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
+from ._runtime.remote_client import RemoteAgent, connect_remote
 from ._runtime.stdio import AgentProcess, spawn_agent
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import ClientDispatcher
@@ -63,6 +64,12 @@ class Client:
         """Start an agent subprocess and connect to it (options go to `spawn_agent`, e.g.
         `trace="FILE"` to record the traffic; default: the file `ACP_TRACE` names)."""
         return await spawn_agent(argv, self.dispatcher, **options)
+
+    async def connect(self, url: str, **options: Any) -> RemoteAgent:
+        """Connect to an agent served at `url` (`http(s)://` for Streamable HTTP, `ws(s)://`
+        for WebSocket; needs aiohttp, the `http` extra). Options go to `connect_remote`, e.g.
+        `headers={"Authorization": "Bearer ..."}`. Then use it as after `spawn`."""
+        return await connect_remote(url, self.dispatcher, **options)
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Handle an extension request (a method name starting with `_`)."""

@@ -1,0 +1,142 @@
+"""One outgoing stream of a remote connection: the messages for one receiver (an SSE response
+or a WebSocket), kept in order until it takes them.
+
+A stream has at most one receiver at a time (a second one is refused: HTTP 409). Messages
+queue while no receiver is attached, so a client whose event stream dropped finds them
+waiting when it opens the stream again; a receiver whose write failed puts the message back
+first (`unget`), so nothing is lost or reordered by a drop. Every queued byte is counted in
+the connection's `Backlog`, which holds the agent back while clients are behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+
+
+class Backlog:
+    """The bytes queued on a connection's streams, and the writers waiting for room."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+        self._room = asyncio.Event()
+        self._room.set()
+
+    def add(self, count: int) -> None:
+        self.size += count
+        if self.size >= self.limit:
+            self._room.clear()
+
+    def take(self, count: int) -> None:
+        self.size -= count
+        if self.size < self.limit:
+            self._room.set()
+
+    @property
+    def full(self) -> bool:
+        return self.size >= self.limit
+
+    async def room(self) -> None:
+        await self._room.wait()
+
+    def release_all(self) -> None:
+        """The connection is closing: nobody waits for room any more."""
+        self._room.set()
+
+
+class StreamClosed(Exception):
+    """The stream was finished: its connection is gone."""
+
+
+class Outbox:
+    def __init__(self, backlog: Backlog, on_receiver_change: Callable[[], None] | None = None):
+        self._frames: deque[bytes] = deque()
+        self._backlog = backlog
+        self._arrived = asyncio.Event()
+        self._finished = False
+        self._on_receiver_change = on_receiver_change
+        self._lease: object | None = None
+        self._alive: Callable[[], bool] | None = None
+        self.free = asyncio.Event()  # set while no receiver is attached
+        self.free.set()
+
+    def __len__(self) -> int:
+        return len(self._frames)
+
+    def push(self, frame: bytes) -> None:
+        if self._finished:
+            return
+        self._frames.append(frame)
+        self._backlog.add(len(frame))
+        self._arrived.set()
+
+    def unget(self, frame: bytes) -> None:
+        """Put back a message its receiver could not deliver: it goes out first next time."""
+        if not self._finished:
+            self._frames.appendleft(frame)
+            self._backlog.add(len(frame))
+
+    def acquire(self, alive: Callable[[], bool] | None = None) -> object | None:
+        """Attach a receiver: its lease (give it to `release`), or None when a live receiver
+        holds the stream or the stream is over. `alive` tells whether this receiver's client
+        is still connected: a new receiver takes the stream over from one that is not (its
+        client left and the server has not noticed yet), so a reconnecting client is not
+        refused its own stream."""
+        if self._finished:
+            return None
+        if self._lease is not None and (self._alive is None or self._alive()):
+            return None
+        self._lease, self._alive = object(), alive
+        self._arrived.set()  # a receiver it replaced stops waiting
+        self.free.clear()
+        if self._on_receiver_change is not None:
+            self._on_receiver_change()
+        return self._lease
+
+    def release(self, lease: object) -> None:
+        if self._lease is lease:
+            self._lease = self._alive = None
+            self.free.set()
+            if self._on_receiver_change is not None:
+                self._on_receiver_change()
+
+    @property
+    def has_receiver(self) -> bool:
+        return self._lease is not None
+
+    async def next(self, wait_seconds: float | None, lease: object | None = None) -> bytes | None:
+        """The next message; None when `wait_seconds` passed without one (time for a
+        keep-alive); StreamClosed once the stream is finished and drained, or once `lease`
+        (when given) no longer holds the stream: another receiver took it over."""
+        while not self._frames or (lease is not None and lease is not self._lease):
+            if self._finished or (lease is not None and lease is not self._lease):
+                raise StreamClosed
+            self._arrived.clear()
+            try:
+                await asyncio.wait_for(self._arrived.wait(), wait_seconds)
+            except TimeoutError:
+                return None
+        frame = self._frames.popleft()
+        self._backlog.take(len(frame))
+        return frame
+
+    def take_all(self) -> list[bytes]:
+        """Everything queued now, in order (a WebSocket pump writes them in one go)."""
+        frames = list(self._frames)
+        self._frames.clear()
+        self._backlog.take(sum(map(len, frames)))
+        return frames
+
+    def finish(self, *, drop: bool = False) -> None:
+        """No more messages come. The receiver still gets what is queued unless `drop`."""
+        self._finished = True
+        if drop:
+            self._backlog.take(sum(map(len, self._frames)))
+            self._frames.clear()
+        self._arrived.set()
+
+    @property
+    def finished(self) -> bool:
+        return self._finished

@@ -1,0 +1,113 @@
+"""Reach an agent by URL: `connect_remote(url)` gives a started `Connection`, as `spawn_agent`
+does for a subprocess, so the client's session API and state are the same either way.
+
+`http://` and `https://` URLs speak Streamable HTTP (http_client.py), `ws://` and `wss://`
+WebSocket (ws_client.py), both on the wire of the TS SDK 2.4.0. `headers` go with every
+request (e.g. `{"Authorization": "Bearer ..."}`); cookies a proxy sets for session affinity
+are kept for the connection's life and sent back. aiohttp is imported here only when a URL
+is reached, so a generated package without it still imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Protocol
+
+from .connection import Connection
+from .dispatch import Dispatcher
+from .frames import FrameQueue, FrameSink
+from .remote_outgoing import Outgoing
+from .remote_wire import DEFAULT_MAX_MESSAGE_BYTES
+from .trace import Tracer, TraceTarget, tracer_for
+
+if TYPE_CHECKING:
+    import aiohttp
+
+DispatcherFactory = Callable[[Connection], Dispatcher]
+
+
+class Transport(Protocol):
+    """What `RemoteAgent` needs of the HTTP or WebSocket transport under it."""
+
+    outgoing: Outgoing
+    connection_id: str | None
+
+    async def close(self) -> None: ...
+
+
+class RemoteAgent:
+    """An agent reached by URL and the connection to it (what `AgentProcess` is for a
+    subprocess). `close()` ends the connection and tells the server (HTTP DELETE, or the
+    WebSocket's close)."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        queue: FrameQueue,
+        session: aiohttp.ClientSession,
+        transport: Transport,
+    ) -> None:
+        self.connection = connection
+        self._queue = queue
+        self._http = session
+        self._transport = transport
+
+    @property
+    def connection_id(self) -> str | None:
+        """The server's `Acp-Connection-Id` for this connection (None before initialize)."""
+        return self._transport.connection_id
+
+    async def close(self) -> None:
+        self._queue.end()
+        await self.connection.close()
+        try:
+            await self._transport.close()
+        finally:
+            await self._http.close()
+
+    async def __aenter__(self) -> RemoteAgent:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+
+async def connect_remote(
+    url: str,
+    dispatcher_factory: DispatcherFactory | None = None,
+    *,
+    headers: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    trace: TraceTarget | Tracer | None = None,
+) -> RemoteAgent:
+    """A started connection to the agent at `url` (nothing is sent until the first request,
+    which must be `initialize`)."""
+    import aiohttp
+
+    scheme = url.split(":", 1)[0].lower()
+    if scheme not in ("http", "https", "ws", "wss"):
+        raise ValueError(f"{url}: an agent URL starts with http://, https://, ws:// or wss://")
+    queue = FrameQueue(max_frame_bytes=max_message_bytes)
+    # unsafe=True: keep cookies of hosts given by IP address too (a proxy at 10.0.0.5).
+    session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+    transport: Transport
+    try:
+        if scheme in ("ws", "wss"):
+            from .ws_client import WebSocketTransport
+
+            transport = await WebSocketTransport.open(
+                session, url, headers, queue, max_message_bytes
+            )
+        else:
+            from .http_client import HttpTransport
+
+            transport = HttpTransport(session, url, headers, queue, max_message_bytes)
+    except BaseException:
+        await session.close()
+        raise
+    sink = FrameSink(transport.outgoing.deliver, transport.outgoing.room)
+    connection = Connection(queue, sink, trace=tracer_for(trace))
+    if dispatcher_factory is not None:
+        connection.dispatcher = dispatcher_factory(connection)
+    connection.start()
+    return RemoteAgent(connection, queue, session, transport)

@@ -1,0 +1,82 @@
+"""The client's end of a WebSocket connection, as the TS SDK 2.4.0's `experimental/ws-client`:
+one text frame per message both ways, in order; the `101` names the connection
+(`Acp-Connection-Id`). The socket closing, from either side, ends the connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Mapping
+from typing import Final, Literal
+
+import aiohttp
+
+from .frames import FrameQueue
+from .remote_outgoing import Outgoing
+from .remote_wire import CONNECTION_HEADER
+
+logger = logging.getLogger(__name__)
+_HEARTBEAT_SECONDS: Final = 30.0  # pings find a server that vanished without closing
+
+
+class WebSocketTransport:
+    def __init__(
+        self, socket: aiohttp.ClientWebSocketResponse[Literal[False]], queue: FrameQueue
+    ) -> None:
+        self._socket = socket
+        self._queue = queue
+        self.connection_id = socket._response.headers.get(CONNECTION_HEADER)
+        self.outgoing = Outgoing(self._send, self._fail)
+        self._reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def open(
+        cls,
+        http: aiohttp.ClientSession,
+        url: str,
+        headers: Mapping[str, str] | None,
+        queue: FrameQueue,
+        max_message_bytes: int,
+    ) -> WebSocketTransport:
+        try:
+            socket = await http.ws_connect(
+                url,
+                headers=dict(headers or {}),
+                max_msg_size=max_message_bytes,
+                heartbeat=_HEARTBEAT_SECONDS,
+                decode_text=False,
+            )
+        except aiohttp.WSServerHandshakeError as refused:
+            raise ConnectionRefusedError(
+                f"{url} refused the WebSocket: HTTP {refused.status} {refused.message}"
+            ) from None
+        except aiohttp.ClientError as problem:
+            raise ConnectionRefusedError(f"cannot reach {url}: {problem}") from None
+        return cls(socket, queue)
+
+    async def _send(self, frame: bytes) -> None:
+        await self._socket.send_frame(frame, aiohttp.WSMsgType.TEXT)
+
+    async def _read(self) -> None:
+        try:
+            async for message in self._socket:
+                if message.type is aiohttp.WSMsgType.TEXT:
+                    self._queue.feed(message.data)
+                elif message.type is aiohttp.WSMsgType.ERROR:
+                    logger.debug("websocket error: %s", self._socket.exception())
+        finally:
+            self._queue.end()
+
+    def _fail(self, problem: BaseException) -> None:
+        logger.debug("the websocket failed: %s", problem)
+        self._queue.end()
+
+    async def close(self) -> None:
+        await self.outgoing.stop()
+        with contextlib.suppress(aiohttp.ClientError, OSError):
+            await self._socket.close()
+        self._reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._reader

@@ -1,0 +1,101 @@
+"""An agent's WebSocket connection (aiohttp), on the TS SDK 2.4.0's wire: the `101` names the
+connection (`Acp-Connection-Id`); every message is one text frame, both ways, in order; the
+first must be `initialize` (else the socket closes with 1002). A JSON array is answered with
+one -32600 (ACP has no batches) and not passed on; binary frames are ignored; a frame over the
+size limit closes the socket (1009). Everything else goes to the connection as it came, so
+the connection answers parse errors and invalid requests exactly as on stdio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from .errors import RpcError
+from .framing import encode_json
+from .messages import error_message
+from .outbox import StreamClosed
+from .remote_link import LimitExceeded, RemoteLimits, RemoteLink
+from .remote_wire import CONNECTION_HEADER, peek
+
+logger = logging.getLogger(__name__)
+_PROTOCOL_ERROR = 1002
+_HEARTBEAT_SECONDS = 30.0  # pings find half-open sockets; the client must answer in time
+
+
+async def serve_websocket(
+    request: web.Request, new_link: Callable[[], RemoteLink], limits: RemoteLimits
+) -> web.StreamResponse:
+    """Serve the WebSocket `request` asks for on a connection `new_link` makes."""
+    try:
+        link = new_link()
+    except LimitExceeded as problem:
+        return web.Response(status=503, text=str(problem), content_type="text/plain")
+    socket = web.WebSocketResponse(
+        max_msg_size=limits.max_message_bytes,
+        heartbeat=_HEARTBEAT_SECONDS,
+        decode_text=False,  # text frames as bytes: the connection parses them itself
+    )
+    socket.headers[CONNECTION_HEADER] = link.id
+    pump: asyncio.Task[None] | None = None
+    try:
+        await socket.prepare(request)
+        async for message in socket:
+            if message.type is not WSMsgType.TEXT:
+                continue
+            frame: bytes = message.data
+            link.touch()
+            envelope = peek(frame)
+            if envelope.value is None and frame.lstrip(b" \t\r\n").startswith(b"["):
+                batch = RpcError(-32600, "JSON-RPC batches are not supported")
+                await socket.send_frame(encode_json(error_message(None, batch)), WSMsgType.TEXT)
+                continue
+            if pump is None:
+                if not envelope.is_initialize or envelope.id is None:
+                    await socket.close(
+                        code=_PROTOCOL_ERROR, message=b"First message must be initialize"
+                    )
+                    break
+                answer = await link.initialize(frame, envelope)
+                await socket.send_frame(answer, WSMsgType.TEXT)
+                pump = asyncio.create_task(_pump(link, socket))
+                continue
+            if envelope.is_initialize:
+                refused = RpcError(-32600, "Initialize not allowed on existing connection")
+                await socket.send_frame(
+                    encode_json(error_message(envelope.id, refused)), WSMsgType.TEXT
+                )
+                continue
+            try:
+                link.accept(frame, envelope, envelope.session_id)
+            except LimitExceeded as problem:
+                await socket.close(code=WSCloseCode.POLICY_VIOLATION, message=str(problem).encode())
+                break
+    finally:
+        await link.close()
+        if pump is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await pump
+        await socket.close()
+    return socket
+
+
+async def _pump(link: RemoteLink, socket: web.WebSocketResponse) -> None:
+    """Send the agent's messages in order until the connection ends, then close the socket."""
+    try:
+        while True:
+            try:
+                frame = await link.main.next(None)
+            except StreamClosed:
+                break
+            if frame is not None:
+                await socket.send_frame(frame, WSMsgType.TEXT)
+    except ConnectionError as problem:
+        logger.debug("websocket %s: %s", link.id, problem)
+        link.close_soon("the socket failed")
+    finally:
+        await socket.close()
