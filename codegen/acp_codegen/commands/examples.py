@@ -26,6 +26,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "acp-codegen chat -- acp-codegen demo-agent --slow 0.3",
         'acp-codegen chat --prompt "hello there" --approve -- acp-codegen demo-agent',
     ),
+    "inspect": (
+        "acp-codegen inspect -- acp-codegen demo-agent --slow 0.3",
+        "acp-codegen inspect --trace session.trace.jsonl",
+    ),
     "demo-agent": ("acp-codegen chat -- acp-codegen demo-agent --slow 0.3",),
     "schema": (
         "acp-codegen schema > acp.schema.json    # the schema shipped with acp-codegen",

@@ -1,0 +1,93 @@
+"""`acp-codegen inspect -- AGENT`, in a real browser: a turn with its permission dialog, tool
+call, plan and idle state; cancelling a slow turn; markup from the agent shown as text."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import expect
+
+from .conftest import DEMO, StartInspector, screenshot
+
+MARKUP_AGENT = [sys.executable, str(Path(__file__).with_name("markup_agent.py"))]
+
+
+def test_a_turn_with_a_permission_request(start_inspector: StartInspector, page: Any) -> None:
+    inspector = start_inspector("--", *DEMO)
+    page.goto(inspector.url)
+    expect(page.locator("#agent")).to_have_text("acp-codegen-demo-agent 1.0.0")
+    expect(page.locator("#agent-details")).to_contain_text("protocol version2")
+    page.fill("#prompt-text", "count these words")
+    page.click("#send")
+    dialog = page.locator("#permission")
+    expect(dialog).to_be_visible()
+    expect(page.locator("#permission-title")).to_have_text("Inspect the prompt?")
+    expect(page.locator("#state")).to_have_text("requires_action")
+    expect(page.locator("#cancel")).to_be_enabled()
+    tool = page.locator(".tool-call")
+    expect(tool).to_contain_text("Inspect the prompt (read) pending")
+    page.click('#permission-options button[data-option="allow"]')
+    expect(page.locator("#state")).to_have_text("idle · end_turn")
+    expect(dialog).to_be_hidden()
+    expect(page.locator(".message.user")).to_have_text("usercount these words")
+    expect(page.locator(".message.thought")).to_contain_text("Reading the prompt.")
+    expect(page.locator(".message.agent")).to_have_text("agentcount these words ")
+    expect(tool).to_contain_text("completed")
+    expect(tool.locator("pre")).to_have_text("17 characters, 3 words")
+    expect(page.locator(".plan-entry")).to_have_text(
+        ["completed Inspect the prompt", "completed Answer"]
+    )
+    expect(page.locator("#usage")).to_have_text("usage: context 17/200000")
+    expect(page.locator("#sessions li.current")).to_have_text("count these words")
+    expect(page.locator("#cancel")).to_be_disabled()
+    # The traffic lists both directions; a line opens as formatted JSON and points at the state.
+    page.fill("#filter-method", "tool_call_update")
+    rows = page.locator(".traffic-row")
+    expect(rows.first).to_contain_text("session/update · tool_call_update")
+    rows.first.click()
+    expect(page.locator("#line-touches")).to_contain_text("changes toolCall call_")
+    expect(page.locator("#line-json")).to_contain_text('"sessionUpdate": "tool_call_update"')
+    expect(tool).to_have_class("tool-call highlight")
+    page.fill("#filter-method", "")
+    page.select_option("#filter-dir", "send")
+    expect(rows.first).to_contain_text("initialize")
+    expect(page.locator(".traffic-row", has_text="←")).to_have_count(0)
+    page.select_option("#filter-dir", "")
+    screenshot(page, "inspect-live")
+
+
+def test_cancelling_a_slow_turn(start_inspector: StartInspector, page: Any) -> None:
+    inspector = start_inspector("--", *DEMO, "--slow", "600")  # it waits until cancelled
+    page.goto(inspector.url)
+    page.fill("#prompt-text", "take your time")
+    page.click("#send")
+    expect(page.locator(".message.thought")).to_have_text("thoughtReading the prompt.")
+    expect(page.locator("#state")).to_have_text("running")
+    page.click("#cancel")
+    expect(page.locator("#state")).to_have_text("idle · cancelled")
+    expect(page.locator("#send")).to_be_enabled()
+    expect(page.locator(".traffic-row", has_text="session/cancel")).to_have_count(1)
+    # The session still works: another turn runs to its end.
+    page.fill("#prompt-text", "again")
+    page.click("#send")
+    expect(page.locator("#state")).to_have_text("running")
+
+
+def test_the_agents_markup_stays_text(start_inspector: StartInspector, page: Any) -> None:
+    from .markup_agent import MARKUP
+
+    inspector = start_inspector("--", *MARKUP_AGENT)
+    page.goto(inspector.url)
+    page.fill("#prompt-text", "<i>mine</i>")
+    page.click("#send")
+    expect(page.locator("#state")).to_have_text("idle · end_turn")
+    expect(page.locator(".message.user")).to_have_text("user<i>mine</i>")
+    expect(page.locator(".message.agent")).to_have_text("agentmessage " + MARKUP)
+    expect(page.locator(".tool-call .title")).to_have_text("tool " + MARKUP)
+    expect(page.locator(".terminal strong")).to_have_text("terminal " + MARKUP)
+    expect(page.locator(".terminal pre")).to_have_text("output " + MARKUP)
+    expect(page.locator("#title")).to_have_text(MARKUP)
+    assert page.locator("main img, main script, main b, main i").count() == 0
+    assert page.evaluate("window.pwned") is None
