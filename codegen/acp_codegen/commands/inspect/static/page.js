@@ -69,7 +69,7 @@
     $("send").disabled = !live || view.running;
     $("cancel").disabled = !live || !view.running;
     $("attach").hidden = !(live && agent.canAttach);
-    if (view.mode === "trace") {
+    if (view.mode === "trace" && !report) {
       $("replay").hidden = false;
       $("slider").max = String(view.total);
       if (moving === null) $("slider").value = String(view.at);
@@ -209,7 +209,7 @@
     shown = [];
     for (let i = 0; i < traffic.length; i++) if (traffic[i] && passes(traffic[i])) shown.push(i);
     $("traffic-spacer").style.height = shown.length * ROW + "px";
-    if (atEnd && (!view || view.mode === "live")) box.scrollTop = box.scrollHeight;
+    if (atEnd && view && view.mode === "live") box.scrollTop = box.scrollHeight;  // follow
     drawTraffic();
   }
 
