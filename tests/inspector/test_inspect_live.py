@@ -40,7 +40,7 @@ def test_a_turn_with_a_permission_request(start_inspector: StartInspector, page:
         ["completed Inspect the prompt", "completed Answer"]
     )
     expect(page.locator("#usage")).to_have_text("usage: context 17/200000")
-    expect(page.locator("#sessions li.current")).to_have_text("count these words")
+    expect(page.locator("#sessions li.current .name")).to_have_text("count these words")
     expect(page.locator("#cancel")).to_be_disabled()
     # The traffic lists both directions; a line opens as formatted JSON and points at the state.
     page.fill("#filter-method", "tool_call_update")

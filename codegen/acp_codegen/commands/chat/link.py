@@ -18,6 +18,7 @@ from typing import IO, Any, TypeVar, cast
 
 from ... import __version__
 from ..._bindings import (
+    AgentProxy,
     Client,
     ClientSession,
     ConnectionClosed,
@@ -154,6 +155,16 @@ class AgentLink:
         )
         self._session = session
         return session
+
+    async def manage(self, step: Awaitable[T], what: str) -> T:
+        """Await one session-management request (`session/list`, `/resume`, `/close`,
+        `/delete`): its failure becomes a `ChatError` like a turn's."""
+        return await self._guarded(step, EXIT_DIFFERS, what)
+
+    @property
+    def agent(self) -> AgentProxy:
+        """The typed proxy for calls the lifecycle does not make itself (`session/delete`)."""
+        return self._client.agent
 
     def use(self, session_id: str) -> None:
         """Make an open session of this connection the one `turn` prompts."""

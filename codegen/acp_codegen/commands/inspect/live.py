@@ -8,19 +8,21 @@ import asyncio
 import base64
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..._bindings import models, session_snapshot
 from ..chat.link import RUNTIME_LOGGER, AgentLink, ChatError
 from ..chat.permissions import CANCELLED
 from .replay import permission_view
 from .traffic_log import TrafficLog
-from .view import agent_view, conversation_view
+from .view import agent_view, can_delete, conversation_view, listed_sessions
 
 MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024
+MAX_LIST_PAGES = 50
+T = TypeVar("T")
 
 
 class ActionError(Exception):
@@ -65,6 +67,7 @@ class LiveInspector:
         self._count = 0
         self._turn: asyncio.Task[None] | None = None
         self.error: str | None = None
+        self.listed: list[dict[str, Any]] = []  # what session/list last answered
         self.link = AgentLink(
             argv,
             cwd=cwd,
@@ -128,8 +131,7 @@ class LiveInspector:
 
     def prompt(self, text: str, attachment: dict[str, Any] | None = None) -> None:
         """Start a turn with `text` (and a file attached as a resource)."""
-        if self.running:
-            raise ActionError("a turn is running: cancel it or wait for it to end")
+        self._idle_only()
         blocks: list[Any] = [models.TextContent(type="text", text=text)]
         if attachment is not None:
             blocks.append(resource_block(attachment))
@@ -153,17 +155,64 @@ class LiveInspector:
         self._changed()
 
     async def new_session(self) -> None:
-        if self.running:
-            raise ActionError("a turn is running: cancel it or wait for it to end")
+        self._idle_only()
         try:
             await self.link.new_session()
         except ChatError as error:
             raise ActionError(str(error)) from None
         self._changed()
 
-    def use(self, session_id: str) -> None:
+    async def list_sessions(self) -> None:
+        """Ask the agent for its sessions (`session/list`, every page up to a bound)."""
+        listed: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(MAX_LIST_PAGES):
+            page = await self._manage(self.link.lifecycle.list_sessions(cursor=cursor), "list")
+            listed += [item for item in page.get("sessions") or [] if isinstance(item, dict)]
+            cursor = page.get("nextCursor")
+            if not isinstance(cursor, str):
+                break
+        self.listed = listed
+        self._changed()
+
+    async def resume(self, session_id: str) -> None:
+        self._idle_only()
+        lifecycle = self.link.lifecycle
+        await self._manage(lifecycle.resume_session(session_id, str(self.link.cwd)), "resume")
+        self.link.use(session_id)
+        self._changed()
+
+    async def close(self, session_id: str) -> None:
+        session = self.link.lifecycle.sessions.get(session_id)
+        if session is None or session.closed:
+            raise ActionError("that session is not open here")
+        if self.running and session is self.link.session:
+            raise ActionError("a turn is running in that session: cancel it first")
+        await self._manage(session.close(), "close")
+        self._changed()
+
+    async def delete(self, session_id: str) -> None:
+        if not can_delete(self.link.lifecycle.agent_capabilities):
+            raise ActionError("the agent does not offer session/delete")
+        if self.running and session_id == self.link.session.session_id:
+            raise ActionError("a turn is running in that session: cancel it first")
+        request = models.DeleteSessionRequest(session_id=session_id)
+        await self._manage(self.link.agent.session_delete(request), "delete")
+        self.listed = [item for item in self.listed if item.get("sessionId") != session_id]
+        self._changed()
+
+    async def _manage(self, step: Awaitable[T], what: str) -> T:
+        try:
+            return await self.link.manage(step, f"session/{what}")
+        except ChatError as error:
+            raise ActionError(str(error)) from None
+
+    def _idle_only(self) -> None:
         if self.running:
             raise ActionError("a turn is running: cancel it or wait for it to end")
+
+    def use(self, session_id: str) -> None:
+        self._idle_only()
         if session_id not in self.link.lifecycle.sessions:
             raise ActionError("no such session on this connection")
         self.link.use(session_id)
@@ -177,10 +226,11 @@ class LiveInspector:
                 "id": key,
                 "title": conversation_view(session_snapshot(session))["title"],
                 "current": key == current,
-                "closed": session.closed,
+                "open": not session.closed,
             }
             for key, session in lifecycle.sessions.items()
         ]
+        sessions += listed_sessions(self.listed, set(lifecycle.sessions))
         asked = self._asked[0] if self._asked else None
         return {
             "mode": self.mode,

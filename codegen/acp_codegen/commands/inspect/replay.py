@@ -135,7 +135,7 @@ class TraceReplay:
                 "id": key,
                 "title": conversation_view(fold.snapshot(key))["title"],
                 "current": key == shown,
-                "closed": False,
+                "open": True,
             }
             for key in fold.sessions
         ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import secrets
 from typing import Any, Protocol
@@ -180,12 +181,21 @@ class Handlers:
         return await self._act(lambda: self._live().answer(key, option))
 
     async def session(self, request: web.Request) -> web.Response:
+        """`{"new": true}`, `{"list": true}`, or one of use / resume / close / delete with a
+        session id."""
         body = await _body(request)
-        chosen = body.get("use")
         live = self._live()
-        if isinstance(chosen, str):
-            return await self._act(lambda: live.use(chosen))
-        return await self._act(live.new_session)
+        if body.get("new") is True:
+            return await self._act(live.new_session)
+        if body.get("list") is True:
+            return await self._act(live.list_sessions)
+        actions: dict[str, Any] = {"use": live.use, "resume": live.resume}
+        actions |= {"close": live.close, "delete": live.delete}
+        for name, action in actions.items():
+            chosen = body.get(name)
+            if isinstance(chosen, str):
+                return await self._act(functools.partial(action, chosen))
+        raise web.HTTPBadRequest(text="expected new, list, use, resume, close or delete")
 
     async def _act(self, action: Any) -> web.Response:
         try:

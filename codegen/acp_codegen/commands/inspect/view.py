@@ -28,7 +28,23 @@ def agent_view(
         "authMethods": auth_methods,
         "canAttach": capabilities is not None
         and not prompt_content_problems([SAMPLE_RESOURCE], capabilities),
+        "canDelete": can_delete(capabilities),
     }
+
+
+def can_delete(capabilities: Any) -> bool:
+    """Whether the agent offers `session/delete` (it says so under `session.delete`)."""
+    session = capabilities.get("session") if isinstance(capabilities, dict) else None
+    return isinstance(session, dict) and session.get("delete") is not None
+
+
+def listed_sessions(listed: list[dict[str, Any]], open_here: set[str]) -> list[dict[str, Any]]:
+    """The sessions `session/list` named that this connection has not set up (resumable)."""
+    return [
+        {"id": item["sessionId"], "title": item.get("title"), "current": False, "open": False}
+        for item in listed
+        if isinstance(item.get("sessionId"), str) and item["sessionId"] not in open_here
+    ]
 
 
 def session_title(snapshot: SessionSnapshot) -> str | None:

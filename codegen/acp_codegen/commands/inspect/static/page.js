@@ -66,6 +66,7 @@
     const live = view.mode === "live";
     $("prompt-form").hidden = !live;
     $("new-session").hidden = !live;
+    $("list-sessions").hidden = !live;
     $("send").disabled = !live || view.running;
     $("cancel").disabled = !live || !view.running;
     $("attach").hidden = !(live && agent.canAttach);
@@ -92,13 +93,26 @@
   function renderSessions(sessions) {
     const list = $("sessions");
     list.replaceChildren();
+    const live = view.mode === "live";
     for (const session of sessions) {
-      const item = el("li", session.title || session.id, session.current ? "current" : "");
+      const item = el("li", null, session.current ? "current" : "");
       item.title = session.id;
-      if (session.closed) item.append(el("span", " (closed)"));
-      item.addEventListener("click", () => chooseSession(session.id));
+      const name = el("span", session.title || session.id, "name");
+      if (session.open) name.addEventListener("click", () => chooseSession(session.id));
+      item.append(name);
+      if (!session.open) item.append(el("span", " (not open)", "block-tag"));
+      if (live && !session.open) item.append(sessionButton("resume", session.id));
+      if (live && session.open) item.append(sessionButton("close", session.id));
+      if (live && view.agent.canDelete) item.append(sessionButton("delete", session.id));
       list.append(item);
     }
+  }
+
+  function sessionButton(action, id) {
+    const button = el("button", action, "session-" + action);
+    button.type = "button";
+    button.addEventListener("click", () => act("/api/session", { [action]: id }));
+    return button;
   }
 
   function chooseSession(id) {
@@ -290,7 +304,8 @@
   for (const id of ["filter-method", "filter-dir", "filter-problems"]) {
     $(id).addEventListener("input", filterTraffic);
   }
-  $("new-session").addEventListener("click", () => act("/api/session", {}));
+  $("new-session").addEventListener("click", () => act("/api/session", { new: true }));
+  $("list-sessions").addEventListener("click", () => act("/api/session", { list: true }));
   $("cancel").addEventListener("click", () => act("/api/cancel", {}));
   $("prompt-form").addEventListener("submit", async (event) => {
     event.preventDefault();
