@@ -15,8 +15,12 @@ MARKUP_AGENT = [sys.executable, str(Path(__file__).with_name("markup_agent.py"))
 
 
 def test_a_turn_with_a_permission_request(start_inspector: StartInspector, page: Any) -> None:
-    inspector = start_inspector("--", *DEMO)
+    inspector = start_inspector("--", sys.executable, "-m", "acp_codegen", "demo-agent")
     page.goto(inspector.url)
+    expect(page.locator("#source")).to_have_text(
+        f"agent: {Path(sys.executable).name} -m acp_codegen demo-agent"
+    )
+    expect(page.locator("#replay")).to_be_hidden()
     expect(page.locator("#agent")).to_have_text("acp-codegen-demo-agent 1.0.0")
     expect(page.locator("#agent-details")).to_contain_text("protocol version2")
     page.fill("#prompt-text", "count these words")
@@ -91,3 +95,35 @@ def test_the_agents_markup_stays_text(start_inspector: StartInspector, page: Any
     expect(page.locator("#title")).to_have_text(MARKUP)
     assert page.locator("main img, main script, main b, main i").count() == 0
     assert page.evaluate("window.pwned") is None
+
+
+ODD_AGENT = [sys.executable, str(Path(__file__).parents[1] / "chat" / "odd_agent.py")]
+
+
+def test_an_agent_that_dies_or_talks_nonsense(start_inspector: StartInspector, page: Any) -> None:
+    inspector = start_inspector("--", *ODD_AGENT, "garbage")
+    page.goto(inspector.url)
+    page.fill("#prompt-text", "go")
+    page.click("#send")
+    expect(page.locator("#error")).to_contain_text("not JSON-RPC on stdout during the turn")
+    dropped = page.locator(".traffic-row.problem")
+    expect(dropped).to_contain_text("this is not json")
+    page.check("#filter-problems")
+    expect(page.locator(".traffic-row")).to_have_count(1)
+    died = start_inspector("--", *ODD_AGENT, "die")
+    page.goto(died.url)
+    page.fill("#prompt-text", "go")
+    page.click("#send")
+    expect(page.locator("#error")).to_contain_text("exit code 5; last stderr line: giving up now")
+    expect(page.locator(".message.agent")).to_have_text("agentpartial")
+    expect(page.locator("#send")).to_be_enabled()
+
+
+def test_a_notice_is_shown(start_inspector: StartInspector, page: Any) -> None:
+    inspector = start_inspector("--", *ODD_AGENT, "notice")
+    page.goto(inspector.url)
+    page.fill("#prompt-text", "go")
+    page.click("#send")
+    expect(page.locator("#notices")).to_have_text(
+        "notice [warning]: Quota low: 2 requests left today"
+    )

@@ -100,3 +100,20 @@ def test_embedded_report_data_cannot_close_its_script_element() -> None:
     text = script_json(hostile)
     assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
     assert json.loads(text) == hostile
+
+
+def test_lone_surrogates_and_nul_survive_export_and_embedding(tmp_path: Path) -> None:
+    odd = "bad \ud800 and \x00 end"
+    log = TrafficLog()
+    for record in RECORDS[:4]:
+        log.add(record)
+    log.add(update({"sessionUpdate": "agent_message_chunk", "messageId": "m",
+                    "content": {"type": "text", "text": odd}}))  # fmt: skip
+    exported = trace_bytes(log)
+    exported.decode("utf-8")  # valid UTF-8 throughout
+    again = tmp_path / "again.jsonl"
+    again.write_bytes(exported)
+    replay = load(again)
+    assert replay.view()["session"]["messages"][0]["blocks"][0]["text"] == odd
+    assert json.loads(script_json(replay.view()))["session"] == replay.view()["session"]
+    script_json(replay.view()).encode("ascii")

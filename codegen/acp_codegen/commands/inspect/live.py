@@ -8,6 +8,7 @@ import asyncio
 import base64
 import contextlib
 import logging
+import shlex
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,13 @@ from ..chat.link import RUNTIME_LOGGER, AgentLink, ChatError
 from ..chat.permissions import CANCELLED
 from .replay import permission_view
 from .traffic_log import TrafficLog
-from .view import agent_view, can_delete, conversation_view, listed_sessions
+from .view import (
+    agent_view,
+    can_delete,
+    conversation_view,
+    listed_sessions,
+    session_title,
+)
 
 MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024
 MAX_LIST_PAGES = 50
@@ -61,7 +68,7 @@ class LiveInspector:
         self, argv: Sequence[str], *, cwd: Path, trace: Path | None, changed: Callable[[], None]
     ) -> None:
         self.log = TrafficLog()
-        self.name = " ".join(argv)
+        self.name = shlex.join([Path(argv[0]).name, *argv[1:]])  # the page's heading
         self._changed = changed
         self._asked: list[Asked] = []
         self._count = 0
@@ -221,10 +228,11 @@ class LiveInspector:
     def view(self, at: int | None = None, session_id: str | None = None) -> dict[str, Any]:
         lifecycle = self.link.lifecycle
         current = self.link.session.session_id
+        snapshot = self.link.snapshot()  # taken once: a long session's snapshot is costly
         sessions = [
             {
                 "id": key,
-                "title": conversation_view(session_snapshot(session))["title"],
+                "title": session_title(snapshot if key == current else session_snapshot(session)),
                 "current": key == current,
                 "open": not session.closed,
             }
@@ -244,7 +252,7 @@ class LiveInspector:
                 lifecycle.auth_methods,
             ),
             "sessions": sessions,
-            "session": conversation_view(self.link.snapshot()),
+            "session": conversation_view(snapshot),
             "sessionId": current,
             "running": self.running,
             "permission": None

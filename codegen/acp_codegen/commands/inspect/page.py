@@ -28,15 +28,10 @@ def content_policy(nonce: str) -> str:
 
 def script_json(data: Any) -> str:
     """JSON safe inside a `<script type="application/json">` element: nothing in it can close
-    the element or open a comment (`<` is escaped), whatever the agent wrote."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return (
-        text.replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("&", "\\u0026")
-        .replace("\u2028", "\\u2028")
-        .replace("\u2029", "\\u2029")
-    )
+    the element or open a comment (`<`, `>`, `&` are escaped), and all of it is ASCII, so even a
+    lone surrogate the agent sent survives the page's encoding as its escape."""
+    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def render_page(*, nonce: str, report: Any | None = None) -> str:

@@ -63,7 +63,7 @@ async def serve(settings: Settings, console: Console) -> int:
         except TraceFileError as error:
             console.error(f"--trace {error}")
             return EXIT_USAGE
-        source = TraceReplay(log, str(settings.trace))
+        source = TraceReplay(log, settings.trace.name)
     else:
         live = LiveInspector(
             settings.argv, cwd=settings.cwd, trace=settings.record, changed=changes.bump

@@ -18,7 +18,7 @@ from .live import ActionError, LiveInspector
 from .page import content_policy, render_page, report_page
 from .traffic_log import TrafficLog, trace_bytes
 
-DRAW_SECONDS = 0.1  # the most often the page is sent a new view: only a drawing rate
+DRAW_SECONDS = 0.1  # the most often the page is told of changes: only a drawing rate
 RESENT_LINES = 8
 MAX_BODY_BYTES = 12 * 1024 * 1024  # a prompt with an attachment, base64-encoded
 NO_STORE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
@@ -120,14 +120,14 @@ class Handlers:
         return web.json_response(body, headers=NO_STORE)
 
     async def events(self, request: web.Request) -> web.StreamResponse:
-        """Server-sent events: `traffic` (new list entries) and `view` (the state), coalesced
-        to at most one of each per drawing interval."""
+        """Server-sent events: `traffic` (new list entries) and `changed` (the state moved on;
+        the page fetches the view when it is ready for one, so a slow page is sent fewer
+        views, never a backlog), at most one of each per drawing interval."""
         response = web.StreamResponse(
             headers={**NO_STORE, "Content-Type": "text/event-stream", "X-Accel-Buffering": "no"}
         )
         await response.prepare(request)
         sent_lines, seen = _int(request, "from") or 0, -1
-        session = request.query.get("session")
         with contextlib.suppress(ConnectionResetError, asyncio.CancelledError):
             while not self.changes.closing:
                 await self.changes.wait(seen)
@@ -138,7 +138,7 @@ class Handlers:
                 sent_lines = start + len(summaries)
                 if summaries:
                     await _send(response, "traffic", summaries)
-                await _send(response, "view", self.source.view(None, session))
+                await _send(response, "changed", seen)
                 await asyncio.sleep(DRAW_SECONDS)
         return response
 
@@ -221,8 +221,8 @@ async def _body(request: web.Request) -> dict[str, Any]:
 
 
 async def _send(response: web.StreamResponse, event: str, data: Any) -> None:
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    payload = f"event: {event}\ndata: {text}\n\n".encode("utf-8", "surrogatepass")
+    text = json.dumps(data, separators=(",", ":"))  # ASCII: a lone surrogate stays an escape
+    payload = f"event: {event}\ndata: {text}\n\n".encode("ascii")
     await response.write(payload)
 
 

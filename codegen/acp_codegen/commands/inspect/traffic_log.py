@@ -130,10 +130,12 @@ def read_trace(path: Path) -> Iterable[dict[str, Any]]:
 
 def trace_bytes(log: TrafficLog) -> bytes:
     """The log as a trace file, readable by `inspect --trace`."""
-    return b"".join(
-        json.dumps(line.record, ensure_ascii=False, separators=(",", ":")).encode(
-            "utf-8", "surrogatepass"
-        )
-        + b"\n"
-        for line in log.lines
-    )
+    return b"".join(_record_line(line.record) for line in log.lines)
+
+
+def _record_line(record: dict[str, Any]) -> bytes:
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:  # a lone surrogate: kept as its JSON escape, valid UTF-8
+        return json.dumps(record, separators=(",", ":")).encode("ascii") + b"\n"

@@ -122,21 +122,13 @@
   }
 
   function renderSession(session) {
-    for (const id of ["messages", "tool-calls", "terminals", "plans"]) $(id).replaceChildren();
+    for (const id of ["tool-calls", "terminals", "plans"]) $(id).replaceChildren();
     $("title").textContent = session && session.title ? session.title : "";
     $("title").dataset.part = "sessionInfo";
     $("usage").textContent = "";
     $("notices").replaceChildren();
+    renderMessages(session ? session.messages : []);
     if (!session) return;
-    for (const message of session.messages) {
-      const node = el("div", null, "message " + message.role);
-      node.dataset.part = "message:" + message.id;
-      node.append(el("span", message.role, "role"));
-      for (const block of message.blocks) {
-        node.append(el("span", block.text, block.kind === "text" ? "" : "block-tag"));
-      }
-      $("messages").append(node);
-    }
     for (const call of session.toolCalls) $("tool-calls").append(toolCall(call));
     $("terminals-section").hidden = session.terminals.length === 0;
     for (const terminal of session.terminals) {
@@ -164,6 +156,46 @@
     for (const notice of session.notices) {
       $("notices").append(el("div", "notice [" + (notice.severity || "info") + "]: " +
         [notice.title, notice.description].filter(Boolean).join(": ")));
+    }
+  }
+
+  function renderMessages(messages) {
+    // Messages are kept and their text extended in place: a streamed answer of 100k chunks
+    // costs the page the new text, not a rebuild of all of it.
+    const box = $("messages");
+    const kept = box.children;
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i];
+      const part = "message:" + message.id;
+      let node = kept[i];
+      if (!node || node.dataset.part !== part || node.dataset.role !== message.role) {
+        node = el("div", null, "message " + message.role);
+        node.dataset.part = part;
+        node.dataset.role = message.role;
+        node.append(el("span", message.role, "role"));
+        if (kept[i]) kept[i].replaceWith(node); else box.append(node);
+      }
+      const spans = node.children;
+      for (let j = 0; j < message.blocks.length; j++) {
+        const block = message.blocks[j];
+        const className = block.kind === "text" ? "" : "block-tag";
+        let span = spans[j + 1];
+        if (!span) { span = el("span", "", className); node.append(span); }
+        span.className = className;
+        setText(span, block.text);
+      }
+      while (spans.length > message.blocks.length + 1) spans[spans.length - 1].remove();
+    }
+    while (kept.length > messages.length) kept[kept.length - 1].remove();
+  }
+
+  function setText(node, text) {
+    const old = node.firstChild && node.firstChild.nodeType === Node.TEXT_NODE ? node.firstChild.data : null;
+    if (old === text) return;
+    if (old !== null && node.childNodes.length === 1 && text.startsWith(old)) {
+      node.firstChild.appendData(text.slice(old.length));
+    } else {
+      node.textContent = text;
     }
   }
 
@@ -282,6 +314,23 @@
     render(await api("/api/view?" + query));
   }
 
+  let refreshing = false;
+  let stale = false;
+
+  async function refresh() {
+    // One view request at a time; changes meanwhile make one more. A page busy drawing a long
+    // session asks for fewer views instead of falling behind.
+    if (refreshing) { stale = true; return; }
+    refreshing = true;
+    try {
+      do { stale = false; await load(null); } while (stale);
+    } catch (error) {
+      showError(String(error.message || error));
+    } finally {
+      refreshing = false;
+    }
+  }
+
   async function goTo(at) {
     if (!view || view.mode !== "trace") return;
     moving = Math.max(0, Math.min(view.total, at));
@@ -338,6 +387,6 @@
     if (view.mode !== "live") return;
     const events = new EventSource("/api/events" + query + "&from=" + traffic.length);
     events.addEventListener("traffic", (event) => addTraffic(JSON.parse(event.data)));
-    events.addEventListener("view", (event) => render(JSON.parse(event.data)));
+    events.addEventListener("changed", refresh);
   }).catch((error) => showError(String(error.message || error)));
 })();
