@@ -46,6 +46,14 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def names_of(host: str) -> set[str]:
+    """Besides `host` itself, the names a browser may use for a server bound to it: a wildcard
+    address is this machine under any of its names (other addresses: only as given)."""
+    if host.strip("[]") not in ("0.0.0.0", "::"):
+        return set()
+    return {socket.gethostname(), socket.getfqdn(), "127.0.0.1", "::1", "localhost"}
+
+
 def page_url(host: str, port: int, token: str) -> str:
     shown = f"[{host.strip('[]')}]" if ":" in host else host
     return f"http://{shown}:{port}/?token={token}"
@@ -82,7 +90,9 @@ async def serve(settings: Settings, console: Console) -> int:
         return EXIT_USAGE
     port = sock.getsockname()[1]
     token = new_token()
-    guard = WebGuard.for_address(settings.host, port, token=token)
+    guard = WebGuard.for_address(
+        settings.host, port, token=token, also_hosts=names_of(settings.host)
+    )
     runner = web.AppRunner(make_app(source, guard, changes), handle_signals=False)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
