@@ -127,3 +127,35 @@ def test_a_notice_is_shown(start_inspector: StartInspector, page: Any) -> None:
     expect(page.locator("#notices")).to_have_text(
         "notice [warning]: Quota low: 2 requests left today"
     )
+
+
+RESOURCE_AGENT = [sys.executable, str(Path(__file__).with_name("resource_agent.py"))]
+
+
+def test_a_file_attached_as_a_resource(start_inspector: StartInspector, page: Any) -> None:
+    inspector = start_inspector("--", *RESOURCE_AGENT)
+    page.goto(inspector.url)
+    expect(page.locator("#attach")).to_be_visible()  # the agent accepts embedded context
+    page.fill("#prompt-text", "read this")
+    notes = {"name": "notes.txt", "mimeType": "text/plain", "buffer": b"caf\xc3\xa9 <b>"}
+    page.set_input_files("#attach", files=[notes])
+    page.click("#send")
+    expect(page.locator(".message.agent")).to_have_text(
+        ["agenttext: 'read this'. ", "agentfile:///notes.txt says 'café <b>'. "]
+    )
+    expect(page.locator(".message.user")).to_contain_text("[resource file:///notes.txt]")
+    binary = {"name": "blob.bin", "mimeType": "application/octet-stream", "buffer": b"\xff\x00\xfe"}
+    page.set_input_files("#attach", files=[binary])
+    page.click("#send")
+    expect(page.locator(".message.agent").last).to_have_text(
+        "agentfile:///blob.bin holds 3 bytes. "
+    )
+
+
+def test_no_attaching_when_the_agent_does_not_accept_it(
+    start_inspector: StartInspector, page: Any
+) -> None:
+    inspector = start_inspector("--", *DEMO)
+    page.goto(inspector.url)
+    expect(page.locator("#agent")).to_have_text("acp-codegen-demo-agent 1.0.0")
+    expect(page.locator("#attach")).to_be_hidden()
