@@ -9,6 +9,7 @@ import contextlib
 import functools
 import json
 import secrets
+import time
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -95,6 +96,7 @@ class Handlers:
     def __init__(self, source: Source, changes: Changes) -> None:
         self.source = source
         self.changes = changes
+        self.view_seconds = 0.0  # how long the last view took to build and encode
 
     async def page(self, request: web.Request) -> web.Response:
         nonce = secrets.token_urlsafe(16)
@@ -103,8 +105,11 @@ class Handlers:
         return web.Response(text=html, content_type="text/html", headers=headers)
 
     async def view(self, request: web.Request) -> web.Response:
+        began = time.perf_counter()
         view = self.source.view(_int(request, "at"), request.query.get("session"))
-        return web.json_response(view, headers=NO_STORE)
+        response = web.json_response(view, headers=NO_STORE)
+        self.view_seconds = time.perf_counter() - began
+        return response
 
     async def traffic(self, request: web.Request) -> web.Response:
         start = max(0, _int(request, "from") or 0)
@@ -139,7 +144,9 @@ class Handlers:
                 if summaries:
                     await _send(response, "traffic", summaries)
                 await _send(response, "changed", seen)
-                await asyncio.sleep(DRAW_SECONDS)
+                # A long session's view takes long to build: tell of changes less often, so
+                # building views takes at most a third of the server's time.
+                await asyncio.sleep(max(DRAW_SECONDS, 2 * self.view_seconds))
         return response
 
     async def export_trace(self, request: web.Request) -> web.Response:
