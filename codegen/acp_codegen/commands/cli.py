@@ -17,6 +17,7 @@ from .console import NORMAL, Console, common_options
 from .diff import command as diff_command
 from .examples import EXAMPLES, add_examples
 from .exits import EXIT_HELP, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from .inspect import command as inspect_command
 from .pipeline import load_protocol
 from .scaffold import command as new_command
 from .shipped import add_shipped_parsers, run_demo, run_schema
@@ -102,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     add_shipped_parsers(sub, parents)
     diff_command.add_command(sub, parents)
     chat_command.add_command(sub, parents)
+    inspect_command.add_command(sub, parents)
     new_command.add_command(sub, parents)
     for name in EXAMPLES:
         add_examples(sub.choices[name], name)
@@ -148,6 +150,8 @@ def _run(args: argparse.Namespace) -> int:
         return new_command.run(args)
     if args.command == "chat":
         return chat_command.run(args)
+    if args.command == "inspect":
+        return inspect_command.run(args)
     console = Console.from_args(args)
     started = time.perf_counter()
     try:

@@ -31,6 +31,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "acp-codegen chat -- acp-codegen demo-agent --slow 0.3",
         "ACP_TOKEN=TOKEN acp-codegen demo-agent --http 127.0.0.1:8000",
     ),
+    "inspect": (
+        "acp-codegen inspect -- acp-codegen demo-agent --slow 0.3",
+        "acp-codegen inspect --trace session.trace.jsonl",
+    ),
     "schema": (
         "acp-codegen schema > acp.schema.json    # the schema shipped with acp-codegen",
         "acp-codegen schema --write acp.schema.json",

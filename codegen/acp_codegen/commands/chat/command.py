@@ -33,16 +33,14 @@ the live view needs acp-codegen's [chat] extra (rich), e.g. pip install
 
 def add_command(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     """The `chat` subcommand on the CLI's subparsers (`sub`: argparse's subparsers action)."""
-    cmd: argparse.ArgumentParser = sub.add_parser(
+    cmd = agent_command_parser(
+        sub,
+        parents,
         NAME,
-        help=TEXT,
-        description=TEXT,
-        epilog=KEYS,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        parents=parents,
-        usage="acp-codegen chat [options] (-- AGENT_CMD [ARGS...] | --url URL)",
+        TEXT,
+        KEYS,
+        "acp-codegen chat [options] (-- AGENT_CMD [ARGS...] | --url URL)",
     )
-    cmd.add_argument("agent", nargs="*", metavar="AGENT_CMD", help="the agent's command line")
     cmd.add_argument(
         "--url",
         help="reach an agent served at URL instead of starting one (http(s):// for Streamable "
@@ -66,21 +64,45 @@ def add_command(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "(without it they are answered cancelled)",
     )
     cmd.add_argument(
+        "--trace",
+        type=Path,
+        metavar="FILE",
+        default=env_trace(),
+        help="append the JSON-RPC traffic to FILE as JSON lines (default: $ACP_TRACE)",
+    )
+
+
+def agent_command_parser(
+    sub: Any, parents: list[argparse.ArgumentParser], name: str, text: str, epilog: str, usage: str
+) -> argparse.ArgumentParser:
+    """A subcommand that starts an agent given after `--` (chat, inspect)."""
+    cmd: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=text,
+        description=text,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=parents,
+        usage=usage,
+    )
+    cmd.add_argument("agent", nargs="*", metavar="AGENT_CMD", help="the agent's command line")
+    cmd.add_argument(
         "--cwd",
         type=Path,
         metavar="DIR",
         help="the session's working directory (default: the current directory)",
     )
-    cmd.add_argument(
-        "--trace",
-        type=Path,
-        metavar="FILE",
-        default=_env_trace(),
-        help="append the JSON-RPC traffic to FILE as JSON lines (default: $ACP_TRACE)",
-    )
+    return cmd
 
 
-def _env_trace() -> Path | None:
+def session_cwd(args: argparse.Namespace) -> Path | None:
+    """The session's working directory (`--cwd`, else the current one); None if no folder."""
+    cwd: Path = (args.cwd or Path.cwd()).resolve()
+    return cwd if cwd.is_dir() else None
+
+
+def env_trace() -> Path | None:
+    """The trace file `ACP_TRACE` names, if any."""
     value = os.environ.get("ACP_TRACE")
     return Path(value) if value else None
 
@@ -89,22 +111,22 @@ def run(args: argparse.Namespace) -> int:
     argv: list[str] | RemoteTarget = list(args.agent)
     if args.url is not None:
         if argv:
-            return _usage("give either --url or the agent's command, not both")
+            return usage_error("give either --url or the agent's command, not both")
         try:
             argv = remote_target(args.url, args.header)
         except ValueError as problem:
-            return _usage(str(problem))
+            return usage_error(str(problem))
     elif args.header:
-        return _usage("--header only applies with --url")
+        return usage_error("--header only applies with --url")
     if not argv:
-        return _usage("give the agent's command after --, e.g. acp-codegen chat -- ./agent.py")
-    cwd = (args.cwd or Path.cwd()).resolve()
-    if not cwd.is_dir():
-        return _usage(f"--cwd {args.cwd}: not a directory")
+        return usage_error("give the agent's command after --, e.g. acp-codegen chat -- ./agent.py")
+    cwd = session_cwd(args)
+    if cwd is None:
+        return usage_error(f"--cwd {args.cwd}: not a directory")
     if args.approve and args.prompt is None:
-        return _usage("--approve only applies with --prompt (interactively you answer by key)")
+        return usage_error("--approve only applies with --prompt (interactively you answer by key)")
     if args.prompt is None and not sys.stdin.isatty():
-        return _usage("stdin is not a terminal: pass --prompt TEXT to run one turn")
+        return usage_error("stdin is not a terminal: pass --prompt TEXT to run one turn")
     # The bindings and asyncio take a moment to import: only `chat` pays for them.
     import asyncio
 
@@ -126,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_DIFFERS
 
 
-def _usage(message: str) -> int:
+def usage_error(message: str) -> int:
+    """Say what is wrong with the command line; the usage exit code."""
     Console().error(message)
     return EXIT_USAGE

@@ -18,6 +18,7 @@ from typing import IO, Any, TypeVar, cast
 
 from ... import __version__
 from ..._bindings import (
+    AgentProxy,
     Client,
     ClientSession,
     ConnectionClosed,
@@ -29,13 +30,14 @@ from ..._bindings import (
     permission_request,
     session_snapshot,
 )
+from ..._bindings._runtime.client_side import ClientSide
 from ..._bindings._runtime.remote_client import RemoteAgent, connect_remote
 from ..._bindings._runtime.stdio import AgentProcess, spawn_agent
 from ..._bindings._runtime.trace import Tracer
 from ..._bindings._runtime.wire import to_wire
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
-from .services import Confirm, V1Services
 from .remote import RemoteTarget
+from .services import Confirm, V1Services
 from .traffic import TrafficTap
 
 T = TypeVar("T")
@@ -111,6 +113,7 @@ class AgentLink:
         verbose: bool,
         show_traffic: Callable[[str], None] | None = None,
         notice: Callable[[str], None] | None = None,
+        on_record: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.remote = argv if isinstance(argv, RemoteTarget) else None
         self.argv = [] if isinstance(argv, RemoteTarget) else list(argv)
@@ -121,7 +124,9 @@ class AgentLink:
         self._garbage: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         try:
             shown = show_traffic if verbose else None
-            self._tap = TrafficTap(trace, show=shown, on_garbage=self._saw_garbage)
+            self._tap = TrafficTap(
+                trace, show=shown, on_garbage=self._saw_garbage, on_record=on_record
+            )
         except OSError as error:
             raise ChatError(f"--trace {trace}: {error.strerror or error}", EXIT_USAGE) from None
         # Without --verbose the agent's stderr is kept aside, to quote when it fails.
@@ -149,6 +154,34 @@ class AgentLink:
 
     def snapshot(self) -> SessionSnapshot:
         return session_snapshot(self.session)
+
+    @property
+    def lifecycle(self) -> ClientSide[SessionSnapshot]:
+        """The client runtime's view of the connection: negotiated version, the agent's info
+        and capabilities, every session set up on it."""
+        return self._client.lifecycle
+
+    async def new_session(self) -> ClientSession:
+        """Open another session in `cwd` and make it the one `turn` prompts."""
+        session = await self._guarded(
+            self._client.lifecycle.new_session(cwd=str(self.cwd)), EXIT_DIFFERS, "session/new"
+        )
+        self._session = session
+        return session
+
+    async def manage(self, step: Awaitable[T], what: str) -> T:
+        """Await one session-management request (`session/list`, `/resume`, `/close`,
+        `/delete`): its failure becomes a `ChatError` like a turn's."""
+        return await self._guarded(step, EXIT_DIFFERS, what)
+
+    @property
+    def agent(self) -> AgentProxy:
+        """The typed proxy for calls the lifecycle does not make itself (`session/delete`)."""
+        return self._client.agent
+
+    def use(self, session_id: str) -> None:
+        """Make an open session of this connection the one `turn` prompts."""
+        self._session = self._client.lifecycle.sessions[session_id]
 
     async def start(self) -> None:
         """Spawn the agent, initialize and open a session in `cwd`."""
@@ -215,10 +248,13 @@ class AgentLink:
 
     async def turn(self, text: str) -> str | None:
         """Send one prompt and wait for the turn to end; returns its stop reason."""
-        block = models.TextContent(type="text", text=text)
+        return await self.turn_with([models.TextContent(type="text", text=text)])
+
+    async def turn_with(self, blocks: Sequence[models.ContentBlock]) -> str | None:
+        """`turn` with any content blocks (text, an attached resource, ...)."""
         if self._stderr is not None:
             self._turn_stderr_at = self._stderr.seek(0, 2)
-        return await self._guarded(self.session.run_turn([block]), EXIT_DIFFERS, "the turn")
+        return await self._guarded(self.session.run_turn(blocks), EXIT_DIFFERS, "the turn")
 
     async def cancel(self) -> None:
         with contextlib.suppress(ConnectionClosed):

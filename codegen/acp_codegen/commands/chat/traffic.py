@@ -1,5 +1,6 @@
 """The traffic tap: the runtime's trace records, fanned out to a `--trace` file, to a shower of
-method names (with `--verbose`) and to a watcher of lines that are not JSON-RPC; it also tells
+method names (with `--verbose`), to a watcher of lines that are not JSON-RPC and to an optional
+hearer of every record (the inspector's traffic list); it also tells
 whether the peer ever spoke JSON-RPC of its own or only sent our messages back (`cat`)."""
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ class TrafficTap(io.RawIOBase):
         *,
         show: Callable[[str], None] | None,
         on_garbage: Callable[[str], None],
+        on_record: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         super().__init__()
+        self._on_record = on_record
         self._file: IO[bytes] | None = None if file is None else open(file, "ab", buffering=0)  # noqa: SIM115
         self._show = show
         self._on_garbage = on_garbage
@@ -43,6 +46,8 @@ class TrafficTap(io.RawIOBase):
             record: dict[str, Any] = json.loads(raw)
         except ValueError:  # the tracer always writes JSON; nothing to watch otherwise
             return len(raw)
+        if self._on_record is not None:
+            self._on_record(record)
         if "text" in record and record.get("dir") == "recv":
             self._on_garbage(str(record["text"]))
             return len(raw)

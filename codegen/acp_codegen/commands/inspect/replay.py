@@ -1,0 +1,172 @@
+"""`inspect --trace FILE`: the session state as of any line of a recorded trace, rebuilt with the
+runtime's own `SessionState` (the fold every client session uses) from the received updates,
+with no agent. Moving forward folds on; moving back folds again from the start."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._bindings import MalformedUpdateError, SessionSnapshot, session_snapshot
+from ..._bindings.state import SessionState
+from .traffic_log import UPDATE_METHOD, TrafficLog
+from .view import agent_view, conversation_view
+
+INITIALIZE = "initialize"
+SETUPS = ("session/new", "session/load", "session/resume")
+CANCEL = "session/cancel"
+PERMISSION = "session/request_permission"
+PROMPT = "session/prompt"
+
+
+class Fold:
+    """The client's state after some prefix of the trace."""
+
+    def __init__(self) -> None:
+        self.at = 0  # lines folded
+        self.sessions: dict[str, SessionState] = {}
+        self.current: str | None = None
+        self.agent: dict[str, Any] = agent_view(None, None, None, [])
+        self.permissions: dict[Any, dict[str, Any]] = {}  # open requests by JSON-RPC id
+        self.prompts: dict[Any, str] = {}  # session/prompt ids not yet answered: their session
+        self._asked: dict[Any, tuple[str, Any]] = {}  # our request ids: (method, params)
+
+    def step(self, record: dict[str, Any]) -> str | None:
+        """Fold one record; returns the problem the runtime found with it, if any."""
+        self.at += 1
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return None
+        sent = record.get("dir") == "send"
+        method = message.get("method")
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if isinstance(method, str):
+            return self._call(sent, method, message, params)
+        self._answer(sent, message)
+        return None
+
+    def _call(
+        self, sent: bool, method: str, message: dict[str, Any], params: dict[str, Any]
+    ) -> str | None:
+        session_id = params.get("sessionId")
+        if sent and "id" in message:
+            self._asked[_key(message["id"])] = (method, params)
+            if method == PROMPT and isinstance(session_id, str):
+                self.prompts[_key(message["id"])] = session_id
+                self.current = session_id
+        elif sent and method == CANCEL and isinstance(session_id, str):
+            if session_id in self.sessions:
+                self.sessions[session_id].mark_cancelled()
+            self.permissions.clear()  # the client answers them all cancelled
+        elif not sent and method == PERMISSION and "id" in message:
+            self.permissions[_key(message["id"])] = params
+        elif not sent and method == UPDATE_METHOD and isinstance(session_id, str):
+            state = self._session(session_id)
+            try:
+                state.apply(params.get("update") or {})
+            except MalformedUpdateError as error:
+                return f"malformed update, not folded: {error}"
+        return None
+
+    def _answer(self, sent: bool, message: dict[str, Any]) -> None:
+        key = _key(message.get("id"))
+        if sent:  # our answer to the agent's request
+            self.permissions.pop(key, None)
+            return
+        self.prompts.pop(key, None)
+        method, params = self._asked.pop(key, ("", {}))
+        result = message.get("result")
+        result = result if isinstance(result, dict) else {}
+        if method == INITIALIZE and "result" in message:
+            self.agent = agent_view(
+                result.get("info"),
+                result.get("protocolVersion"),
+                result.get("capabilities") or {},
+                list(result.get("authMethods") or []),
+            )
+        elif method in SETUPS and "result" in message:
+            session_id = result.get("sessionId", params.get("sessionId"))
+            if isinstance(session_id, str):
+                self._session(session_id)
+                self.current = session_id
+
+    def _session(self, session_id: str) -> SessionState:
+        if session_id not in self.sessions:
+            self.sessions[session_id] = SessionState()
+            self.current = self.current or session_id
+        return self.sessions[session_id]
+
+    def snapshot(self, session_id: str) -> SessionSnapshot:
+        return session_snapshot(self.sessions[session_id])
+
+
+def _key(value: Any) -> Any:
+    return value if isinstance(value, str | int) else repr(value)
+
+
+class TraceReplay:
+    """A loaded trace, viewable as of any line."""
+
+    mode = "trace"
+
+    def __init__(self, log: TrafficLog, name: str) -> None:
+        self.log = log
+        self.name = name
+        self._fold = Fold()
+        for index, line in enumerate(log.lines):  # once through: mark what the runtime refuses
+            problem = self._fold.step(line.record)
+            if problem is not None:
+                log.mark(index, problem)
+
+    def view(self, at: int | None = None, session_id: str | None = None) -> dict[str, Any]:
+        """The page's state after the first `at` lines (default: all of them)."""
+        total = len(self.log)
+        at = total if at is None else max(0, min(at, total))
+        if at < self._fold.at:
+            self._fold = Fold()
+        while self._fold.at < at:
+            self._fold.step(self.log.lines[self._fold.at].record)
+        return self._view(self._fold, at, session_id)
+
+    def _view(self, fold: Fold, at: int, session_id: str | None) -> dict[str, Any]:
+        shown = session_id if session_id in fold.sessions else fold.current
+        sessions = [
+            {
+                "id": key,
+                "title": conversation_view(fold.snapshot(key))["title"],
+                "current": key == shown,
+                "open": True,
+            }
+            for key in fold.sessions
+        ]
+        permission = None
+        if fold.permissions:
+            key, params = next(iter(fold.permissions.items()))
+            permission = permission_view(key, params)
+        return {
+            "mode": self.mode,
+            "source": self.name,
+            "at": at,
+            "total": len(self.log),
+            "agent": fold.agent,
+            "sessions": sessions,
+            "session": conversation_view(fold.snapshot(shown)) if shown else None,
+            "sessionId": shown,
+            "running": bool(fold.prompts),
+            "permission": permission,
+            "error": None,
+        }
+
+
+def permission_view(key: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """A permission request as the dialog shows it (read-only in a trace)."""
+    options = params.get("options")
+    return {
+        "id": key,
+        "title": params.get("title") or "The agent asks for permission",
+        "options": [
+            {"id": option.get("optionId"), "name": option.get("name"), "kind": option.get("kind")}
+            for option in (options if isinstance(options, list) else [])
+            if isinstance(option, dict)
+        ],
+    }

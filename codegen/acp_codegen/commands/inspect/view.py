@@ -1,0 +1,123 @@
+"""What the page shows, as JSON: the agent (version, capabilities), the sessions, and the current
+session's conversation read from its typed snapshot (messages joined, terminal output decoded).
+Reading only: the runtime's `SessionState` did all the merging."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+from ..._bindings import SessionSnapshot, joined_content
+from ..._bindings._runtime.protocol import prompt_content_problems
+from ..chat.transcript import block_text, terminal_text
+
+# A resource block as the prompt box attaches a file: allowed when the agent says so.
+SAMPLE_RESOURCE = {"type": "resource", "resource": {"uri": "file:///x", "text": ""}}
+
+
+def agent_view(
+    info: Any, protocol_version: int | None, capabilities: Any, auth_methods: list[Any]
+) -> dict[str, Any]:
+    """The agent as `initialize` described it."""
+    fields = info if isinstance(info, dict) else {}
+    return {
+        "name": fields.get("name"),
+        "version": fields.get("version"),
+        "protocolVersion": protocol_version,
+        "capabilities": capabilities,
+        "authMethods": auth_methods,
+        "canAttach": capabilities is not None
+        and not prompt_content_problems([SAMPLE_RESOURCE], capabilities),
+        "canDelete": can_delete(capabilities),
+    }
+
+
+def can_delete(capabilities: Any) -> bool:
+    """Whether the agent offers `session/delete` (it says so under `session.delete`)."""
+    session = capabilities.get("session") if isinstance(capabilities, dict) else None
+    return isinstance(session, dict) and session.get("delete") is not None
+
+
+def listed_sessions(listed: list[dict[str, Any]], open_here: set[str]) -> list[dict[str, Any]]:
+    """The sessions `session/list` named that this connection has not set up (resumable)."""
+    return [
+        {"id": item["sessionId"], "title": item.get("title"), "current": False, "open": False}
+        for item in listed
+        if isinstance(item.get("sessionId"), str) and item["sessionId"] not in open_here
+    ]
+
+
+def session_title(snapshot: SessionSnapshot) -> str | None:
+    info = cast(Mapping[str, Any], snapshot["sessionInfo"] or {})
+    title = info.get("title")
+    return title if isinstance(title, str) else None
+
+
+def conversation_view(snapshot: SessionSnapshot) -> dict[str, Any]:
+    """One session's state as the page draws it."""
+    return {
+        "state": snapshot["state"],
+        "stopReason": snapshot["stopReason"],
+        "title": session_title(snapshot),
+        "messages": [
+            {
+                "id": message["messageId"],
+                "role": message["role"],
+                "blocks": [_block(cast(Mapping[str, Any], b)) for b in joined_content(message)],
+            }
+            for message in snapshot["messages"]
+        ],
+        "toolCalls": [_tool_call(key, call) for key, call in snapshot["toolCalls"].items()],
+        "terminals": [
+            {
+                "id": key,
+                "command": terminal.get("command"),
+                "output": terminal_text(terminal),
+                "exitStatus": terminal.get("exitStatus"),
+            }
+            for key, terminal in snapshot["terminals"].items()
+        ],
+        "plans": [
+            {"id": key, "entries": cast(Mapping[str, Any], plan).get("entries") or []}
+            for key, plan in snapshot["plans"].items()
+        ],
+        "usage": snapshot["usage"],
+        "commands": snapshot["availableCommands"],
+        "configOptions": snapshot["configOptions"],
+        "notices": snapshot["notices"],
+        "unknown": len(snapshot["unknown"]),
+    }
+
+
+def _block(block: Mapping[str, Any]) -> dict[str, Any]:
+    """A content block: its kind, and its text (or a short description of what it holds)."""
+    return {"kind": str(block.get("type")), "text": block_text(cast(Any, block))}
+
+
+def _tool_call(key: str, call: Mapping[str, Any]) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    for item in call.get("content") or []:
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind == "content":
+            block = _block(item.get("content") or {})
+            previous = content[-1] if content else None
+            if block["kind"] == "text" and previous and previous.get("block") == "text":
+                previous["text"] += block["text"]  # streamed chunks, read as one output
+            else:
+                content.append({"kind": "content", "block": block["kind"], "text": block["text"]})
+        elif kind == "diff":
+            content.append(
+                {"kind": "diff", "changes": item.get("changes") or [], "patch": item.get("patch")}
+            )
+        elif kind == "terminal":
+            content.append({"kind": "terminal", "text": str(item.get("terminalId"))})
+        else:
+            content.append({"kind": str(kind), "text": ""})
+    return {
+        "id": key,
+        "title": call.get("title"),
+        "kind": call.get("kind"),
+        "status": call.get("status"),
+        "locations": call.get("locations") or [],
+        "content": content,
+    }
