@@ -98,7 +98,9 @@ def start_inspector() -> Iterator[StartInspector]:
             inspector.interrupt()
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: playwright's sync API keeps an event loop running in this thread
+# while it is open, and every later test that calls asyncio.run would fail.
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         unavailable(f"{CHROMIUM} is not installed (apt-get install chromium)")
