@@ -32,10 +32,12 @@ def renders(monkeypatch: pytest.MonkeyPatch) -> Renders:
     real = where.render_files
     seen = Renders()
 
-    def counting(protocol: Protocol, target: Target) -> dict[str, bytes]:
+    def counting(
+        protocol: Protocol, target: Target, v1: Protocol | None = None
+    ) -> dict[str, bytes]:
         assert not seen.forbid, "rendered although the fingerprint matched"
         seen.count += 1
-        return real(protocol, target)
+        return real(protocol, target, v1)
 
     monkeypatch.setattr(where, "render_files", counting)
     return seen

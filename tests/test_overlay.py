@@ -10,10 +10,12 @@ import pytest
 from acp_codegen.commands.cli import main
 from acp_codegen.commands.exits import EXIT_USAGE as EXIT_SCHEMA
 from acp_codegen.commands.pipeline import load_protocol
-from acp_codegen.load.overlay import V2_OVERLAY, overlay_from_schema
+from acp_codegen.load.overlay import V1_OVERLAY, V2_OVERLAY, overlay_from_schema
 from acp_codegen.model.errors import SchemaError
 from acp_codegen.model.ir import Protocol
-from conftest import SCHEMA, load_script
+from conftest import REPO, SCHEMA, load_script
+
+UPSTREAM_V1 = REPO / "tests" / "fixtures" / "upstream" / "v1-2.4.0" / "schema.json"
 
 
 def strip(node: Any) -> Any:
@@ -66,13 +68,30 @@ def test_an_input_with_its_own_rules_gets_no_overlay(canonical_protocol: Protoco
     assert not any("overlay" in note for note in canonical_protocol.notes)
 
 
-def test_a_v1_shaped_input_gets_no_overlay(tmp_path: Path, canonical_doc: dict[str, Any]) -> None:
+def test_a_v1_shaped_input_gets_the_v1_overlay(
+    tmp_path: Path, canonical_doc: dict[str, Any]
+) -> None:
+    """v1's rules apply where a v1 input has the tag; v2-only tags get none."""
     doc = strip(canonical_doc)
     doc["x-acp"]["protocolVersion"] = 1
     protocol = load_protocol(write(tmp_path / "v1.json", doc))
-    assert all(v.merge is None for v in protocol.update_variants)
-    assert any("no merge annotations" in note for note in protocol.notes)
+    merges = {v.tag: v.merge for v in protocol.update_variants}
+    assert merges["tool_call_update"] is not None
+    assert merges["agent_message"] is None  # a v2 whole message: not in the v1 overlay
+    assert any("acp-v1.json (built in)" in note for note in protocol.notes)
     assert any("protocol version 1" in note and "Not automated" in note for note in protocol.notes)
+
+
+def test_upstream_v1_gets_merge_rules_for_its_updates() -> None:
+    protocol = load_protocol(UPSTREAM_V1)
+    merges = {v.tag: v.merge for v in protocol.update_variants}
+    for tag in ("tool_call", "tool_call_update"):
+        rule = merges[tag]
+        assert rule is not None and rule.key == "/toolCallId", tag
+    chunk = merges["agent_thought_chunk"]
+    assert chunk is not None and (chunk.op, chunk.role) == ("append", "thought")
+    assert merges["plan"] is None  # v1's plan has no id to key the plan entity by
+    assert json.loads(V1_OVERLAY.read_text(encoding="utf-8"))["acpCodegenOverlay"] == 1
 
 
 def test_overlay_option_replaces_the_built_in_one(

@@ -44,7 +44,13 @@ def contents(folder: Path) -> dict[str, bytes]:
 
 
 def regenerate_line(folder: Path, module: str) -> str:
-    return (folder / module).read_text(encoding="utf-8").splitlines()[2].strip("# ")
+    """The header's regenerate command, its continuation lines (` \\`) joined back."""
+    lines = (folder / module).read_text(encoding="utf-8").splitlines()[2:]
+    words = [lines[0].strip("# ")]
+    while words[-1].endswith(" \\"):
+        words[-1] = words[-1][:-2]
+        words.append(lines[len(words)].strip("# "))
+    return " ".join(words)
 
 
 def test_check_agrees_from_the_project_a_subfolder_and_outside(

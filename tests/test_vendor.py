@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from acp_codegen.commands.cli import main
 from acp_codegen.commands.config import load_settings
+from acp_codegen.emit.render import wrapped_command
 from acp_codegen.write.manifest import MANIFEST, sha256
 from write_checks import file_states, render_once
 
@@ -122,7 +123,7 @@ def test_the_vendored_copy_never_names_itself_and_says_how_to_refresh(vendored: 
     for rel, text in texts.items():
         assert "acp_bindings" not in text, rel
         assert "myproj" not in text.replace(COMMAND, ""), rel
-        assert f"# Regenerate with:\n#   {COMMAND}\n" in text, rel
+        assert f"# Regenerate with:\n#   {wrapped_command(COMMAND)}\n" in text, rel
     manifest = json.loads((vendored / MANIFEST).read_bytes())
     assert manifest["package"] == PACKAGE and manifest["regenerate"] == COMMAND
     assert manifest["files"] == {
@@ -178,7 +179,7 @@ def test_re_vendoring_updates_untouched_files(
     assert main([*VENDOR, "--schema", "acp.schema.json"]) == 0
     after = (vendored / "__init__.py").read_text(encoding="utf-8")
     assert after != before and sha256(schema.read_bytes()) in after
-    assert f"{COMMAND} --schema acp.schema.json" in after
+    assert wrapped_command(f"{COMMAND} --schema acp.schema.json") in after
     assert main([*VENDOR, "--schema", "acp.schema.json", "--check"]) == 0
     notes = project / "src" / "myproj" / "_vendor" / "NOTES.md"
     assert notes.read_text(encoding="utf-8") == "mine\n"

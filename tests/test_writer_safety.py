@@ -230,7 +230,7 @@ def test_a_template_exception_writes_nothing(work: Path, monkeypatch: pytest.Mon
     before = file_states(work / "out")
     _edit_schema(work)
 
-    def broken(protocol: Protocol, target: Target) -> dict[str, bytes]:
+    def broken(protocol: Protocol, target: Target, v1: Protocol | None = None) -> dict[str, bytes]:
         raise RuntimeError("template blew up")
 
     monkeypatch.setattr(where, "render_files", broken)

@@ -10,7 +10,7 @@ from acp_codegen.commands import where
 from acp_codegen.emit.render import Target
 from acp_codegen.model.ir import Protocol
 
-_RENDERED: dict[tuple[str, str, Target], dict[str, bytes]] = {}
+_RENDERED: dict[tuple[object, ...], dict[str, bytes]] = {}
 _REAL_RENDER = where.render_files
 
 
@@ -18,10 +18,11 @@ def render_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each distinct (schema, target) renders once. Rendering is a pure function of them
     (test_determinism.py checks that); the callers test what is done with the result."""
 
-    def cached(protocol: Protocol, target: Target) -> dict[str, bytes]:
-        key = (protocol.sha256, protocol.source_name, target)
+    def cached(protocol: Protocol, target: Target, v1: Protocol | None = None) -> dict[str, bytes]:
+        also = None if v1 is None else (v1.sha256, v1.source_name)
+        key = (protocol.sha256, protocol.source_name, target, also)
         if key not in _RENDERED:
-            _RENDERED[key] = _REAL_RENDER(protocol, target)
+            _RENDERED[key] = _REAL_RENDER(protocol, target, v1)
         return dict(_RENDERED[key])
 
     monkeypatch.setattr(where, "render_files", cached)

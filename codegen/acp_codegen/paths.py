@@ -37,6 +37,8 @@ OVERLAY_DIR = PACKAGE_DIR / "load" / "overlays"
 
 # The canonical ACP v2 schema, shipped with the tool: the default input outside a project.
 BUNDLED_SCHEMA = _shipped_or_checkout("bundled/acp.schema.json", "schema/acp.schema.json")
+# Its v1 companion (upstream's newest v1 in our words): the bundled set carries both versions.
+BUNDLED_V1_SCHEMA = _shipped_or_checkout("bundled/acp.v1.schema.json", "schema/acp.v1.schema.json")
 
 # The example agent (examples/demo_agent.py), shipped so `python -m acp_codegen.demo` runs it.
 DEMO_AGENT = _shipped_or_checkout("examples/demo_agent.py", "examples/demo_agent.py")

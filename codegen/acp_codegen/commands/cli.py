@@ -34,6 +34,11 @@ OVERLAY_HELP = (
     "overlay file with merge rules and patch fields for an input that lacks them "
     "(default: the built-in ACP v2 overlay for a v2 input without x-merge)"
 )
+V1_SCHEMA_HELP = (
+    "the ACP v1 schema, generated beside the main one as the subpackage <package>.v1 "
+    "(default from [tool.acp-codegen] v1-schema, else the v1 schema shipped with acp-codegen when "
+    "the main one is the shipped one too; a lone --schema makes a single-version package)"
+)
 STAT_HELP = "one line per differing file with +/- counts and a total, instead of the diff"
 SCHEMA_HELP = (
     "schema file (default from [tool.acp-codegen], else the schema shipped with acp-codegen)"
@@ -65,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     ):
         cmd = sub.add_parser(name, help=text, description=text, parents=parents)
         cmd.add_argument("--schema", type=Path, help=SCHEMA_HELP)
+        cmd.add_argument("--v1-schema", type=Path, metavar="FILE", help=V1_SCHEMA_HELP)
         cmd.add_argument(
             "--out",
             type=Path,
@@ -92,7 +98,7 @@ def _parser() -> argparse.ArgumentParser:
         "path", type=Path, metavar="PATH", help="the schema file to check (JSON Schema of ACP)"
     )
     val.add_argument("--overlay", type=Path, help=OVERLAY_HELP)
-    add_vendor_parser(sub, FORCE_HELP, OVERLAY_HELP, parents)
+    add_vendor_parser(sub, FORCE_HELP, OVERLAY_HELP, parents, V1_SCHEMA_HELP)
     add_shipped_parsers(sub, parents)
     diff_command.add_command(sub, parents)
     chat_command.add_command(sub, parents)
@@ -177,7 +183,7 @@ def _validate(args: argparse.Namespace, console: Console) -> int:
 
 
 def _generate_or_check(args: argparse.Namespace, console: Console) -> int:
-    where = Where.from_cwd(args.schema, args.overlay, console)
+    where = Where.from_cwd(args.schema, args.overlay, console, args.v1_schema)
     out = checked_folder(where.settings.out if args.out is None else args.out, "--out")
     package = checked_package(where.settings.package if args.package is None else args.package)
     folder = checked_folder(out / package, "--out/--package", replaced=True)

@@ -6,7 +6,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..paths import BUNDLED_SCHEMA
+from ..paths import BUNDLED_SCHEMA, BUNDLED_V1_SCHEMA
 from .targets import UsageError
 
 DEFAULT_OUT = "generated"
@@ -19,6 +19,9 @@ class Settings:
     out: Path
     package: str
     bundled_schema: bool = False  # no table names a schema: the one shipped with the tool
+    # The v1 schema of a package carrying both versions (subpackage `v1`): `v1-schema` in the
+    # table, the shipped one with the shipped schema; None for a single-version package.
+    v1_schema: Path | None = None
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -40,11 +43,14 @@ def load_settings(cwd: Path) -> Settings:
         if table:
             base = pyproject.parent
     schema = table.get("schema")
+    v1_schema = table.get("v1-schema")
+    v1 = base / Path(str(v1_schema)).expanduser() if v1_schema is not None else None
     return Settings(
         schema=base / Path(str(schema)).expanduser() if schema is not None else BUNDLED_SCHEMA,
         out=base / Path(str(table.get("out", DEFAULT_OUT))).expanduser(),
         package=str(table.get("package", DEFAULT_PACKAGE)),
         bundled_schema=schema is None,
+        v1_schema=BUNDLED_V1_SCHEMA if schema is None and v1 is None else v1,
     )
 
 
@@ -65,7 +71,7 @@ def _table(pyproject: Path) -> dict[str, object]:
     table = tool.get("acp-codegen", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise UsageError(f"{pyproject}: [tool.acp-codegen] must be a table")
-    for key in ("schema", "out", "package"):
+    for key in ("schema", "v1-schema", "out", "package"):
         if key in table and not isinstance(table[key], str):
             raise UsageError(f"{pyproject}: [tool.acp-codegen] {key} must be a string")
     return table

@@ -12,9 +12,16 @@ from typing import Any
 from .. import __version__
 from ..emit.ahead import ahead
 from ..emit.dcg import PYDANTIC_MINIMUM
-from ..emit.render import Target, render_package
+from ..emit.render import PARENT_RUNTIME, Target, render_package
 from ..load.newer import protocol_version
-from ..load.overlay import V2_OVERLAY, Overlay, apply_overlay, has_merge_rules, load_overlay
+from ..load.overlay import (
+    V1_OVERLAY,
+    V2_OVERLAY,
+    Overlay,
+    apply_overlay,
+    has_merge_rules,
+    load_overlay,
+)
 from ..load.parse import build_protocol, load_document
 from ..load.validate import check
 from ..model.errors import Problem, SchemaError
@@ -22,6 +29,8 @@ from ..model.ir import Protocol
 from ..model.naming import is_identifier
 from ..write.fingerprint import input_fingerprint
 from ..write.manifest import MANIFEST, build_manifest
+
+SUBPACKAGE_V1 = "v1"  # where a package carrying both protocols keeps v1's modules
 
 
 def load_protocol(
@@ -63,8 +72,11 @@ def _build(doc: dict[str, Any], raw: bytes, name: str, overlay: Path | None) -> 
     chosen: Overlay | None = None
     if overlay is not None:
         chosen = load_overlay(overlay)
-    elif not has_merge_rules(doc) and (protocol_version(doc)[0] or 0) >= 2:
-        chosen = load_overlay(V2_OVERLAY, f"{V2_OVERLAY.name} (built in)")
+    elif not has_merge_rules(doc):
+        version = protocol_version(doc)[0]
+        built_in = V2_OVERLAY if (version or 0) >= 2 else V1_OVERLAY if version == 1 else None
+        if built_in is not None:
+            chosen = load_overlay(built_in, f"{built_in.name} (built in)")
     notes: list[str] = []
     if chosen is not None:
         doc, notes = apply_overlay(doc, chosen, name)
@@ -73,11 +85,21 @@ def _build(doc: dict[str, Any], raw: bytes, name: str, overlay: Path | None) -> 
     return replace(protocol, notes=(*notes, *protocol.notes))
 
 
-def render_files(protocol: Protocol, target: Target) -> dict[str, bytes]:
+def render_files(
+    protocol: Protocol, target: Target, v1: Protocol | None = None
+) -> dict[str, bytes]:
     """The package folder's files (paths inside it), its manifest included. `target.package` may
     be dotted (a vendored copy): the generated code never names itself. The manifest keeps the
-    protocol's notes, so a run that skips rendering can print them."""
-    files = render_package(protocol, target)
+    protocol's notes, so a run that skips rendering can print them.
+
+    With `v1`, the package also carries that protocol as the subpackage `v1/`: the modules a
+    package generated from it alone would have, importing the parent's runtime."""
+    files = render_package(protocol, target, v1=v1)  # its Client also drives v1 agents
+    extra: dict[str, tuple[str, str]] = {}
+    if v1 is not None:
+        nested = render_package(v1, target, PARENT_RUNTIME)
+        files.update({f"{SUBPACKAGE_V1}/{rel}": data for rel, data in nested.items()})
+        extra[SUBPACKAGE_V1] = (v1.source_name, v1.sha256)
     about: dict[str, object] = {
         "generated-by": f"acp-codegen {__version__}",
         "package": target.package,
@@ -85,17 +107,22 @@ def render_files(protocol: Protocol, target: Target) -> dict[str, bytes]:
         "schema": protocol.source_name,
         "schema-sha256": protocol.sha256,
         "regenerate": target.command,
-        "fingerprint": input_fingerprint(protocol.sha256, protocol.source_name, target),
+        "fingerprint": input_fingerprint(protocol.sha256, protocol.source_name, target, extra),
         "notes": list(protocol.notes),
     }
+    if v1 is not None:
+        about["subpackages"] = {
+            SUBPACKAGE_V1: {"schema": v1.source_name, "schema-sha256": v1.sha256}
+        }
+        about["notes"] = [*protocol.notes, *v1.notes]
     return {**files, MANIFEST: build_manifest(about, files)}
 
 
-def render_tree(protocol: Protocol, target: Target) -> dict[str, bytes]:
+def render_tree(protocol: Protocol, target: Target, v1: Protocol | None = None) -> dict[str, bytes]:
     """The output directory's files for a plain package: `<package>/<file>`, manifest included."""
     if not is_identifier(target.package):
         raise SchemaError(
             [Problem("--package", "", f"{target.package!r} is not a Python package name")]
         )
-    files = render_files(protocol, target)
+    files = render_files(protocol, target, v1)
     return {f"{target.package}/{rel}": data for rel, data in sorted(files.items())}

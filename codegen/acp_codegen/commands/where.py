@@ -17,7 +17,7 @@ from ..write.writer import files_on_disk
 from .config import Settings, find_pyproject, has_table, load_settings
 from .console import Console
 from .kept_notes import as_shown, kept_notes, portable
-from .pipeline import loading, render_files
+from .pipeline import SUBPACKAGE_V1, loading, render_files
 from .targets import UsageError, expanded
 
 
@@ -29,11 +29,20 @@ class Where:
     bundled: bool  # the schema shipped with the tool, by default
     overlay: Path | None = None  # merge rules for an input that lacks them (see overlay.py)
     console: Console = field(default_factory=Console)
+    v1_schema: Path | None = None  # the v1 protocol, carried as the subpackage `v1`
+    v1_bundled: bool = False  # that one is the v1 schema shipped with the tool
 
     @classmethod
     def from_cwd(
-        cls, schema: Path | None, overlay: Path | None = None, console: Console | None = None
+        cls,
+        schema: Path | None,
+        overlay: Path | None = None,
+        console: Console | None = None,
+        v1_schema: Path | None = None,
     ) -> Where:
+        """The v1 schema comes from where the schema does: `--v1-schema` beside `--schema` (a
+        lone `--schema` makes a single-version package, as ever), `v1-schema` in the table, or
+        the shipped pair."""
         cwd = Path.cwd()
         settings = load_settings(cwd)
         pyproject = find_pyproject(cwd)
@@ -49,7 +58,13 @@ class Where:
             origin = f"[tool.acp-codegen] in {pyproject}"
         path = expanded(schema or settings.schema)
         told.step(f"schema: {path} (from {origin})")
-        return cls(root, settings, path, bundled, chosen, told)
+        v1 = expanded(v1_schema) if v1_schema is not None else None
+        if v1 is None and schema is None:
+            v1 = settings.v1_schema
+        v1_bundled = v1_schema is None and bundled and v1 is not None
+        if v1 is not None:
+            told.step(f"v1 schema: {v1}")
+        return cls(root, settings, path, bundled, chosen, told, v1, v1_bundled)
 
     def rooted_at(self, output: Path, holder: Path) -> Where:
         """This place with the project root of the output folder `output`, so the regenerate
@@ -86,6 +101,8 @@ class Where:
         """`--schema PATH` for the regenerate command; nothing for the schema shipped with the
         tool (its install path differs between machines and is the default anyway)."""
         schema = [] if self.bundled else ["--schema", self.shown(self.schema)]
+        if self.v1_schema is not None and not self.v1_bundled:
+            schema += ["--v1-schema", self.shown(self.v1_schema)]
         return schema + ([] if self.overlay is None else ["--overlay", self.shown(self.overlay)])
 
     def render(self, target: Target) -> dict[str, bytes]:
@@ -93,10 +110,19 @@ class Where:
         a spare core exists: see `pipeline.loading`)."""
         self._reading()
         shown = self.displayed(self.schema)  # problems and notes name the file as typed
+        names = self._note_names()
         with quiet_gc(), loading(self.schema, shown, self.overlay) as protocol:
-            kept = tuple(portable(protocol.notes, self._note_names()))  # the same from any folder
-            files = render_files(replace(protocol, notes=kept), target)
-        self._notes(protocol.notes)
+            kept = tuple(portable(protocol.notes, names))  # the same from any folder
+            if self.v1_schema is None:
+                files = render_files(replace(protocol, notes=kept), target)
+                self._notes(protocol.notes)
+                return files
+            with loading(self.v1_schema, self.displayed(self.v1_schema)) as v1:
+                v1_kept = tuple(portable(v1.notes, names))
+                files = render_files(
+                    replace(protocol, notes=kept), target, replace(v1, notes=v1_kept)
+                )
+        self._notes((*protocol.notes, *v1.notes))
         return files
 
     def current_file_count(self, folder: Path, target: Target) -> int | None:
@@ -110,10 +136,14 @@ class Where:
             return None  # a killed run left copies beside it: writing puts them right
         try:
             digest = sha256(self.schema.read_bytes())
+            extra = {}
+            if self.v1_schema is not None:
+                v1_name = Path(self.displayed(self.v1_schema)).name
+                extra[SUBPACKAGE_V1] = (v1_name, sha256(self.v1_schema.read_bytes()))
         except OSError:
             return None  # the full path reports it properly
         source_name = Path(self.displayed(self.schema)).name  # as the parser names the source
-        fingerprint = input_fingerprint(digest, source_name, target)
+        fingerprint = input_fingerprint(digest, source_name, target, extra)
         count = current_file_count(folder, fingerprint, set(files_on_disk(folder)))
         self.console.step(
             f"fingerprint: matches the manifest and all {count} file(s); nothing to render"
@@ -136,6 +166,8 @@ class Where:
     def _note_names(self) -> dict[str, str]:
         """How notes name the input files in this run (see kept_notes.py)."""
         names = {"schema": self.displayed(self.schema)}
+        if self.v1_schema is not None:
+            names["v1-schema"] = self.displayed(self.v1_schema)
         if self.overlay is not None:
             names["overlay"] = str(self.overlay)
         return names

@@ -36,6 +36,7 @@ from .validate import accepts_null
 
 FORMAT_VERSION = 1
 V2_OVERLAY = OVERLAY_DIR / "acp-v2.json"
+V1_OVERLAY = OVERLAY_DIR / "acp-v1.json"  # hand-written: v1 has no canonical x-merge source
 UPDATE_UNION = "SessionUpdate"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -60,14 +61,23 @@ def _own_files() -> list[tuple[str, Path]]:
     return sorted(found.items())
 
 
-def input_fingerprint(schema_sha256: str, source_name: str, target: Target) -> str:
-    key = {
+def input_fingerprint(
+    schema_sha256: str,
+    source_name: str,
+    target: Target,
+    extra: Mapping[str, tuple[str, str]] | None = None,
+) -> str:
+    """`extra`: the schemas of the version subpackages, by subpackage name, as (source name,
+    sha256); a single-version package has none, and its fingerprint is as it always was."""
+    key: dict[str, object] = {
         "generator": generator_digest(),
         "schema-sha256": schema_sha256,
         "schema": source_name,
         "package": target.package,
         "regenerate": target.command,
     }
+    if extra:
+        key["subpackages"] = {name: list(pair) for name, pair in sorted(extra.items())}
     return sha256(json.dumps(key, sort_keys=True).encode("utf-8"))
 
 

@@ -18,7 +18,7 @@ import jinja2
 
 from ...emit.dcg import PYDANTIC_MINIMUM
 from ...emit.render import Target
-from ...paths import BUNDLED_SCHEMA, SCAFFOLD_TEMPLATE_DIR
+from ...paths import BUNDLED_SCHEMA, BUNDLED_V1_SCHEMA, SCAFFOLD_TEMPLATE_DIR
 from ...write.writer import write
 from ..config import Settings
 from ..targets import UsageError
@@ -86,9 +86,20 @@ def bindings_files(layout: Layout, project_dir: Path) -> dict[str, bytes]:
     """The vendored bindings exactly as `vendor_command`, run in `project_dir`, renders them:
     the schema shipped with acp-codegen (the new project has no `[tool.acp-codegen]` table)."""
     settings = Settings(
-        schema=BUNDLED_SCHEMA, out=project_dir, package=layout.bindings_package, bundled_schema=True
+        schema=BUNDLED_SCHEMA,
+        out=project_dir,
+        package=layout.bindings_package,
+        bundled_schema=True,
+        v1_schema=BUNDLED_V1_SCHEMA,
     )
-    where = Where(project_dir.resolve(), settings, BUNDLED_SCHEMA, bundled=True)
+    where = Where(
+        project_dir.resolve(),
+        settings,
+        BUNDLED_SCHEMA,
+        bundled=True,
+        v1_schema=BUNDLED_V1_SCHEMA,
+        v1_bundled=True,
+    )
     target = Target(package=layout.bindings_package, command=layout.vendor_command)
     return where.render(target)
 
