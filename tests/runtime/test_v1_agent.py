@@ -269,3 +269,64 @@ def test_prompt_before_initialize_is_refused(version: int) -> None:
         return await V1Client(peer).call("session/new", {"cwd": "/tmp", "mcpServers": []})
 
     assert run(main())["error"]["code"] == -32600
+
+
+class ReadingAgent(acp.Agent):
+    """Reads a file through v1's client services; says what it read, or why it could not."""
+
+    async def on_prompt(self, session: acp.Session, prompt: acp.Prompt) -> str | None:
+        request = v1_models.ReadTextFileRequest(session_id=session.session_id, path="/notes.txt")
+        try:
+            answer = await self.client_services.fs_read_text_file(request)
+        except acp.ClientServiceUnavailable as error:
+            await session.say(f"refused: {error}")
+        else:
+            await session.say(f"read: {answer.content}")
+        return None
+
+
+async def reading_turn(init: dict[str, Any], new_session: dict[str, Any]) -> tuple[str, list[Any]]:
+    """The agent's reply and the requests it sent, the client serving fs/read_text_file."""
+    _, peer = await connected(ReadingAgent().dispatcher)
+    await peer.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+    await peer.recv()
+    await peer.send({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": new_session})
+    session_id = (await peer.recv())["result"]["sessionId"]
+    prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "read"}]}
+    await peer.send({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": prompt})
+    texts: list[str] = []
+    asked: list[Any] = []
+    while True:
+        message = await peer.recv()
+        if message.get("method") == "fs/read_text_file":
+            asked.append(message["params"])
+            await peer.send({"jsonrpc": "2.0", "id": message["id"], "result": {"content": "hello"}})
+        elif message.get("method") == "session/update":
+            update = message["params"]["update"]
+            if update["sessionUpdate"] in ("agent_message", "agent_message_chunk"):
+                content = update["content"]
+                texts += [b["text"] for b in (content if isinstance(content, list) else [content])]
+            if update.get("state") == "idle":
+                return "".join(texts), asked
+        elif message.get("id") == 3 and "stopReason" in message.get("result", {}):
+            return "".join(texts), asked
+
+
+def test_client_services_reach_a_v1_client_that_offers_them() -> None:
+    init = {**V1_INIT, "clientCapabilities": {"fs": {"readTextFile": True}}}
+    reply, asked = run(reading_turn(init, {"cwd": "/tmp", "mcpServers": []}))
+    assert reply == "read: hello"
+    assert [a["path"] for a in asked] == ["/notes.txt"]
+
+
+def test_client_services_are_refused_without_the_capability() -> None:
+    reply, asked = run(reading_turn(V1_INIT, {"cwd": "/tmp", "mcpServers": []}))
+    assert asked == []  # nothing was sent
+    assert reply.startswith("refused: fs/read_text_file: ")
+    assert "clientCapabilities.fs.readTextFile" in reply
+
+
+def test_client_services_are_refused_on_v2() -> None:
+    reply, asked = run(reading_turn(V2_INIT, {"cwd": "/tmp"}))
+    assert asked == []
+    assert "protocol version 2" in reply and "removed" in reply
