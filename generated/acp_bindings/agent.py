@@ -12,8 +12,9 @@ from typing import Any, ClassVar
 from . import models
 from ._runtime import agent_session as engine
 from ._runtime.agent_side import AgentSide, SessionHooks
+from ._runtime.client_services import ServicesPeer
 from ._runtime.connection import Connection
-from ._runtime.dispatch import ValidatingDispatcher
+from ._runtime.dispatch import Dispatcher, ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.history import DEFAULT_HISTORY_LIMIT
 from ._runtime.outgoing import OutgoingChecks
@@ -21,12 +22,20 @@ from ._runtime.peer import Peer
 from ._runtime.stdio import serve_stdio
 from ._runtime.tolerant import result_from_wire
 from ._runtime.trace import TraceTarget
+from ._runtime.v1_agent_side import V1AgentSide
+from ._runtime.versioned import VersionedDispatcher
+from ._runtime.versions import negotiate
 from ._runtime.wire import from_wire, to_wire
 from .dispatch import AgentDispatcher
 from .merge_rules import MERGE_RULES, STOP_REASONS
 from .methods import AGENT_SPECS, CLIENT_SPECS
 from .session import Prompt, Session
 from .tolerance import agent_notification_repairs, agent_request_repairs, agent_result_repairs
+from .v1 import agent as v1_agent
+from .v1 import methods as v1_methods
+from .v1 import tolerance as v1_tolerance
+
+V1 = 1  # the version `.v1` carries
 
 
 def prompt_result(prompt: engine.Prompt) -> dict[str, Any]:
@@ -102,11 +111,19 @@ class Agent:
     """
 
     client: ClientProxy  # set when a connection is served
+    # v1's client services (file system, terminals), typed with `.v1.models`, e.g.
+    # `await self.client_services.fs_read_text_file(v1_models.ReadTextFileRequest(...))`. A
+    # call raises `ClientServiceUnavailable`, sending nothing, on a v2 connection (upstream
+    # removed them) or when the client did not advertise the capability it needs.
+    client_services: v1_agent.ClientProxy  # set when a connection is served
     info: ClassVar[models.Implementation] = models.Implementation(name="acp-agent", version="0.0.0")
     capabilities: ClassVar[models.AgentCapabilities] = models.AgentCapabilities()
     # What each session keeps for `session/resume` replay, in bytes of JSON (None: no bound).
     # Past it the oldest updates are dropped: a resume replays the newest part of the session.
     history_limit: int | None = DEFAULT_HISTORY_LIMIT
+    # The protocol versions served: each connection gets the highest one its client's
+    # `initialize` allows. v1 is the version today's editors speak (see `.v1`).
+    protocol_versions: ClassVar[tuple[int, ...]] = (1, 2)
     lifecycle: AgentSide
     # Answer -32602 to (or drop) a message whose params have a bad part, and raise on a result
     # with one, instead of reading that part as the schema allows (e.g. a `null` list as
@@ -166,8 +183,37 @@ class Agent:
     async def _serve_load_session(self, session: engine.AgentSession) -> bool:
         return await self.load_session(Session(session))
 
-    def dispatcher(self, connection: Connection) -> ValidatingDispatcher:
-        """Serve this agent on `connection` (the lifecycle, then the typed handlers)."""
+    def dispatcher(self, connection: Connection) -> Dispatcher:
+        """Serve this agent on `connection`: the lifecycle, in the wire dialect of the version
+        the client's `initialize` settles on (v1 or v2), then the typed handlers."""
+        v2 = self._v2_dispatcher(connection)
+        lifecycle = self.lifecycle
+        services = ServicesPeer(
+            connection, lambda: lifecycle.protocol_version, lambda: lifecycle.client_capabilities
+        )
+        self.client_services = v1_agent.ClientProxy(services, strict=self.strict)
+        if V1 not in self.protocol_versions:
+            return v2
+        v1_checks = OutgoingChecks(sent=v1_methods.CLIENT_SPECS, answered=v1_methods.AGENT_SPECS)
+        v1_side = V1AgentSide(self.lifecycle, v1_checks)
+        if self.strict:
+            v1 = ValidatingDispatcher(v1_methods.AGENT_SPECS, v1_side)
+        else:
+            v1 = ValidatingDispatcher(
+                v1_methods.AGENT_SPECS,
+                v1_side,
+                v1_tolerance.agent_notification_repairs(),
+                request_repairs=v1_tolerance.agent_request_repairs(),
+            )
+        return VersionedDispatcher(
+            {V1: v1, 2: v2},
+            version=lambda: lifecycle.protocol_version,
+            default=max(self.protocol_versions),
+            for_initialize=lambda params: negotiate(params, lifecycle.protocol_versions),
+        )
+
+    def _v2_dispatcher(self, connection: Connection) -> ValidatingDispatcher:
+        """The v2 dialect: the lifecycle behind v2's checks (it owns the session registry)."""
         self.client = ClientProxy(connection, strict=self.strict)
         deletes = type(self).on_delete_session is not Agent.on_delete_session
         hooks = SessionHooks(
@@ -194,6 +240,7 @@ class Agent:
             fallback=AgentDispatcher(self),
             prompt_result=prompt_result,
             history_limit=self.history_limit,
+            protocol_versions=self.protocol_versions,
         )
         if self.strict:
             return ValidatingDispatcher(AGENT_SPECS, self.lifecycle, screen=self.lifecycle.screen)

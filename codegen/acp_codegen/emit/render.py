@@ -134,7 +134,8 @@ def render_package(
 ) -> dict[str, bytes]:
     """Every file of the package, keyed by its path inside the package. With `runtime` set to
     PARENT_RUNTIME the package is a subpackage that uses its parent's runtime: no `_runtime/`
-    copy (and no `py.typed`: the parent's covers it). `v1`: see `python_pages`."""
+    copy (and no `py.typed`: the parent's covers it). `v1`: the package carries that protocol
+    as its subpackage `v1`; its agent serves both versions and its client drives both."""
     top = header(protocol, target)
     models = generate_models(protocol.model_schema, protocol.model_template_data, top)
     # black on the models module is the largest single step of a full generate: where a spare
@@ -196,6 +197,7 @@ def python_pages(
             v1=v1,
             package=target.package,
             pydantic_minimum=PYDANTIC_MINIMUM,
+            has_v1=v1 is not None,
             **typed.context,
         )
         pages[out_name] = top + page

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -45,6 +45,15 @@ from .protocol import (
     USAGE_UPDATE,
     USER_MESSAGE,
 )
+
+
+class SessionDialect(Protocol):
+    """How a session's reports are written when the connection speaks another version than
+    the lifecycle's v2 (e.g. `v1_agent_wire.V1SessionDialect`); None on a v2 connection."""
+
+    async def send_update(self, update: Mapping[str, Any], *, replay: bool = False) -> None: ...
+
+    async def request_permission(self, params: Mapping[str, Any]) -> Any: ...
 
 
 def new_id(prefix: str) -> str:
@@ -127,6 +136,8 @@ class AgentSession:
         self.history: list[Any] = []
         self._history = HistoryRecorder(chunk_runs, self._accepts, live, limit=history_limit)
         self.last_state: dict[str, Any] | None = None  # the latest state report
+        # The connection's wire dialect when it is not v2's (set by the version's side).
+        self.dialect: SessionDialect | None = None
 
     @property
     def history_dropped(self) -> int:
@@ -191,7 +202,10 @@ class AgentSession:
         here directly: a cancelled turn still ends idle after its session was closed."""
         params = {"sessionId": self.session_id, "update": data}
         self._checks.notification(SESSION_UPDATE, params)
-        await self._notify(SESSION_UPDATE, params)
+        if self.dialect is None:
+            await self._notify(SESSION_UPDATE, params)
+        else:
+            await self.dialect.send_update(data)
         self._updated = datetime.now(UTC)
         tag = data.get(UPDATE_TAG_FIELD) if isinstance(data, dict) else None
         if tag == STATE_UPDATE:
@@ -305,16 +319,21 @@ class AgentSession:
         self._checks.request(REQUEST_PERMISSION, params)
         turn = self.foreground_turn()
         if turn is None:
-            result = await self._peer.request(REQUEST_PERMISSION, params)
+            result = await self._ask(params)
             return result.get("outcome") if isinstance(result, dict) else None
         turn.blocked += 1
         try:
             if turn.blocked == 1:
                 await self.report_state(STATE_REQUIRES_ACTION)
-            result = await self._peer.request(REQUEST_PERMISSION, params)
+            result = await self._ask(params)
         finally:
             turn.blocked -= 1  # whatever happened: the count never leaks into later work
             if turn.blocked == 0 and not turn.cancel_requested and self.foreground_turn():
                 with contextlib.suppress(ConnectionClosed):
                     await self.report_state(STATE_RUNNING)
         return result.get("outcome") if isinstance(result, dict) else None
+
+    async def _ask(self, params: dict[str, Any]) -> Any:
+        if self.dialect is None:
+            return await self._peer.request(REQUEST_PERMISSION, params)
+        return await self.dialect.request_permission(params)

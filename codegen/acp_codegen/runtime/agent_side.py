@@ -144,7 +144,7 @@ class AgentSide:
         if method == INITIALIZE:
             result = self._initialize(params)
         elif method in _REGISTRY_METHODS:
-            self._require_initialized()
+            self.require_initialized()
             if params is None:
                 params = {}  # JSON-RPC lets a request omit params; the check saw `{}` as well
             if not isinstance(params, dict):
@@ -167,7 +167,7 @@ class AgentSide:
 
     async def handle_notification(self, method: str, params: Any) -> None:
         if method == SESSION_CANCEL:
-            self._cancel(params)
+            self.cancel(params)
         elif self._fallback is not None:
             await self._fallback.handle_notification(method, params)
 
@@ -192,7 +192,7 @@ class AgentSide:
         task.add_done_callback(self._background.discard)
         return task
 
-    def _require_initialized(self) -> None:
+    def require_initialized(self) -> None:
         if not self.initialized:
             raise RpcError.invalid_request("initialize must come first")
 
@@ -224,7 +224,7 @@ class AgentSide:
     def _prompt(self, params: Any) -> dict[str, Any]:
         """Accept a prompt. Synchronous on purpose: the prompt gets its place before any other
         message is handled; its turn starts speaking only once this answer is written."""
-        self._require_initialized()
+        self.require_initialized()
         session = self.registry.open_session_of(params)
         content = params.get("prompt")
         problems = prompt_content_problems(content, self.capabilities)
@@ -240,7 +240,8 @@ class AgentSide:
         """The one place the `session/prompt` answer is built."""
         return self._prompt_result_of(prompt)
 
-    def _cancel(self, params: Any) -> None:
+    def cancel(self, params: Any) -> None:
+        """`session/cancel`: cancel the named session's work (unknown sessions: nothing)."""
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         session = self.sessions.get(session_id) if isinstance(session_id, str) else None
         if session is not None:

@@ -68,6 +68,9 @@ class Connection(IncomingMessages):
     ) -> None:
         self.dispatcher = dispatcher
         self.trace = trace
+        # Whether a request given up on is withdrawn with `$/cancel_request` (v2); a peer of a
+        # version without it (v1) just gets its late answer ignored.
+        self.sends_cancel_request = True
         self._withdrawn: OrderedDict[RequestId, None] = OrderedDict()
         self._lines = LineReader(reader, max_line_bytes=max_line_bytes)
         self._writer = writer
@@ -196,6 +199,7 @@ class Connection(IncomingMessages):
             answered = future.done() and not future.cancelled()  # awaiting cancels the future
             if not self._closed and not answered:
                 self._withdraw(request_id)
+            if not self._closed and not answered and self.sends_cancel_request:
                 self._write_nowait(
                     notification_message(CANCEL_REQUEST_METHOD, {"requestId": request_id})
                 )

@@ -217,6 +217,9 @@ class IncomingMessages:
             logger.warning("the peer reported an error without a request id: %s", message.error)
         elif message.id in self._withdrawn:
             del self._withdrawn[message.id]  # a late answer to a request we withdrew
+        elif future is not None and future.cancelled():
+            # Given up on, its task not yet told (it withdraws next): the same late answer.
+            logger.debug("late answer to request %r, which was given up on", message.id)
         elif future is None or future.done():
             logger.warning("dropping a response to unknown request id %r", message.id)
         elif message.error is not None:

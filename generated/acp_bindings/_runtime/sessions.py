@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .agent_session import AgentSession, new_id
+from .agent_session import AgentSession, SessionDialect, new_id
 from .errors import ErrorCode, RpcError
 from .history import DEFAULT_HISTORY_LIMIT, ChunkRun
 from .jsonvalue import to_json
@@ -108,6 +108,9 @@ class SessionRegistry:
         self.history_limit = history_limit  # per session, see AgentSession
         self.sessions: dict[str, AgentSession] = {}
         self.client_capabilities: Any = None
+        # The wire dialect of each new session when the connection is not v2 (see
+        # agent_session.SessionDialect); set once the version is negotiated.
+        self.dialect_for: Callable[[AgentSession], SessionDialect] | None = None
 
     @property
     def serves_delete(self) -> bool:
@@ -122,7 +125,7 @@ class SessionRegistry:
         return session
 
     def _session(self, session_id: str, setup: Mapping[str, Any]) -> AgentSession:
-        return AgentSession(
+        session = AgentSession(
             session_id,
             self._peer,
             setup,
@@ -132,6 +135,9 @@ class SessionRegistry:
             self._live,
             history_limit=self.history_limit,
         )
+        if self.dialect_for is not None:
+            session.dialect = self.dialect_for(session)
+        return session
 
     def open_session_of(self, params: Any) -> AgentSession:
         """The open session `params` name; -32002 when unknown or closed."""
@@ -211,11 +217,7 @@ class SessionRegistry:
         replay_type = replay.get("type") if isinstance(replay, dict) else None
         if replay is not None and replay_type != REPLAY_FROM_START:
             raise invalid(["replayFrom", "type"], f"cannot replay from {replay_type!r}")
-        session = self.sessions.get(session_id)
-        if session is None:
-            session = await self._load(session_id, params)
-        else:
-            session.attach(self._peer, params, self.client_capabilities)
+        session = await self.reopen(params)
         if replay is not None:
             # The history, then the session's current state (state reports are not replayed
             # one by one: only where the session stands now).
@@ -224,6 +226,16 @@ class SessionRegistry:
         hook = self.hooks.on_resume_session
         extra = await hook(session) if hook else None
         return dict(extra or {})
+
+    async def reopen(self, params: dict[str, Any]) -> AgentSession:
+        """The session `params` name, open again with them as its setup: a known one
+        reattached, else one `load_session` restores; -32002 when neither."""
+        session_id = session_id_of(params)
+        session = self.sessions.get(session_id)
+        if session is None:
+            return await self._load(session_id, params)
+        session.attach(self._peer, params, self.client_capabilities)
+        return session
 
     async def _load(self, session_id: str, params: dict[str, Any]) -> AgentSession:
         session = self._session(session_id, params)
