@@ -26,6 +26,8 @@ from acp_codegen._bindings.v1 import methods as v1_methods
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from .test_v1_wire_table import Recorder  # the client end: keeps what is sent, answers `ok`
+
 V2_CHECKS = OutgoingChecks(sent=v2_methods.CLIENT_SPECS, answered=v2_methods.AGENT_SPECS)
 V1_CHECKS = OutgoingChecks(sent=v1_methods.CLIENT_SPECS, answered=v1_methods.AGENT_SPECS)
 OPTIONS = [{"optionId": "ok", "name": "OK", "kind": "allow_once"}]
@@ -50,20 +52,6 @@ STEPS = st.one_of(
     st.tuples(st.just("title"), WORDS),
     st.tuples(st.just("permission"), st.sampled_from([*CALL_IDS, None])),
 )
-
-
-class Recorder:
-    """The client end: keeps what the agent sends, answers each permission request `ok`."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, Any]] = []
-
-    async def notify(self, method: str, params: Any) -> None:
-        self.sent.append((method, params))
-
-    async def request(self, method: str, params: Any) -> Any:
-        self.sent.append((method, params))
-        return {"outcome": {"outcome": "selected", "optionId": "ok"}}
 
 
 async def perform(session: AgentSession, script: list[Step]) -> None:
