@@ -141,7 +141,7 @@ class V1UpdateReader:
             return [update]  # the state names what is wrong with it
         role = CHUNK_ROLES.get(tag)
         if role is not None:
-            return [self._chunk(tag, role, update)]
+            return [self._chunk(role, update)]
         if tag in (V1_TOOL_CALL, TOOL_CALL_UPDATE):
             self.end_message()
             return [self._tool_call(update)]
@@ -226,19 +226,17 @@ class V1UpdateReader:
             "options": choices,
         }
 
-    def _chunk(self, tag: str, role: str, update: dict[str, Any]) -> dict[str, Any]:
+    def _chunk(self, role: str, update: dict[str, Any]) -> dict[str, Any]:
         given = update.get("messageId")
-        if isinstance(given, str):
-            message_id = given
-        elif self._open_role == role and self._open_id is not None:
+        if isinstance(given, str):  # already what v2 says: taken as it is
+            self._open_role, self._open_id = role, given
+            return update
+        if self._open_role == role and self._open_id is not None:
             message_id = self._open_id
         else:
             message_id = new_message_id()
         self._open_role, self._open_id = role, message_id
-        chunk = {UPDATE_TAG_FIELD: tag, "messageId": message_id, "content": update.get("content")}
-        if update.get("_meta") is not None:
-            chunk["_meta"] = update["_meta"]
-        return chunk
+        return {**update, "messageId": message_id}
 
     @staticmethod
     def _tool_call(update: dict[str, Any]) -> dict[str, Any]:
