@@ -1,4 +1,4 @@
-"""Our client runtime drives official SDKs' v1 agents: the Python SDK 0.12.1's own example
+"""Our generated `Client` drives official SDKs' v1 agents: the Python SDK 0.12.1's own example
 agent (from its published source distribution) and an agent written with the TypeScript SDK
 2.4.0 behind its protocol router in v1 mode (ts_v1_agent.mjs). The SDKs are cached outside the
 repository (sdk_cache.py); without them the tests skip, and fail when CI is set."""
@@ -9,24 +9,16 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from acp_codegen._bindings import Client, RpcError, v1
 
 from .sdk_cache import py_sdk_sources
-from .v1_drive import V1_SCHEMA, drive, message_texts
+from .v1_drive import drive, message_texts
 
 HERE = Path(__file__).resolve().parent
 TS_V1_AGENT = HERE / "ts_v1_agent.mjs"
-
-
-@pytest.fixture(scope="module")
-def upstream_v1(schema_packages: Any) -> ModuleType:
-    """Upstream's v1 schema (SDK 2.4.0) generated as a package: the tables `drive` uses."""
-    package: ModuleType = schema_packages(V1_SCHEMA, "acp_codegen_v1_240_interop")
-    return package
 
 
 @pytest.fixture(scope="module")
@@ -35,11 +27,10 @@ def py_example_agent() -> Path:
 
 
 def test_our_client_drives_the_python_sdks_v1_example_agent(
-    upstream_v1: ModuleType, py_example_agent: Path, py_sdk_v1_path: Path, tmp_path: Path
+    py_example_agent: Path, py_sdk_v1_path: Path, tmp_path: Path
 ) -> None:
     turn = drive(
         [sys.executable, str(py_example_agent)],
-        upstream_v1,
         tmp_path,
         env={"PYTHONPATH": str(py_sdk_v1_path)},
     )
@@ -59,10 +50,8 @@ def ts_agent(ts_prefix: Path) -> list[str]:
     return ["node", str(TS_V1_AGENT), str(ts_prefix)]
 
 
-def test_our_client_drives_a_ts_router_agent_in_v1_mode(
-    upstream_v1: ModuleType, ts_prefix: Path, tmp_path: Path
-) -> None:
-    turn = drive(ts_agent(ts_prefix), upstream_v1, tmp_path, text="three small words")
+def test_our_client_drives_a_ts_router_agent_in_v1_mode(ts_prefix: Path, tmp_path: Path) -> None:
+    turn = drive(ts_agent(ts_prefix), tmp_path, text="three small words")
     assert turn.version == 1 and turn.agent_info == {"name": "ts-v1-agent", "version": "0.0.0"}
     assert turn.stop == "end_turn" and turn.exit_code == 0
     snapshot = turn.snapshot
@@ -84,10 +73,8 @@ def test_our_client_drives_a_ts_router_agent_in_v1_mode(
     assert asked["subject"]["toolCall"]["toolCallId"] == call["toolCallId"]
 
 
-def test_a_rejected_permission_fails_the_tool_call(
-    upstream_v1: ModuleType, ts_prefix: Path, tmp_path: Path
-) -> None:
-    turn = drive(ts_agent(ts_prefix), upstream_v1, tmp_path, approve=False)
+def test_a_rejected_permission_fails_the_tool_call(ts_prefix: Path, tmp_path: Path) -> None:
+    turn = drive(ts_agent(ts_prefix), tmp_path, approve=False)
     assert turn.stop == "end_turn"
     (call,) = turn.snapshot["toolCalls"].values()
     assert call["status"] == "failed"
@@ -95,9 +82,9 @@ def test_a_rejected_permission_fails_the_tool_call(
 
 
 def test_cancelling_during_a_permission_ends_the_v1_turn_cancelled(
-    upstream_v1: ModuleType, ts_prefix: Path, tmp_path: Path
+    ts_prefix: Path, tmp_path: Path
 ) -> None:
-    turn = drive(ts_agent(ts_prefix), upstream_v1, tmp_path, cancel_on_permission=True)
+    turn = drive(ts_agent(ts_prefix), tmp_path, cancel_on_permission=True)
     assert turn.stop == "cancelled"
     snapshot = turn.snapshot
     assert snapshot["state"] == "idle" and snapshot["stopReason"] == "cancelled"
