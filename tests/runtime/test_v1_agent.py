@@ -330,3 +330,22 @@ def test_client_services_are_refused_on_v2() -> None:
     reply, asked = run(reading_turn(V2_INIT, {"cwd": "/tmp"}))
     assert asked == []
     assert "protocol version 2" in reply and "removed" in reply
+
+
+def test_resume_reopens_without_replay() -> None:
+    async def main() -> tuple[V1Client, Any]:
+        _, peer = await connected(ScriptedAgent().dispatcher)
+        client = V1Client(peer)
+        session_id = await client.start()
+        prompt = [{"type": "text", "text": "go"}]
+        await client.call("session/prompt", {"sessionId": session_id, "prompt": prompt})
+        await client.call("session/close", {"sessionId": session_id})
+        client.updates.clear()
+        resumed = await client.call("session/resume", {"sessionId": session_id, "cwd": "/tmp"})
+        again = await client.call("session/prompt", {"sessionId": session_id, "prompt": prompt})
+        return client, (resumed, again)
+
+    client, (resumed, again) = run(main())
+    assert resumed["result"] == {}
+    assert again["result"] == {"stopReason": "end_turn"}  # open again
+    assert client.updates[0]["sessionUpdate"] == "agent_thought_chunk"  # no replay before it
