@@ -349,3 +349,29 @@ def test_resume_reopens_without_replay() -> None:
     assert resumed["result"] == {}
     assert again["result"] == {"stopReason": "end_turn"}  # open again
     assert client.updates[0]["sessionUpdate"] == "agent_thought_chunk"  # no replay before it
+
+
+class CommandsAgent(acp.Agent):
+    async def on_prompt(self, session: acp.Session, prompt: acp.Prompt) -> str | None:
+        return None
+
+    async def on_new_session(self, session: acp.Session) -> dict[str, Any]:
+        command = {"type": "command", "name": "review", "description": "Review the diff"}
+        return {"availableCommands": [command]}
+
+
+def test_new_session_commands_follow_the_answer_as_an_update() -> None:
+    async def main() -> list[Any]:
+        _, peer = await connected(CommandsAgent().dispatcher)
+        client = V1Client(peer)
+        await client.call("initialize", V1_INIT)
+        params = {"cwd": "/tmp", "mcpServers": []}
+        await peer.send({"jsonrpc": "2.0", "id": 9, "method": "session/new", "params": params})
+        return [await peer.recv(), await peer.recv()]
+
+    answer, update = run(main())
+    assert set(answer["result"]) == {"sessionId"}  # v1's session/new result has no commands
+    assert update["params"]["update"] == {
+        "sessionUpdate": "available_commands_update",
+        "availableCommands": [{"name": "review", "description": "Review the diff"}],
+    }
