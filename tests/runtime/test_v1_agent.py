@@ -330,3 +330,48 @@ def test_client_services_are_refused_on_v2() -> None:
     reply, asked = run(reading_turn(V2_INIT, {"cwd": "/tmp"}))
     assert asked == []
     assert "protocol version 2" in reply and "removed" in reply
+
+
+def test_resume_reopens_without_replay() -> None:
+    async def main() -> tuple[V1Client, Any]:
+        _, peer = await connected(ScriptedAgent().dispatcher)
+        client = V1Client(peer)
+        session_id = await client.start()
+        prompt = [{"type": "text", "text": "go"}]
+        await client.call("session/prompt", {"sessionId": session_id, "prompt": prompt})
+        await client.call("session/close", {"sessionId": session_id})
+        client.updates.clear()
+        resumed = await client.call("session/resume", {"sessionId": session_id, "cwd": "/tmp"})
+        again = await client.call("session/prompt", {"sessionId": session_id, "prompt": prompt})
+        return client, (resumed, again)
+
+    client, (resumed, again) = run(main())
+    assert resumed["result"] == {}
+    assert again["result"] == {"stopReason": "end_turn"}  # open again
+    assert client.updates[0]["sessionUpdate"] == "agent_thought_chunk"  # no replay before it
+
+
+class CommandsAgent(acp.Agent):
+    async def on_prompt(self, session: acp.Session, prompt: acp.Prompt) -> str | None:
+        return None
+
+    async def on_new_session(self, session: acp.Session) -> dict[str, Any]:
+        command = {"type": "command", "name": "review", "description": "Review the diff"}
+        return {"availableCommands": [command]}
+
+
+def test_new_session_commands_follow_the_answer_as_an_update() -> None:
+    async def main() -> list[Any]:
+        _, peer = await connected(CommandsAgent().dispatcher)
+        client = V1Client(peer)
+        await client.call("initialize", V1_INIT)
+        params = {"cwd": "/tmp", "mcpServers": []}
+        await peer.send({"jsonrpc": "2.0", "id": 9, "method": "session/new", "params": params})
+        return [await peer.recv(), await peer.recv()]
+
+    answer, update = run(main())
+    assert set(answer["result"]) == {"sessionId"}  # v1's session/new result has no commands
+    assert update["params"]["update"] == {
+        "sessionUpdate": "available_commands_update",
+        "availableCommands": [{"name": "review", "description": "Review the diff"}],
+    }

@@ -28,8 +28,10 @@ v2 `session/update` object per report). On a v1 connection each session gets a
   are left out of tool call content. A v2 `diff` item (changed paths, optional patch; v1's
   diff wants whole old and new texts) is sent as text content listing the changes and the
   patch.
+- `available_commands_update`: the `command` entries, without v2's `type` tag (other kinds:
+  logged).
 - the rest (`usage_update`, `notice`, `session_info_update`, `compaction_*`,
-  `available_commands_update`, `config_option_update`) as they are, when v1's types accept them.
+  `config_option_update`) as they are, when v1's types accept them.
 
 Every translated update is checked against v1's types; one that does not fit is logged and not
 sent (the author's call was valid v2: the lifecycle goes on). Nothing is dropped unlogged.
@@ -68,6 +70,7 @@ from .protocol import (
 logger = logging.getLogger(__name__)
 
 V1_TOOL_CALL = "tool_call"
+AVAILABLE_COMMANDS_UPDATE = "available_commands_update"
 V1_PLAN = "plan"
 USER_MESSAGE_CHUNK = "user_message_chunk"
 # A v2 whole message and the v1 chunk its blocks become.
@@ -180,7 +183,23 @@ class V1SessionDialect:
                 self._terminals.add(fields["terminalId"])
             _not_sent(self.session_id, str(tag), "v1 terminals are the client's, not display-only")
             return []
+        if tag == AVAILABLE_COMMANDS_UPDATE:
+            return self._commands(fields)
         return [{UPDATE_TAG_FIELD: tag, **fields}]
+
+    def _commands(self, fields: dict[str, Any]) -> list[dict[str, Any]]:
+        """v2's command list is tagged by `type` (`command`, or kinds v1 lacks); v1's holds
+        plain commands."""
+        commands = []
+        for item in fields.get("availableCommands") or []:
+            if isinstance(item, dict) and item.get("type") == "command":
+                commands.append({k: v for k, v in item.items() if k != "type"})
+            else:
+                kind = item.get("type") if isinstance(item, dict) else None
+                _not_sent(self.session_id, f"available command of type {kind!r}", "no v1 form")
+        return [
+            {**fields, UPDATE_TAG_FIELD: AVAILABLE_COMMANDS_UPDATE, "availableCommands": commands}
+        ]
 
     # -- messages -------------------------------------------------------------------------------
 
