@@ -197,6 +197,21 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
                 before(got, name, us),
             )
         )
+    if wanted("line_v1"):
+        # Only this tree's bindings: the baseline revision drives no v1 agent.
+        got = sample("line_v1", {"ours": ours_dir, "sdk": ours_dir}, repeat)
+        ours, sdk = got["ours"]["line_v1"], got["sdk"]["line_v1"]
+        rows.append(
+            Row(
+                "(1) raw v1 session/update line to state, client on a v1 agent, the 200k v1 stream",
+                us(ours),
+                f"SDK 0.12.1 json.loads+model_validate {us(sdk)}",
+                ours / sdk,
+                "<= 1.0",
+                ours <= sdk,
+                "-",
+            )
+        )
     if wanted("ingest"):
         got = sample("ingest", {**mine, "sdk": ours_dir}, repeat)
         ours, sdk = got["ours"]["ingest"], got["sdk"]["ingest"]
@@ -304,7 +319,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="processes per implementation")
     parser.add_argument(
         "--only",
-        help="comma-separated: line_chunks,line_mixed,ingest,"
+        help="comma-separated: line_chunks,line_mixed,line_v1,ingest,"
         "import,generate,round_trips,merge,outgoing",
     )
     parser.add_argument("--baseline", default=BASELINE_REV, help="git revision for 'before'")

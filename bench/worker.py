@@ -68,8 +68,9 @@ def timed_async(make: Callable[[], Awaitable[float]], repeat: int = INNER) -> fl
 # -- (1) one raw line to session state ------------------------------------------------------
 
 
-def our_client(reader: Any) -> tuple[Any, Any]:
-    """A client connection with the benchmark session already set up (as after session/new)."""
+def our_client(reader: Any, version: int = 2) -> tuple[Any, Any]:
+    """A client connection with the benchmark session already set up (as after session/new);
+    `version` 1: as after a v1 agent answered `initialize` (its lines read by the v1 dialect)."""
     from acp_bindings import Client
     from acp_bindings._runtime.client_side import ClientSession
     from acp_bindings._runtime.connection import Connection
@@ -81,11 +82,13 @@ def our_client(reader: Any) -> tuple[Any, Any]:
     # package has no `snapshot` module to type it with).
     session: ClientSession[Any] = ClientSession(client.lifecycle, stream.SESSION)
     client.lifecycle.sessions[stream.SESSION] = session
+    if version != 2:
+        client.lifecycle.protocol_version = version
     return connection, session
 
 
-def line_to_state(impl: str, lines: list[bytes], repeat: int = INNER) -> float:
-    """Seconds per line."""
+def line_to_state(impl: str, lines: list[bytes], repeat: int = INNER, version: int = 2) -> float:
+    """Seconds per line (`version`: the protocol our client negotiated, see `our_client`)."""
     if impl == "json":
         loads = json.loads
 
@@ -111,7 +114,7 @@ def line_to_state(impl: str, lines: list[bytes], repeat: int = INNER) -> float:
         return inner(run_sdk, repeat)
 
     async def ours() -> float:
-        connection, session = our_client(asyncio.StreamReader())
+        connection, session = our_client(asyncio.StreamReader(), version)
         on_line = connection._on_line  # the reader loop's per-line step, without the I/O
         start = time.perf_counter()
         for line in lines:
@@ -336,6 +339,8 @@ def main() -> None:
         result = {measure: line_to_state(impl, stream.chunks(CHUNK_LINES))}
     elif measure == "line_mixed":
         result = {measure: line_to_state(impl, recorded(flavour), repeat=1)}
+    elif measure == "line_v1":  # a v1 agent's stream: ours reads it as v1, the SDK speaks v1
+        result = {measure: line_to_state(impl, recorded("sdk"), repeat=1, version=1)}
     elif measure == "ingest":
         result = {measure: ingest(impl, recorded(flavour))}
     elif measure == "round_trips":

@@ -1,4 +1,5 @@
-"""A small ACP v2 agent built on the generated bindings; it runs on stdio.
+"""A small ACP agent built on the generated bindings; it runs on stdio and serves v1 clients
+(today's editors) and v2 clients alike, from the one turn below.
 
 Each turn it thinks, posts a plan, runs one pretend tool call (asking permission first),
 streams the prompt's text back as its answer and reports usage.

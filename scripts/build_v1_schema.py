@@ -5,8 +5,9 @@
 `schema/acp.v1.schema.json` is upstream's v1 protocol (the structure of
 `tests/fixtures/upstream/v1-2.4.0/schema.json`, which is data) in our own words: every upstream
 description is dropped; a definition, property or variant whose name also exists in our v2
-canonical schema (`schema/acp.schema.json`) with the same meaning takes our v2 text, and the
-ones v2 lacks take the short texts in `schema/v1-descriptions.json`. The structure is never
+canonical schema (`schema/acp.schema.json`) takes our v2 text, and `schema/v1-descriptions.json`
+gives our own texts for what v2 lacks or means otherwise (it wins over v2's); `_meta` and
+`sessionId` properties left without text get the common ones. The structure is never
 changed, so `tests/test_v1_schema.py` can check it is the same protocol as upstream's file.
 `--check` exits 1 when the file on disk differs from what this script builds.
 """
@@ -75,12 +76,20 @@ def _borrow(node: Any, ours: Any) -> None:
         _borrow(node.get(key), ours.get(key))
 
 
-def _own(defs: dict[str, Any], own: dict[str, str]) -> None:
-    """Our short texts for what v2 lacks, keyed `Def` or `Def.property`."""
+def _own(defs: dict[str, Any], own: dict[str, str], meta_text: str) -> None:
+    """Our short texts for what v2 lacks (or says otherwise), keyed `Def` or `Def.property`;
+    then every `_meta` and `sessionId` property still without words gets the common ones."""
     for key, text in own.items():
         name, _, prop = key.partition(".")
         target = defs[name] if not prop else defs[name]["properties"][prop]
         target["description"] = text
+    for schema in defs.values():
+        for name, sub in (schema.get("properties") or {}).items():
+            if isinstance(sub, dict) and "description" not in sub:
+                if name == "_meta":
+                    sub["description"] = meta_text
+                elif name == "sessionId":
+                    sub["description"] = "Session this message belongs to."
 
 
 def build() -> bytes:
@@ -97,7 +106,8 @@ def build() -> bytes:
     }
     for name, schema in doc["$defs"].items():
         _borrow(schema, v2_defs.get(name))
-    _own(doc["$defs"], own)
+    meta_text = v2_defs["Implementation"]["properties"]["_meta"]["description"]
+    _own(doc["$defs"], own, meta_text)
     return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 

@@ -135,12 +135,12 @@ def test_initialize_answers_the_highest_version_at_or_below_the_one_asked(asked:
 
 
 def test_initialize_below_every_served_version_is_refused_before_validation() -> None:
-    """A v1 client's `initialize` (no `info`) gets -32022, never a v2 validation error."""
+    """A v0 `initialize` (no `info`) gets -32022, never a validation error of a served one."""
     dispatcher = acp.Agent().dispatcher(_Wire())  # type: ignore[arg-type]
     with pytest.raises(acp.RpcError) as caught:
-        call(dispatcher.handle_request("initialize", {"protocolVersion": 1}))
+        call(dispatcher.handle_request("initialize", {"protocolVersion": 0}))
     assert caught.value.code == -32022
-    assert caught.value.data == {"requested": 1, "supported": [2]}
+    assert caught.value.data == {"requested": 0, "supported": [1, 2]}
     models.UnsupportedProtocolVersionErrorData.model_validate(caught.value.data)
 
 

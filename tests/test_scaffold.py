@@ -146,7 +146,7 @@ def test_the_projects_own_tests_pass(scaffolded: Path) -> None:
         PYTHONPATH=str(scaffolded / "src"),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "3 passed" in proc.stdout
+    assert "5 passed" in proc.stdout
 
 
 def test_the_authors_code_passes_mypy_strict_and_ruff(scaffolded: Path, tmp_path: Path) -> None:

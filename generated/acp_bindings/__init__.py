@@ -17,6 +17,7 @@ from . import _pydantic_check, models  # the check runs first: old pydantic fail
 
 if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loads them
     from ._runtime.agent_session import AgentSession
+    from ._runtime.client_services import ClientServiceUnavailable
     from ._runtime.client_side import ClientSession
     from ._runtime.errors import (
         ConnectionClosed,
@@ -46,6 +47,7 @@ PROTOCOL_VERSION = 2
 # Each lazily loaded name and the module that defines it.
 _LAZY: dict[str, str] = {
     "AgentSession": "._runtime.agent_session",
+    "ClientServiceUnavailable": "._runtime.client_services",
     "ClientSession": "._runtime.client_side",
     "ConnectionClosed": "._runtime.errors",
     "MalformedUpdateError": "._runtime.errors",
@@ -112,6 +114,7 @@ __all__ = [
     "Client",
     "ClientDispatcher",
     "ClientProxy",
+    "ClientServiceUnavailable",
     "ClientSession",
     "ConnectionClosed",
     "MalformedUpdateError",

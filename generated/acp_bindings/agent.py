@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from . import models
 from ._runtime import agent_session as engine
 from ._runtime.agent_side import AgentSide, SessionHooks
+from ._runtime.client_services import ServicesPeer
 from ._runtime.connection import Connection
 from ._runtime.dispatch import Dispatcher, ValidatingDispatcher
 from ._runtime.errors import RpcError
@@ -33,6 +34,7 @@ from .merge_rules import MERGE_RULES, STOP_REASONS
 from .methods import AGENT_SPECS, CLIENT_SPECS
 from .session import Prompt, Session
 from .tolerance import agent_notification_repairs, agent_request_repairs, agent_result_repairs
+from .v1 import agent as v1_agent
 from .v1 import methods as v1_methods
 from .v1 import tolerance as v1_tolerance
 
@@ -112,6 +114,11 @@ class Agent:
     """
 
     client: ClientProxy  # set when a connection is served
+    # v1's client services (file system, terminals), typed with `.v1.models`, e.g.
+    # `await self.client_services.fs_read_text_file(v1_models.ReadTextFileRequest(...))`. A
+    # call raises `ClientServiceUnavailable`, sending nothing, on a v2 connection (upstream
+    # removed them) or when the client did not advertise the capability it needs.
+    client_services: v1_agent.ClientProxy  # set when a connection is served
     info: ClassVar[models.Implementation] = models.Implementation(name="acp-agent", version="0.0.0")
     capabilities: ClassVar[models.AgentCapabilities] = models.AgentCapabilities()
     # What each session keeps for `session/resume` replay, in bytes of JSON (None: no bound).
@@ -183,6 +190,11 @@ class Agent:
         """Serve this agent on `connection`: the lifecycle, in the wire dialect of the version
         the client's `initialize` settles on (v1 or v2), then the typed handlers."""
         v2 = self._v2_dispatcher(connection)
+        lifecycle = self.lifecycle
+        services = ServicesPeer(
+            connection, lambda: lifecycle.protocol_version, lambda: lifecycle.client_capabilities
+        )
+        self.client_services = v1_agent.ClientProxy(services, strict=self.strict)
         if V1 not in self.protocol_versions:
             return v2
         v1_checks = OutgoingChecks(sent=v1_methods.CLIENT_SPECS, answered=v1_methods.AGENT_SPECS)
@@ -196,7 +208,6 @@ class Agent:
                 v1_tolerance.agent_notification_repairs(),
                 request_repairs=v1_tolerance.agent_request_repairs(),
             )
-        lifecycle = self.lifecycle
         return VersionedDispatcher(
             {V1: v1, 2: v2},
             version=lambda: lifecycle.protocol_version,

@@ -12,18 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from acp_codegen import _bindings
 from interop.sdk_cache import PY_SDK_V1_VERSION, py_sdk, py_sdk_sources, ts_sdk
 
 HERE = Path(__file__).resolve().parent
 INTEROP = HERE.parent / "interop"
 TS_V1_AGENT = INTEROP / "ts_v1_agent.mjs"
 TOOLS_AGENT = INTEROP / "py_v1_tools_agent.py"
-
-pytestmark = pytest.mark.skipif(
-    not hasattr(_bindings, "v1"),
-    reason="the committed bindings carry no v1 subpackage yet (it comes from branch v1-agent)",
-)
 
 
 def chat(*args: str, cwd: Path, pythonpath: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -111,3 +105,38 @@ def test_without_approve_chat_refuses_v1_writes_and_commands(project: Path) -> N
     assert "run refused:" in proc.stdout
     assert "refused (no --approve)" in proc.stdout
     assert not (project / "NOTES.txt").exists()
+
+
+def test_interactively_each_v1_write_and_command_is_asked_first(project: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    from test_chat_terminal import WITHOUT_RICH, closed_cleanly
+
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(py_sdk(PY_SDK_V1_VERSION)),
+    }
+    argv = ["-c", WITHOUT_RICH, "chat", "--cwd", str(project), "--"]
+    child = pexpect.spawn(
+        sys.executable,
+        [*argv, sys.executable, str(TOOLS_AGENT)],
+        dimensions=(40, 160),
+        encoding="utf-8",
+        timeout=60,
+        env=env,
+    )
+    child.expect(r"\[connected: py-v1-tools-agent speaks ACP v1\] session open in")
+    child.expect("> ")
+    child.sendline("go")
+    child.expect("Allow the agent to write 11 characters to .*NOTES.txt")
+    child.send("1")  # Allow
+    child.expect("wrote NOTES.txt")
+    child.expect("Allow the agent to run ")
+    child.send("2")  # Reject
+    child.expect("run refused")
+    child.expect("end_turn")
+    child.expect("> ")
+    child.sendeof()
+    closed_cleanly(child)
+    assert (project / "NOTES.txt").read_text(encoding="utf-8") == "CHAT NOTES\n"

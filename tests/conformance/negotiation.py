@@ -37,12 +37,15 @@ def answers(argv: Sequence[str]) -> dict[str, Any]:
 
 
 def check(found: dict[str, Any]) -> None:
-    """The rule: the highest version served at or below the request; below all: -32022."""
-    for name in ("v0", "v1", "v1-shaped"):
-        error = found[name]["error"]
-        requested = 0 if name == "v0" else 1
-        assert error["code"] == -32022, found[name]
-        assert error["data"] == {"requested": requested, "supported": [2]}, found[name]
+    """The rule: the highest version served (1 and 2) at or below the request, answered in that
+    version's shape; below all: -32022."""
+    error = found["v0"]["error"]
+    assert error["code"] == -32022, found["v0"]
+    assert error["data"] == {"requested": 0, "supported": [1, 2]}, found["v0"]
+    for name in ("v1", "v1-shaped"):
+        result = found[name]["result"]
+        assert result["protocolVersion"] == 1, found[name]
+        assert result["agentInfo"]["name"] and "agentCapabilities" in result, found[name]
     for name in ("v2", "v3"):
         result = found[name]["result"]
         assert result["protocolVersion"] == 2, found[name]  # 3: our highest below it

@@ -32,7 +32,7 @@ def test_a_refused_version_leaves_the_connection_usable() -> None:
     async def main() -> tuple[dict[str, object], dict[str, object]]:
         agent = await RawAgent.start()
         try:
-            refused = await agent.call("initialize", {"protocolVersion": 1})
+            refused = await agent.call("initialize", {"protocolVersion": 0})
             accepted = await agent.call(
                 "initialize", {"protocolVersion": 2, "info": {"name": "x", "version": "1"}}
             )

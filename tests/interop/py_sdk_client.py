@@ -22,21 +22,7 @@ from typing import Any
 
 from acp.exceptions import RequestError
 from acp.experimental.v2 import PROTOCOL_VERSION, connect_to_agent, schema
-
-HANG_GUARD = 100.0  # only turns a hang into a failure
-
-
-class Recorder(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(self.format(record))
-
-
-def wire(model: Any) -> Any:
-    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+from sdk_script import HANG_GUARD, Recorder, wire
 
 
 class RecordingClient:

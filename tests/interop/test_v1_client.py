@@ -1,4 +1,4 @@
-"""Our client runtime drives official SDKs' v1 agents: the Python SDK 0.12.1's own example
+"""Our generated `Client` drives official SDKs' v1 agents: the Python SDK 0.12.1's own example
 agent (from its published source distribution) and an agent written with the TypeScript SDK
 2.4.0 behind its protocol router in v1 mode (ts_v1_agent.mjs). The SDKs are cached outside the
 repository (sdk_cache.py); without them the tests skip, and fail when CI is set."""
@@ -9,23 +9,16 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
-from v1_client_package import write_package
+from acp_codegen._bindings import Client, RpcError, v1
 
 from .sdk_cache import py_sdk_sources
-from .v1_drive import V1_SCHEMA, drive, message_texts
+from .v1_drive import drive, message_texts
 
 HERE = Path(__file__).resolve().parent
 TS_V1_AGENT = HERE / "ts_v1_agent.mjs"
-
-
-@pytest.fixture(scope="module")
-def v1(schema_packages: Any) -> ModuleType:
-    package: ModuleType = schema_packages(V1_SCHEMA, "acp_codegen_v1_240_interop")
-    return package
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +27,10 @@ def py_example_agent() -> Path:
 
 
 def test_our_client_drives_the_python_sdks_v1_example_agent(
-    v1: ModuleType, py_example_agent: Path, py_sdk_v1_path: Path, tmp_path: Path
+    py_example_agent: Path, py_sdk_v1_path: Path, tmp_path: Path
 ) -> None:
     turn = drive(
         [sys.executable, str(py_example_agent)],
-        v1,
         tmp_path,
         env={"PYTHONPATH": str(py_sdk_v1_path)},
     )
@@ -58,10 +50,8 @@ def ts_agent(ts_prefix: Path) -> list[str]:
     return ["node", str(TS_V1_AGENT), str(ts_prefix)]
 
 
-def test_our_client_drives_a_ts_router_agent_in_v1_mode(
-    v1: ModuleType, ts_prefix: Path, tmp_path: Path
-) -> None:
-    turn = drive(ts_agent(ts_prefix), v1, tmp_path, text="three small words")
+def test_our_client_drives_a_ts_router_agent_in_v1_mode(ts_prefix: Path, tmp_path: Path) -> None:
+    turn = drive(ts_agent(ts_prefix), tmp_path, text="three small words")
     assert turn.version == 1 and turn.agent_info == {"name": "ts-v1-agent", "version": "0.0.0"}
     assert turn.stop == "end_turn" and turn.exit_code == 0
     snapshot = turn.snapshot
@@ -83,10 +73,8 @@ def test_our_client_drives_a_ts_router_agent_in_v1_mode(
     assert asked["subject"]["toolCall"]["toolCallId"] == call["toolCallId"]
 
 
-def test_a_rejected_permission_fails_the_tool_call(
-    v1: ModuleType, ts_prefix: Path, tmp_path: Path
-) -> None:
-    turn = drive(ts_agent(ts_prefix), v1, tmp_path, approve=False)
+def test_a_rejected_permission_fails_the_tool_call(ts_prefix: Path, tmp_path: Path) -> None:
+    turn = drive(ts_agent(ts_prefix), tmp_path, approve=False)
     assert turn.stop == "end_turn"
     (call,) = turn.snapshot["toolCalls"].values()
     assert call["status"] == "failed"
@@ -94,9 +82,9 @@ def test_a_rejected_permission_fails_the_tool_call(
 
 
 def test_cancelling_during_a_permission_ends_the_v1_turn_cancelled(
-    v1: ModuleType, ts_prefix: Path, tmp_path: Path
+    ts_prefix: Path, tmp_path: Path
 ) -> None:
-    turn = drive(ts_agent(ts_prefix), v1, tmp_path, cancel_on_permission=True)
+    turn = drive(ts_agent(ts_prefix), tmp_path, cancel_on_permission=True)
     assert turn.stop == "cancelled"
     snapshot = turn.snapshot
     assert snapshot["state"] == "idle" and snapshot["stopReason"] == "cancelled"
@@ -105,37 +93,32 @@ def test_cancelling_during_a_permission_ends_the_v1_turn_cancelled(
     assert call["status"] == "failed"
 
 
-@pytest.fixture(scope="module")
-def with_v1(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
-    """The canonical package carrying a `v1` subpackage (its `Client` drives v1 agents)."""
-    return write_package(tmp_path_factory.mktemp("with-v1"), "acp_codegen_with_v1_client")
-
-
-def files_client(package: ModuleType, root: Path) -> Any:
+class FilesClient(Client):
     """A generated `Client` that answers v1's file requests under `root` (no terminals)."""
-    v1_models = package.v1.models
 
-    class FilesClient(package.client.Client):  # type: ignore[misc,name-defined]
-        def __init__(self) -> None:
-            self.written: dict[str, str] = {}
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.written: dict[str, str] = {}
 
-        async def fs_read_text_file(self, *, params: Any) -> Any:
-            if not params.path.startswith(f"{root}/"):
-                raise package.RpcError(-32602, "outside the folder")
-            return v1_models.ReadTextFileResponse(content=Path(params.path).read_text())
+    async def fs_read_text_file(
+        self, *, params: v1.models.ReadTextFileRequest
+    ) -> v1.models.ReadTextFileResponse:
+        if not params.path.startswith(f"{self.root}/"):
+            raise RpcError(-32602, "outside the folder")
+        return v1.models.ReadTextFileResponse(content=Path(params.path).read_text())
 
-        async def fs_write_text_file(self, *, params: Any) -> Any:
-            self.written[params.path] = params.content
-            return v1_models.WriteTextFileResponse()
-
-    return FilesClient()
+    async def fs_write_text_file(
+        self, *, params: v1.models.WriteTextFileRequest
+    ) -> v1.models.WriteTextFileResponse:
+        self.written[params.path] = params.content
+        return v1.models.WriteTextFileResponse()
 
 
 def test_the_generated_client_answers_v1_file_requests_through_typed_handlers(
-    with_v1: ModuleType, py_sdk_v1_path: Path, tmp_path: Path
+    py_sdk_v1_path: Path, tmp_path: Path
 ) -> None:
     (tmp_path / "notes.txt").write_text("some notes\n")
-    client = files_client(with_v1, tmp_path)
+    client = FilesClient(tmp_path)
     agent = [sys.executable, str(HERE / "py_v1_tools_agent.py")]
 
     async def scenario() -> tuple[Any, str | None, Any]:

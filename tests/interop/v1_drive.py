@@ -1,5 +1,5 @@
-"""Our client runtime (the committed bindings' `ClientSide`, given v1's tables from a package
-generated from upstream's v1 schema) driving a real v1 agent through one turn."""
+"""The generated `Client` (the committed bindings, which carry v1) driving a real v1 agent
+through one turn."""
 
 from __future__ import annotations
 
@@ -8,30 +8,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-from acp_codegen._bindings import MERGE_RULES, UPDATE_TAG
-from acp_codegen._bindings._runtime.client_side import ClientSession, ClientSide, V1Tables
-from acp_codegen._bindings._runtime.dispatch import Dispatcher, ValidatingDispatcher
-from acp_codegen._bindings._runtime.permission_request import PermissionRequest
-from acp_codegen._bindings._runtime.stdio import spawn_agent
-from acp_codegen._bindings.methods import CLIENT_SPECS
+from acp_codegen._bindings import Client, ClientSession, PermissionRequest, models
 
 HANG_GUARD = 120.0  # a hang guard, never a statement about speed
-REPO = Path(__file__).resolve().parents[2]
-V1_SCHEMA = REPO / "tests" / "fixtures" / "upstream" / "v1-2.4.0" / "schema.json"
-INFO = {"name": "v1-interop-client", "version": "0"}
-
-
-def v1_tables(v1: ModuleType) -> V1Tables:
-    tolerance = v1.tolerance
-    return V1Tables(
-        v1.methods.AGENT_SPECS,
-        v1.methods.CLIENT_SPECS,
-        {**tolerance.params_repairs(), **tolerance.client_notification_repairs()},
-        tolerance.client_request_repairs(),
-    )
 
 
 @dataclass
@@ -44,9 +25,29 @@ class Turn:
     exit_code: int
 
 
+class TurnClient(Client):
+    """Answers each permission request with its first allow (or reject) option, or cancels the
+    turn instead (`cancel`); keeps the requests it was asked."""
+
+    info = models.Implementation(name="v1-interop-client", version="0")
+
+    def __init__(self, *, approve: bool, cancel: bool) -> None:
+        self.approve, self.cancel = approve, cancel
+        self.asked: list[dict[str, Any]] = []
+
+    async def on_permission(self, session: ClientSession[Any], request: PermissionRequest) -> Any:
+        self.asked.append(request.params)
+        assert session.state.state == "requires_action"
+        if self.cancel:
+            await session.cancel()  # answers this request cancelled
+            return {"outcome": "cancelled"}
+        kinds = ("allow_once", "allow_always") if self.approve else ("reject_once", "reject_always")
+        option = next(o for o in request.params["options"] if o["kind"] in kinds)
+        return {"outcome": "selected", "optionId": option["optionId"]}
+
+
 def drive(
     argv: list[str],
-    v1: ModuleType,
     cwd: Path,
     *,
     text: str = "stream these words back",
@@ -58,43 +59,17 @@ def drive(
     by cancelling the turn (`cancel_on_permission`)."""
 
     async def scenario() -> Turn:
-        sides: list[ClientSide[Any]] = []
-        asked: list[dict[str, Any]] = []
-
-        async def on_permission(session: ClientSession[Any], request: PermissionRequest) -> Any:
-            asked.append(request.params)
-            assert session.state.state == "requires_action"
-            if cancel_on_permission:
-                await session.cancel()  # answers this request cancelled
-                return {"outcome": "cancelled"}
-            kinds = ("allow_once", "allow_always") if approve else ("reject_once", "reject_always")
-            option = next(o for o in request.params["options"] if o["kind"] in kinds)
-            return {"outcome": "selected", "optionId": option["optionId"]}
-
-        def factory(connection: Any) -> Dispatcher:
-            side = ClientSide[Any](
-                connection,
-                info=INFO,
-                rules=MERGE_RULES,
-                tag_field=UPDATE_TAG,
-                v1=v1_tables(v1),
-                on_permission=on_permission,
-            )
-            sides.append(side)
-            return side.versioned(ValidatingDispatcher(CLIENT_SPECS, side))
-
-        process = await spawn_agent(
-            argv, factory, env=None if env is None else {**os.environ, **env}
-        )
+        client = TurnClient(approve=approve, cancel=cancel_on_permission)
+        process = await client.spawn(argv, env=None if env is None else {**os.environ, **env})
         try:
-            (side,) = sides
-            await side.initialize()
-            session = await side.new_session(cwd=str(cwd))
+            await client.lifecycle.initialize()
+            session = await client.lifecycle.new_session(cwd=str(cwd))
             stop = await session.run_turn([{"type": "text", "text": text}])
             snapshot = dict(session.snapshot())
         finally:
             exit_code = await process.close()
-        return Turn(side.protocol_version, side.agent_info, stop, snapshot, asked, exit_code)
+        side = client.lifecycle
+        return Turn(side.protocol_version, side.agent_info, stop, snapshot, client.asked, exit_code)
 
     return asyncio.run(asyncio.wait_for(scenario(), HANG_GUARD))
 

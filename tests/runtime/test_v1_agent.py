@@ -269,3 +269,109 @@ def test_prompt_before_initialize_is_refused(version: int) -> None:
         return await V1Client(peer).call("session/new", {"cwd": "/tmp", "mcpServers": []})
 
     assert run(main())["error"]["code"] == -32600
+
+
+class ReadingAgent(acp.Agent):
+    """Reads a file through v1's client services; says what it read, or why it could not."""
+
+    async def on_prompt(self, session: acp.Session, prompt: acp.Prompt) -> str | None:
+        request = v1_models.ReadTextFileRequest(session_id=session.session_id, path="/notes.txt")
+        try:
+            answer = await self.client_services.fs_read_text_file(request)
+        except acp.ClientServiceUnavailable as error:
+            await session.say(f"refused: {error}")
+        else:
+            await session.say(f"read: {answer.content}")
+        return None
+
+
+async def reading_turn(init: dict[str, Any], new_session: dict[str, Any]) -> tuple[str, list[Any]]:
+    """The agent's reply and the requests it sent, the client serving fs/read_text_file."""
+    _, peer = await connected(ReadingAgent().dispatcher)
+    await peer.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+    await peer.recv()
+    await peer.send({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": new_session})
+    session_id = (await peer.recv())["result"]["sessionId"]
+    prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "read"}]}
+    await peer.send({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": prompt})
+    texts: list[str] = []
+    asked: list[Any] = []
+    while True:
+        message = await peer.recv()
+        if message.get("method") == "fs/read_text_file":
+            asked.append(message["params"])
+            await peer.send({"jsonrpc": "2.0", "id": message["id"], "result": {"content": "hello"}})
+        elif message.get("method") == "session/update":
+            update = message["params"]["update"]
+            if update["sessionUpdate"] in ("agent_message", "agent_message_chunk"):
+                content = update["content"]
+                texts += [b["text"] for b in (content if isinstance(content, list) else [content])]
+            if update.get("state") == "idle":
+                return "".join(texts), asked
+        elif message.get("id") == 3 and "stopReason" in message.get("result", {}):
+            return "".join(texts), asked
+
+
+def test_client_services_reach_a_v1_client_that_offers_them() -> None:
+    init = {**V1_INIT, "clientCapabilities": {"fs": {"readTextFile": True}}}
+    reply, asked = run(reading_turn(init, {"cwd": "/tmp", "mcpServers": []}))
+    assert reply == "read: hello"
+    assert [a["path"] for a in asked] == ["/notes.txt"]
+
+
+def test_client_services_are_refused_without_the_capability() -> None:
+    reply, asked = run(reading_turn(V1_INIT, {"cwd": "/tmp", "mcpServers": []}))
+    assert asked == []  # nothing was sent
+    assert reply.startswith("refused: fs/read_text_file: ")
+    assert "clientCapabilities.fs.readTextFile" in reply
+
+
+def test_client_services_are_refused_on_v2() -> None:
+    reply, asked = run(reading_turn(V2_INIT, {"cwd": "/tmp"}))
+    assert asked == []
+    assert "protocol version 2" in reply and "removed" in reply
+
+
+def test_resume_reopens_without_replay() -> None:
+    async def main() -> tuple[V1Client, Any]:
+        _, peer = await connected(ScriptedAgent().dispatcher)
+        client = V1Client(peer)
+        session_id = await client.start()
+        prompt = [{"type": "text", "text": "go"}]
+        await client.call("session/prompt", {"sessionId": session_id, "prompt": prompt})
+        await client.call("session/close", {"sessionId": session_id})
+        client.updates.clear()
+        resumed = await client.call("session/resume", {"sessionId": session_id, "cwd": "/tmp"})
+        again = await client.call("session/prompt", {"sessionId": session_id, "prompt": prompt})
+        return client, (resumed, again)
+
+    client, (resumed, again) = run(main())
+    assert resumed["result"] == {}
+    assert again["result"] == {"stopReason": "end_turn"}  # open again
+    assert client.updates[0]["sessionUpdate"] == "agent_thought_chunk"  # no replay before it
+
+
+class CommandsAgent(acp.Agent):
+    async def on_prompt(self, session: acp.Session, prompt: acp.Prompt) -> str | None:
+        return None
+
+    async def on_new_session(self, session: acp.Session) -> dict[str, Any]:
+        command = {"type": "command", "name": "review", "description": "Review the diff"}
+        return {"availableCommands": [command]}
+
+
+def test_new_session_commands_follow_the_answer_as_an_update() -> None:
+    async def main() -> list[Any]:
+        _, peer = await connected(CommandsAgent().dispatcher)
+        client = V1Client(peer)
+        await client.call("initialize", V1_INIT)
+        params = {"cwd": "/tmp", "mcpServers": []}
+        await peer.send({"jsonrpc": "2.0", "id": 9, "method": "session/new", "params": params})
+        return [await peer.recv(), await peer.recv()]
+
+    answer, update = run(main())
+    assert set(answer["result"]) == {"sessionId"}  # v1's session/new result has no commands
+    assert update["params"]["update"] == {
+        "sessionUpdate": "available_commands_update",
+        "availableCommands": [{"name": "review", "description": "Review the diff"}],
+    }

@@ -93,7 +93,7 @@ def test_tool_calls_are_created_then_patched_and_v1_nulls_keep_fields() -> None:
     )
     call = snapshot["toolCalls"]["t1"]
     assert call["title"] == "Read a file" and call["status"] == "completed"
-    assert call["kind"] == "other"  # v1's default for a created tool call
+    assert "kind" not in call  # left out: the protocol's default (other), as on v2
     assert call["locations"] == [{"path": "/w/a.txt"}] and call["rawInput"] == {"path": "/w/a.txt"}
     assert call["content"] == [{"type": "content", "content": {"type": "text", "text": "ok"}}]
 

@@ -294,3 +294,37 @@ def test_advertised_fs_requests_reach_the_typed_handler(v1: ModuleType) -> None:
         assert (await peer.recv())["error"]["code"] == -32602
 
     run(main())
+
+
+def test_list_close_and_resume_work_on_v1_with_replayed_history(v1: ModuleType) -> None:
+    async def main() -> None:
+        _, peer, session = await v1_session(v1)
+        side = session.client
+        assert isinstance(side, ClientSide)
+        listing = asyncio.create_task(side.list_sessions(cwd="/work"))
+        listed = await answer(peer, "session/list", {"sessions": []})
+        assert listed["params"] == {"cwd": "/work"} and await guard(listing) == {"sessions": []}
+        closing = asyncio.create_task(session.close())
+        await answer(peer, "session/close", {})
+        await guard(closing)
+        with pytest.raises(Exception, match="closed"):
+            await session.prompt(TEXT)
+        resuming = asyncio.create_task(side.resume_session("s1", "/work"))
+        request = await peer.recv()
+        assert request["method"] == "session/resume"
+        assert request["params"] == {"sessionId": "s1", "cwd": "/work"}
+        await peer.send(
+            update(
+                {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "a"}}
+            ),
+            update(
+                {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "b"}}
+            ),
+            {"jsonrpc": "2.0", "id": request["id"], "result": {}},
+        )
+        resumed = await guard(resuming)
+        assert resumed is session and not session.closed
+        roles = [m["role"] for m in session.snapshot()["messages"]]
+        assert roles == ["user", "agent"]
+
+    run(main())

@@ -94,7 +94,7 @@ def render_files(
 
     With `v1`, the package also carries that protocol as the subpackage `v1/`: the modules a
     package generated from it alone would have, importing the parent's runtime."""
-    files = render_package(protocol, target, v1=v1)
+    files = render_package(protocol, target, v1=v1)  # its Client also drives v1 agents
     extra: dict[str, tuple[str, str]] = {}
     if v1 is not None:
         nested = render_package(v1, target, PARENT_RUNTIME)

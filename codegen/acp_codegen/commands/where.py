@@ -118,6 +118,8 @@ class Where:
                 self._notes(protocol.notes)
                 return files
             with loading(self.v1_schema, self.displayed(self.v1_schema)) as v1:
+                if self.v1_bundled:  # the tool's own v1 input: its notes tell the user nothing
+                    v1 = replace(v1, notes=())
                 v1_kept = tuple(portable(v1.notes, names))
                 files = render_files(
                     replace(protocol, notes=kept), target, replace(v1, notes=v1_kept)

@@ -130,14 +130,12 @@ def render_package(
     protocol: Protocol,
     target: Target,
     runtime: str = OWN_RUNTIME,
-    *,
     v1: Protocol | None = None,
 ) -> dict[str, bytes]:
     """Every file of the package, keyed by its path inside the package. With `runtime` set to
     PARENT_RUNTIME the package is a subpackage that uses its parent's runtime: no `_runtime/`
-    copy (and no `py.typed`: the parent's covers it). `v1`: the v1 protocol of a package that
-    carries it as its subpackage `v1` (its agent serves both versions, its client drives
-    both)."""
+    copy (and no `py.typed`: the parent's covers it). `v1`: the package carries that protocol
+    as its subpackage `v1`; its agent serves both versions and its client drives both."""
     top = header(protocol, target)
     models = generate_models(protocol.model_schema, protocol.model_template_data, top)
     # black on the models module is the largest single step of a full generate: where a spare
@@ -161,11 +159,11 @@ def _render_rest(
     top: str,
     models: str,
     runtime: str,
-    v1: Protocol | None,
+    v1: Protocol | None = None,
 ) -> dict[str, bytes]:
     """Every file but models.py, from the models module's unformatted source."""
     env = _environment(runtime)
-    pages = python_pages(protocol, target, top, models, env, v1=v1)
+    pages = python_pages(protocol, target, top, models, env, v1)
     rendered = {name: format_python(text).encode("utf-8") for name, text in pages.items()}
     # The reference is Markdown: not for black, and its own header syntax.
     reference = render_reference(env, protocol, models)
@@ -185,21 +183,21 @@ def python_pages(
     top: str,
     models: str,
     env: jinja2.Environment | None = None,
-    *,
     v1: Protocol | None = None,
 ) -> dict[str, str]:
     """The modules rendered from our templates, before black (which should find nothing to
-    change in them: see black_layout.py). `v1`: as in `render_package`."""
+    change in them: see black_layout.py). `v1`: the v1 protocol of a package that carries a
+    `v1` subpackage (its client then also drives v1 agents)."""
     env = env or _environment()
     pages: dict[str, str] = {}
     typed = TypedSurface.build(protocol, models)
     for out_name, template in TEMPLATES.items():
         page = env.get_template(template).render(
             p=protocol,
+            v1=v1,
             package=target.package,
             pydantic_minimum=PYDANTIC_MINIMUM,
             has_v1=v1 is not None,
-            v1=v1,
             **typed.context,
         )
         pages[out_name] = top + page

@@ -111,7 +111,7 @@ class AgentSide:
         # (e.g. `{"messageId": prompt.message_id}`, the id of the reported user_message).
         self._prompt_result_of = prompt_result
         self._background: set[asyncio.Task[Any]] = set()
-        self.turns = TurnRunner(on_prompt, self.checks, self._spawn)
+        self.turns = TurnRunner(on_prompt, self.checks, self.spawn)
         # `rules` (the generated MERGE_RULES) say which runs of chunks a session's history
         # keeps as one whole update (history.py); without them every update is kept.
         runs = chunk_runs(rules or {})
@@ -201,7 +201,8 @@ class AgentSide:
                 session.turn.task.cancel()
         await asyncio.gather(*list(self._background), return_exceptions=True)
 
-    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    def spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run `coroutine` in a task this side keeps and waits for in `aclose`."""
         task = asyncio.create_task(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)

@@ -314,34 +314,34 @@ class ClientSide(Generic[SnapshotT]):
         the same), unless it is also forwarded to the author's handler."""
         return {} if self._forward_updates else {SESSION_UPDATE: self._update}
 
-    async def updates_in(self, batch: list[Any]) -> None:
-        """Fold session/update params in order, handing each kept one to the author's handler
+    async def updates_in(self, session_id: str, updates: list[Any]) -> None:
+        """Fold updates of one session in order, handing each kept one to the author's handler
         when it listens (the v1 dialect gives what one v1 update says as v2 updates)."""
-        for params in batch:
-            if self._update(params) and self._forward_updates:
+        for update in updates:
+            if self.fold_update(session_id, update) and self._forward_updates:
                 assert self._fallback is not None
+                params = {"sessionId": session_id, "update": update}
                 await self._fallback.handle_notification(SESSION_UPDATE, params)
 
-    def fold_update(self, batch: list[Any]) -> None:
-        """`updates_in` without awaiting (nobody listens)."""
-        for params in batch:
-            self._update(params)
-
     def _update(self, params: Any) -> bool:
-        """Fold the update into its session (or keep it until session/new answers); False
-        when it is dropped."""
+        """Fold a session/update's update into its session; False when it is dropped."""
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         if not isinstance(session_id, str) or "update" not in params:
             logger.warning("ignoring a session/update without sessionId or update")
             return False
+        return self.fold_update(session_id, params["update"])
+
+    def fold_update(self, session_id: str, update: Any) -> bool:
+        """Fold `update` (decoded for us, referenced nowhere else) into its session, or keep it
+        until the session's setup answers; False when it is dropped."""
         session = self.sessions.get(session_id)
-        if session is not None and session.closed:
+        if session is not None and session.closed and not self._setups_in_flight:
             logger.warning("dropping a session/update for closed session %r", session_id)
             return False
-        if session is not None:
-            session.apply(params["update"], owned=True)  # decoded for us, referenced nowhere
-        elif self._setups_in_flight:
-            self._early_updates.setdefault(session_id, []).append(params["update"])
+        if session is not None and not session.closed:
+            session.apply(update, owned=True)
+        elif self._setups_in_flight:  # a new session's, or a closed one's being resumed
+            self._early_updates.setdefault(session_id, []).append(update)
         else:
             logger.warning("dropping a session/update for unknown session %r", session_id)
             return False

@@ -13,7 +13,8 @@ What differs from v2, per request (the updates are `v1_agent_wire`'s):
 - `session/load`: the session (known here, else restored by the author's `load_session`) is
   reopened and its history replayed in v1's words before the answer.
 - `session/resume`: reopened without replay (v1 has none); `session/list`, `session/close`,
-  `session/delete` as on v2. Result fields v1's types lack (e.g. v2's `availableCommands`) are
+  `session/delete` as on v2. v2's `availableCommands` in a result is told with an
+  `available_commands_update` right after the answer; other result fields v1's types lack are
   left out, logged.
 - `session/cancel`: the turn ends, and its prompt is answered `cancelled`.
 
@@ -23,13 +24,15 @@ Other methods are answered -32601: the author's typed handlers are v2's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Mapping
 from typing import Any
 
 from .agent_session import Accepted, AgentSession, Prompt, new_id
 from .agent_side import AgentSide
-from .errors import RpcError
+from .connection import answer_written
+from .errors import ConnectionClosed, RpcError
 from .jsonvalue import copy_json
 from .outgoing import OutgoingChecks
 from .protocol import (
@@ -58,6 +61,7 @@ _RESULT_FIELDS = {
     SESSION_LOAD: ("configOptions", "modes", "_meta"),
     SESSION_RESUME: ("configOptions", "modes", "_meta"),
 }
+AVAILABLE_COMMANDS = "availableCommands"  # a v2 result field, a v1 update
 _REGISTRY = {SESSION_LIST: "list", SESSION_CLOSE: "close", SESSION_DELETE: "delete"}
 
 
@@ -121,12 +125,22 @@ class V1AgentSide:
         if method == SESSION_PROMPT:
             return await self._prompt(params)
         if method == SESSION_NEW:
-            return self._fields(method, await registry.new(params))
-        if method == SESSION_LOAD:
-            return self._fields(method, await self._load(params))
-        if method == SESSION_RESUME:
-            return self._fields(method, await registry.resume(params))
+            result = await registry.new(params)
+            session_id = result.get("sessionId")
+        elif method == SESSION_LOAD:
+            result, session_id = await self._load(params), params.get("sessionId")
+        elif method == SESSION_RESUME:
+            result, session_id = await registry.resume(params), params.get("sessionId")
+        else:
+            return await self._registry_request(method, params)
+        commands = result.get(AVAILABLE_COMMANDS)
+        if isinstance(commands, list) and isinstance(session_id, str):
+            self._after_answer(session_id, commands)
+        return self._fields(method, result)
+
+    async def _registry_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method in _REGISTRY:
+            registry = self.side.registry
             result: dict[str, Any] = await getattr(registry, _REGISTRY[method])(params)
             return result
         raise RpcError.method_not_found(method)
@@ -169,9 +183,25 @@ class V1AgentSide:
             session_id, self.side.connection, self.checks, on_echo=echoed, on_idle=idle
         )
 
+    def _after_answer(self, session_id: str, commands: list[Any]) -> None:
+        """v2 answers a new session with its commands; v1 tells them with an update, which
+        must follow the answer (before it the client does not know the session)."""
+        session = self.side.sessions.get(session_id)
+        written = answer_written()
+        if session is None or written is None:
+            return
+
+        async def tell() -> None:
+            await asyncio.shield(written)
+            update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
+            with contextlib.suppress(ConnectionClosed):
+                await session.send_update(update)
+
+        self.side.spawn(tell())
+
     def _fields(self, method: str, result: Mapping[str, Any]) -> dict[str, Any]:
         allowed = _RESULT_FIELDS[method]
-        left = sorted(key for key in result if key not in allowed)
+        left = sorted(key for key in result if key not in allowed and key != AVAILABLE_COMMANDS)
         if left:
             logger.debug("v1: %s result fields %s not sent (no v1 form)", method, left)
         return {key: value for key, value in result.items() if key in allowed}

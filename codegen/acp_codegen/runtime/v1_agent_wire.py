@@ -21,9 +21,13 @@ v2 `session/update` object per report). On a v1 connection each session gets a
 - `plan_update` (an `items` plan): v1's `plan` with its entries (v1 plans have no id).
 - `terminal_update` / `terminal_output_chunk` (display-only terminals): v1 terminals are
   created by the client, so these have no v1 form: logged, and `terminal` items naming them
-  are left out of tool call content.
+  are left out of tool call content. A v2 `diff` item (changed paths, optional patch; v1's
+  diff wants whole old and new texts) is sent as text content listing the changes and the
+  patch.
+- `available_commands_update`: the `command` entries, without v2's `type` tag (other kinds:
+  logged).
 - the rest (`usage_update`, `notice`, `session_info_update`, `compaction_*`,
-  `available_commands_update`, `config_option_update`) as they are, when v1's types accept them.
+  `config_option_update`) as they are, when v1's types accept them.
 
 Every translated update is checked against v1's types; one that does not fit is logged and not
 sent (the author's call was valid v2: the lifecycle goes on). Nothing is dropped unlogged.
@@ -62,6 +66,7 @@ from .protocol import (
 logger = logging.getLogger(__name__)
 
 V1_TOOL_CALL = "tool_call"
+AVAILABLE_COMMANDS_UPDATE = "available_commands_update"
 V1_PLAN = "plan"
 USER_MESSAGE_CHUNK = "user_message_chunk"
 # A v2 whole message and the v1 chunk its blocks become.
@@ -73,7 +78,7 @@ CHUNK_OF = {
 # v2 tool call statuses v1 lacks, and what a v1 client is told instead.
 V1_STATUS = {"cancelled": "failed", "paused": "pending"}
 V2_ONLY_TOOL_FIELDS = ("capabilities",)
-TERMINAL_ITEM = "terminal"
+CONTENT_ITEM, DIFF_ITEM = "content", "diff"
 # v1's stop reasons; any other ends the turn as below.
 V1_STOP_REASONS = frozenset({"end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"})
 
@@ -174,7 +179,23 @@ class V1SessionDialect:
                 self._terminals.add(fields["terminalId"])
             _not_sent(self.session_id, str(tag), "v1 terminals are the client's, not display-only")
             return []
+        if tag == AVAILABLE_COMMANDS_UPDATE:
+            return self._commands(fields)
         return [{UPDATE_TAG_FIELD: tag, **fields}]
+
+    def _commands(self, fields: dict[str, Any]) -> list[dict[str, Any]]:
+        """v2's command list is tagged by `type` (`command`, or kinds v1 lacks); v1's holds
+        plain commands."""
+        commands = []
+        for item in fields.get("availableCommands") or []:
+            if isinstance(item, dict) and item.get("type") == "command":
+                commands.append({k: v for k, v in item.items() if k != "type"})
+            else:
+                kind = item.get("type") if isinstance(item, dict) else None
+                _not_sent(self.session_id, f"available command of type {kind!r}", "no v1 form")
+        return [
+            {**fields, UPDATE_TAG_FIELD: AVAILABLE_COMMANDS_UPDATE, "availableCommands": commands}
+        ]
 
     # -- messages -------------------------------------------------------------------------------
 
@@ -235,13 +256,19 @@ class V1SessionDialect:
         return {UPDATE_TAG_FIELD: V1_TOOL_CALL, **first}
 
     def _shown(self, call_id: str, content: list[Any]) -> list[Any]:
-        """Tool call content without items naming display-only terminals (no v1 form)."""
+        """Tool call content in v1's item types: `content` as it is, a v2 `diff` (changed paths
+        and an optional patch; v1's diff wants whole old and new texts) as text content saying
+        the same, display-only `terminal` items and unknown kinds left out (logged)."""
         kept = []
         for item in content:
-            if isinstance(item, dict) and item.get("type") == TERMINAL_ITEM:
-                _not_sent(self.session_id, f"tool call {call_id} terminal item", "display-only")
-                continue
-            kept.append(item)
+            kind = item.get("type") if isinstance(item, dict) else None
+            if kind == CONTENT_ITEM:
+                kept.append(item)
+            elif kind == DIFF_ITEM:
+                kept.append({"type": CONTENT_ITEM, "content": diff_as_text(item)})
+                logger.debug("v1: tool call %s diff sent as text content", call_id)
+            else:
+                _not_sent(self.session_id, f"tool call {call_id} {kind!r} item", "no v1 form")
         return kept
 
     # -- plans ----------------------------------------------------------------------------------
@@ -257,6 +284,23 @@ class V1SessionDialect:
         if "_meta" in fields:
             out["_meta"] = fields["_meta"]
         return [out]
+
+
+def diff_as_text(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A text block for a v2 diff item: one line per change (`modify /a`, `move /a -> /b`),
+    then the patch text, when there is one."""
+    lines = []
+    for change in item.get("changes") or []:
+        if not isinstance(change, dict):
+            continue
+        where = str(change.get("path", "?"))
+        if isinstance(change.get("oldPath"), str):
+            where = f"{change['oldPath']} -> {where}"
+        lines.append(f"{change.get('operation', 'change')} {where}")
+    patch = item.get("patch")
+    if isinstance(patch, dict) and isinstance(patch.get("text"), str):
+        lines += ["", patch["text"]]
+    return {"type": "text", "text": "\n".join(lines)}
 
 
 def v1_permission_params(params: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,10 +8,11 @@ against v1's types) into zero or more v2-shaped updates:
   `messageId` (v1 2.4.0); a chunk without one continues the current message of its role, or
   starts a message under an id the reader makes up (a random UUID, so no wire id can forge
   it). A chunk of another role or a tool call ends the current message.
-- `tool_call` creates a tool call (v1's defaults `kind: other`, `status: pending` filled in),
-  `tool_call_update` patches one. v1 has no "clear": a null field there means "unchanged",
-  so nulls are dropped before the v2 upsert (where null would clear). A v1 `diff` (a file's
-  old and new text) becomes v2's (the changed path, and the change as a git patch).
+- `tool_call` creates a tool call, `tool_call_update` patches one; a field left out stays
+  absent (the protocol's default, e.g. `status` pending, on both versions). v1 has no
+  "clear": a null field there means "unchanged", so nulls are dropped before the v2 upsert
+  (where null would clear). A v1 `diff` (a file's old and new text) becomes v2's (the
+  changed path, and the change as a git patch).
 - `plan` replaces the session's single plan (v1 has one per session; it is kept under the
   plan id `V1_PLAN_ID`).
 - v1's session modes have no v2 update: the mode state (from `session/new` and
@@ -56,8 +57,6 @@ CHUNK_ROLES: Final[Mapping[str, str]] = {
 V1_PLAN_ID: Final = "plan"
 MODE_CONFIG_ID: Final = "mode"
 MODE_CATEGORY: Final = "mode"
-# What v1's `ToolCall` means when a field is absent.
-TOOL_CALL_DEFAULTS: Final[Mapping[str, str]] = {"kind": "other", "status": "pending"}
 
 
 def new_message_id() -> str:
@@ -142,10 +141,10 @@ class V1UpdateReader:
             return [update]  # the state names what is wrong with it
         role = CHUNK_ROLES.get(tag)
         if role is not None:
-            return [self._chunk(tag, role, update)]
+            return [self._chunk(role, update)]
         if tag in (V1_TOOL_CALL, TOOL_CALL_UPDATE):
             self.end_message()
-            return [self._tool_call(update, create=tag == V1_TOOL_CALL)]
+            return [self._tool_call(update)]
         if tag == V1_PLAN:
             plan = {"type": "items", "planId": V1_PLAN_ID, "entries": update.get("entries", [])}
             if update.get("_meta") is not None:
@@ -227,27 +226,23 @@ class V1UpdateReader:
             "options": choices,
         }
 
-    def _chunk(self, tag: str, role: str, update: dict[str, Any]) -> dict[str, Any]:
+    def _chunk(self, role: str, update: dict[str, Any]) -> dict[str, Any]:
         given = update.get("messageId")
-        if isinstance(given, str):
-            message_id = given
-        elif self._open_role == role and self._open_id is not None:
+        if isinstance(given, str):  # already what v2 says: taken as it is
+            self._open_role, self._open_id = role, given
+            return update
+        if self._open_role == role and self._open_id is not None:
             message_id = self._open_id
         else:
             message_id = new_message_id()
         self._open_role, self._open_id = role, message_id
-        chunk = {UPDATE_TAG_FIELD: tag, "messageId": message_id, "content": update.get("content")}
-        if update.get("_meta") is not None:
-            chunk["_meta"] = update["_meta"]
-        return chunk
+        return {**update, "messageId": message_id}
 
     @staticmethod
-    def _tool_call(update: dict[str, Any], *, create: bool) -> dict[str, Any]:
+    def _tool_call(update: dict[str, Any]) -> dict[str, Any]:
         fields = _without_nulls(update)
         if "content" in fields:
             fields["content"] = _tool_content(fields["content"])
-        if create:
-            fields = {**TOOL_CALL_DEFAULTS, **fields}
         fields[UPDATE_TAG_FIELD] = TOOL_CALL_UPDATE
         return fields
 

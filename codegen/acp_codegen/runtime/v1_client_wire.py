@@ -117,8 +117,8 @@ class WireHost(Protocol):
     def sessions(self) -> Mapping[str, ClientSession[Any]]: ...
     @property
     def forwards_updates(self) -> bool: ...
-    def fold_update(self, batch: list[Any]) -> None: ...
-    async def updates_in(self, batch: list[Any]) -> None: ...
+    def fold_update(self, session_id: str, update: Any) -> bool: ...
+    async def updates_in(self, session_id: str, updates: list[Any]) -> None: ...
     async def request(self, method: str, params: Any) -> Any: ...
     async def ask_permission(
         self, session: ClientSession[Any], params: dict[str, Any]
@@ -219,7 +219,9 @@ class V1ClientWire:
 
     async def handle_notification(self, method: str, params: Any) -> None:
         if method == SESSION_UPDATE:
-            await self._client.updates_in(self._v2_params(params))
+            read = self._read(params)
+            if read is not None:
+                await self._client.updates_in(*read)
         elif self._services is not None:
             await self._services.handle_notification(method, params)
 
@@ -227,18 +229,24 @@ class V1ClientWire:
         """Updates are folded without awaiting anything unless the application hears them."""
         if self._client.forwards_updates:
             return {}
-        fold = self._client.fold_update
-        return {SESSION_UPDATE: lambda params: fold(self._v2_params(params))}
+        return {SESSION_UPDATE: self._fold}
 
-    def _v2_params(self, params: Any) -> list[dict[str, Any]]:
-        """A v1 `session/update`'s params as the v2 `session/update` params that say the same."""
+    def _fold(self, params: Any) -> None:
+        read = self._read(params)
+        if read is not None:
+            session_id, updates = read
+            for update in updates:
+                self._client.fold_update(session_id, update)
+
+    def _read(self, params: Any) -> tuple[str, list[dict[str, Any]]] | None:
+        """A v1 `session/update`: its session and the v2 updates that say what it says."""
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         update = params.get("update") if isinstance(params, dict) else None
         if not isinstance(session_id, str) or not isinstance(update, dict):
-            return [params]  # the client logs and drops it
-        return [
-            {"sessionId": session_id, "update": v2} for v2 in self.reader(session_id).read(update)
-        ]
+            logger.warning("ignoring a session/update without sessionId or update")
+            return None
+        reader = self._readers.get(session_id) or self.reader(session_id)
+        return session_id, reader.read(update)
 
     def _advertised(self, capability: str) -> bool:
         value: Any = self.capabilities

@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loa
 # The oldest pydantic these bindings work with (checked when the package is imported).
 PYDANTIC_MINIMUM = _pydantic_check.PYDANTIC_MINIMUM
 # sha256 of the schema file this package was generated from.
-SCHEMA_SHA256 = "49b2c12b5ee7a2def04166fb05ef5f6ade93c1d79564e2df6d3b41f4a2c24f33"
+SCHEMA_SHA256 = "1f2f0dc78ee2cd477d0ee7fed88a9c21fd121a981f5bf0df5fb52861c82226b5"
 
 PROTOCOL_VERSION = 1
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, MISSING
 
 class AgentAuthCapabilities(BaseModel):
     """
-    Login-related extra features of the Agent. Support for `auth/login` and `auth/logout` is not signalled here but by offering at least one login method in `authMethods`.
+    Login-related features of the Agent beyond `authenticate`.
     """
 
     model_config = ConfigDict(
@@ -22,7 +22,9 @@ class AgentAuthCapabilities(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    logout: LogoutCapabilities | None | MISSING = MISSING
+    logout: Annotated[
+        LogoutCapabilities | None | MISSING, Field(description="Present when `logout` is served.")
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -34,7 +36,7 @@ class AgentAuthCapabilities(BaseModel):
 
 class AgentCapabilities(BaseModel):
     """
-    Optional features the Agent supports. A present object marks a feature as supported; absent or null means unsupported. Custom capabilities go in `_meta`.
+    Optional features the Agent supports; what is absent is unsupported. Custom capabilities go in `_meta`.
     """
 
     model_config = ConfigDict(
@@ -43,13 +45,27 @@ class AgentCapabilities(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    load_session: Annotated[bool | MISSING, Field(alias="loadSession")] = MISSING
-    prompt_capabilities: Annotated[
-        PromptCapabilities | MISSING, Field(alias="promptCapabilities")
+    load_session: Annotated[
+        bool | MISSING,
+        Field(alias="loadSession", description="Whether the Agent serves `session/load`."),
     ] = MISSING
-    mcp_capabilities: Annotated[McpCapabilities | MISSING, Field(alias="mcpCapabilities")] = MISSING
+    prompt_capabilities: Annotated[
+        PromptCapabilities | MISSING,
+        Field(
+            alias="promptCapabilities",
+            description="Content types the Agent accepts in prompts beyond text and resource links.",
+        ),
+    ] = MISSING
+    mcp_capabilities: Annotated[
+        McpCapabilities | MISSING,
+        Field(alias="mcpCapabilities", description="MCP transports the Agent can connect to."),
+    ] = MISSING
     session_capabilities: Annotated[
-        SessionCapabilities | MISSING, Field(alias="sessionCapabilities")
+        SessionCapabilities | MISSING,
+        Field(
+            alias="sessionCapabilities",
+            description="Session methods the Agent serves beyond the baseline.",
+        ),
     ] = MISSING
     auth: Annotated[
         AgentAuthCapabilities | MISSING,
@@ -123,14 +139,27 @@ class AudioContent(BaseModel):
 
 
 class AuthCapabilities(BaseModel):
+    """
+    Login features of the Client.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal: bool | MISSING = MISSING
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    terminal: Annotated[
+        bool | MISSING,
+        Field(description="Whether the Client can run the Agent in a terminal to log in."),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class AuthMethodAgent(BaseModel):
@@ -144,7 +173,7 @@ class AuthMethodAgent(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    id: AuthMethodId
+    id: Annotated[AuthMethodId, Field(description="Id to pass to `authenticate`.")]
     name: Annotated[str, Field(description="Label shown to the user.")]
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -173,7 +202,7 @@ class AuthMethodTerminal(BaseModel):
         defer_build=True,
     )
     type: Literal["terminal"] = "terminal"
-    id: AuthMethodId
+    id: Annotated[AuthMethodId, Field(description="Id to pass to `authenticate`.")]
     name: Annotated[str, Field(description="Label shown to the user.")]
     args: Annotated[
         list[str] | MISSING, Field(description="Extra command-line arguments for the Agent.")
@@ -238,29 +267,51 @@ AuthMethod = TypeAliasType(
 
 
 class AuthenticateRequest(BaseModel):
+    """
+    Params of `authenticate`: log in with one of the methods the Agent offered.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    method_id: Annotated[AuthMethodId, Field(alias="methodId")]
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    method_id: Annotated[
+        AuthMethodId, Field(alias="methodId", description="The chosen method's id.")
+    ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class AuthenticateResponse(BaseModel):
+    """
+    Result of `authenticate`: logged in.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class AvailableCommand(BaseModel):
     """
-    An entry of the command list, tagged by `type`.
+    A command the user can run in the session, such as `/review`.
     """
 
     model_config = ConfigDict(
@@ -269,9 +320,18 @@ class AvailableCommand(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: str
-    input: AvailableCommandInput | None | MISSING = MISSING
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    name: Annotated[str, Field(description="Name of the command, without the slash.")]
+    input: Annotated[
+        AvailableCommandInput | None | MISSING,
+        Field(description="What the command takes as input, if anything."),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class AvailableCommandsUpdate(BaseModel):
@@ -327,13 +387,23 @@ class BlobResourceContents(BaseModel):
 
 
 class BooleanConfigOptionCapabilities(BaseModel):
+    """
+    Marks on/off configuration options as shown.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class BooleanPropertySchema(BaseModel):
@@ -399,14 +469,26 @@ class CancelCreateElicitationResponse(BaseModel):
 
 
 class CancelNotification(BaseModel):
+    """
+    Params of `session/cancel`: stop the running turn; its `session/prompt` is then answered `cancelled`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    session_id: Annotated[
+        SessionId, Field(alias="sessionId", description="Session whose turn to stop.")
+    ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class CancelRequestNotification(BaseModel):
@@ -453,9 +535,17 @@ class ClientCapabilities(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    fs: FileSystemCapabilities | MISSING = MISSING
-    terminal: bool | MISSING = MISSING
-    session: ClientSessionCapabilities | None | MISSING = MISSING
+    fs: Annotated[
+        FileSystemCapabilities | MISSING,
+        Field(description="File system requests the Client serves."),
+    ] = MISSING
+    terminal: Annotated[
+        bool | MISSING, Field(description="Whether the Client serves the `terminal/*` requests.")
+    ] = MISSING
+    session: Annotated[
+        ClientSessionCapabilities | None | MISSING,
+        Field(description="Session update kinds the Client can show."),
+    ] = MISSING
     auth: Annotated[AuthCapabilities | MISSING, Field(description="Login features.")] = MISSING
     elicitation: Annotated[
         ElicitationCapabilities | None | MISSING, Field(description="Elicitation modes.")
@@ -470,18 +560,35 @@ class ClientCapabilities(BaseModel):
 
 
 class ClientSessionCapabilities(BaseModel):
+    """
+    Session update kinds the Client can show beyond the baseline.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    compaction: CompactionCapabilities | None | MISSING = MISSING
-    config_options: Annotated[
-        SessionConfigOptionsCapabilities | None | MISSING, Field(alias="configOptions")
+    compaction: Annotated[
+        CompactionCapabilities | None | MISSING,
+        Field(description="Present when the Client shows compaction updates."),
     ] = MISSING
-    notices: NoticeCapabilities | None | MISSING = MISSING
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    config_options: Annotated[
+        SessionConfigOptionsCapabilities | None | MISSING,
+        Field(alias="configOptions", description="Configuration option kinds the Client can show."),
+    ] = MISSING
+    notices: Annotated[
+        NoticeCapabilities | None | MISSING,
+        Field(description="Present when the Client shows notices."),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class CloseSessionRequest(BaseModel):
@@ -526,6 +633,10 @@ class CloseSessionResponse(BaseModel):
 
 
 class CompactionCapabilities(BaseModel):
+    """
+    Marks compaction updates as shown.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -700,7 +811,7 @@ class Content(BaseModel):
 
 class ContentChunk(BaseModel):
     """
-    A piece of streamed message content, appended to the message named by `messageId`.
+    A piece of streamed message content, appended to the message so far (to the one named by `messageId`, when given).
     """
 
     model_config = ConfigDict(
@@ -772,35 +883,78 @@ class Cost(BaseModel):
 
 
 class CreateTerminalRequest(BaseModel):
+    """
+    Params of `terminal/create`: the Agent asks the Client to run a command in a new terminal (the Client must advertise `terminal`). The answer comes at once; the command runs on.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    command: str
-    args: list[str] | MISSING = MISSING
-    env: list[EnvVariable] | MISSING = MISSING
-    cwd: str | None | MISSING = MISSING
-    output_byte_limit: Annotated[
-        int | None | MISSING, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)
+    session_id: Annotated[
+        SessionId, Field(alias="sessionId", description="Session this message belongs to.")
+    ]
+    command: Annotated[str, Field(description="Program to run.")]
+    args: Annotated[list[str] | MISSING, Field(description="Its arguments.")] = MISSING
+    env: Annotated[
+        list[EnvVariable] | MISSING, Field(description="Environment variables to set for it.")
     ] = MISSING
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    cwd: Annotated[
+        str | None | MISSING,
+        Field(description="Absolute working directory; absent means the session's."),
+    ] = MISSING
+    output_byte_limit: Annotated[
+        int | None | MISSING,
+        Field(
+            alias="outputByteLimit",
+            description="Most bytes of output the Client keeps; older output is dropped past it.",
+            ge=0,
+            le=18446744073709551615,
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class CreateTerminalResponse(BaseModel):
+    """
+    Result of `terminal/create`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    terminal_id: Annotated[
+        TerminalId,
+        Field(
+            alias="terminalId",
+            description="Id of the new terminal, for the other `terminal/*` requests and for tool call content.",
+        ),
+    ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class CurrentModeUpdate(BaseModel):
+    """
+    The session switched to another mode.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -810,8 +964,16 @@ class CurrentModeUpdate(BaseModel):
     session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")] = (
         "current_mode_update"
     )
-    current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    current_mode_id: Annotated[
+        SessionModeId, Field(alias="currentModeId", description="Mode the session is in now.")
+    ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class DeclineCreateElicitationResponse(BaseModel):
@@ -874,7 +1036,7 @@ class DeleteSessionResponse(BaseModel):
 
 class Diff(BaseModel):
     """
-    File changes made by a tool, with an optional patch text.
+    A file change shown in tool call content: the whole text before and after.
     """
 
     model_config = ConfigDict(
@@ -884,9 +1046,14 @@ class Diff(BaseModel):
         defer_build=True,
     )
     type: Literal["diff"] = "diff"
-    path: str
-    old_text: Annotated[str | None | MISSING, Field(alias="oldText")] = MISSING
-    new_text: Annotated[str, Field(alias="newText")]
+    path: Annotated[str, Field(description="Absolute path of the file.")]
+    old_text: Annotated[
+        str | None | MISSING,
+        Field(
+            alias="oldText", description="Text before the change; absent or null for a new file."
+        ),
+    ] = MISSING
+    new_text: Annotated[str, Field(alias="newText", description="Text after the change.")]
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -1301,15 +1468,31 @@ ExtResponse = TypeAliasType(
 
 
 class FileSystemCapabilities(BaseModel):
+    """
+    File system requests the Client serves.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    read_text_file: Annotated[bool | MISSING, Field(alias="readTextFile")] = MISSING
-    write_text_file: Annotated[bool | MISSING, Field(alias="writeTextFile")] = MISSING
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    read_text_file: Annotated[
+        bool | MISSING,
+        Field(alias="readTextFile", description="Whether the Client serves `fs/read_text_file`."),
+    ] = MISSING
+    write_text_file: Annotated[
+        bool | MISSING,
+        Field(alias="writeTextFile", description="Whether the Client serves `fs/write_text_file`."),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class HttpHeader(BaseModel):
@@ -1402,9 +1585,13 @@ class InitializeRequest(BaseModel):
         Field(alias="protocolVersion", description="Newest protocol version the Client supports."),
     ]
     client_capabilities: Annotated[
-        ClientCapabilities | MISSING, Field(alias="clientCapabilities")
+        ClientCapabilities | MISSING,
+        Field(alias="clientCapabilities", description="What the Client supports."),
     ] = MISSING
-    client_info: Annotated[Implementation | None | MISSING, Field(alias="clientInfo")] = MISSING
+    client_info: Annotated[
+        Implementation | None | MISSING,
+        Field(alias="clientInfo", description="Name and version of the Client."),
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -1432,9 +1619,10 @@ class InitializeResponse(BaseModel):
             description="The version both sides will use: the Client's version if the Agent supports it, otherwise the Agent's newest one.",
         ),
     ]
-    agent_capabilities: Annotated[AgentCapabilities | MISSING, Field(alias="agentCapabilities")] = (
-        MISSING
-    )
+    agent_capabilities: Annotated[
+        AgentCapabilities | MISSING,
+        Field(alias="agentCapabilities", description="What the Agent supports."),
+    ] = MISSING
     auth_methods: Annotated[
         list[AuthMethod] | MISSING,
         Field(
@@ -1442,7 +1630,10 @@ class InitializeResponse(BaseModel):
             description="Login methods on offer. Empty or absent means no login is needed.",
         ),
     ] = MISSING
-    agent_info: Annotated[Implementation | None | MISSING, Field(alias="agentInfo")] = MISSING
+    agent_info: Annotated[
+        Implementation | None | MISSING,
+        Field(alias="agentInfo", description="Name and version of the Agent."),
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -1494,25 +1685,49 @@ JsonValue = TypeAliasType("JsonValue", Any)
 
 
 class KillTerminalRequest(BaseModel):
+    """
+    Params of `terminal/kill`: stop the command and keep the terminal (its output can still be read).
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    session_id: Annotated[
+        SessionId, Field(alias="sessionId", description="Session this message belongs to.")
+    ]
+    terminal_id: Annotated[
+        TerminalId, Field(alias="terminalId", description="Terminal whose command to stop.")
+    ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class KillTerminalResponse(BaseModel):
+    """
+    Result of `terminal/kill`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class ListSessionsRequest(BaseModel):
@@ -1568,63 +1783,123 @@ class ListSessionsResponse(BaseModel):
 
 
 class LoadSessionRequest(BaseModel):
+    """
+    Params of `session/load`: reopen a session and replay its history as `session/update` notifications before the answer.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    mcp_servers: Annotated[list[McpServer], Field(alias="mcpServers")]
-    cwd: str
-    additional_directories: Annotated[list[str] | MISSING, Field(alias="additionalDirectories")] = (
-        MISSING
-    )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    mcp_servers: Annotated[
+        list[McpServer],
+        Field(alias="mcpServers", description="MCP servers to use in this session."),
+    ]
+    cwd: Annotated[str, Field(description="Absolute working directory to use.")]
+    additional_directories: Annotated[
+        list[str] | MISSING,
+        Field(
+            alias="additionalDirectories", description="Further directories the session may use."
+        ),
+    ] = MISSING
+    session_id: Annotated[SessionId, Field(alias="sessionId", description="Session to load.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class LoadSessionResponse(BaseModel):
+    """
+    Result of `session/load`, sent after the history was replayed.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    modes: SessionModeState | None | MISSING = MISSING
-    config_options: Annotated[
-        list[SessionConfigOption] | None | MISSING, Field(alias="configOptions")
+    modes: Annotated[
+        SessionModeState | None | MISSING,
+        Field(description="The session's modes and the current one, when the Agent has modes."),
     ] = MISSING
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    config_options: Annotated[
+        list[SessionConfigOption] | None | MISSING,
+        Field(alias="configOptions", description="Current configuration options of the session."),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class LogoutCapabilities(BaseModel):
+    """
+    Marks `logout` as served.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class LogoutRequest(BaseModel):
+    """
+    Params of `logout`: end the login.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class LogoutResponse(BaseModel):
+    """
+    Result of `logout`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class McpCapabilities(BaseModel):
@@ -1641,7 +1916,9 @@ class McpCapabilities(BaseModel):
     http: Annotated[
         bool | MISSING, Field(description="Present when HTTP servers are supported.")
     ] = MISSING
-    sse: bool | MISSING = MISSING
+    sse: Annotated[bool | MISSING, Field(description="Whether SSE servers are supported.")] = (
+        MISSING
+    )
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -1676,6 +1953,10 @@ class McpServerHttp(BaseModel):
 
 
 class McpServerSse(BaseModel):
+    """
+    An MCP server reached over SSE.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1683,10 +1964,16 @@ class McpServerSse(BaseModel):
         defer_build=True,
     )
     type: Literal["sse"] = "sse"
-    name: str
-    url: str
-    headers: list[HttpHeader]
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    name: Annotated[str, Field(description="Name of the server.")]
+    url: Annotated[str, Field(description="URL of the server.")]
+    headers: Annotated[list[HttpHeader], Field(description="HTTP headers to send.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class McpServerStdio(BaseModel):
@@ -1863,7 +2150,10 @@ class NewSessionResponse(BaseModel):
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId", description="Id of the new session.")]
-    modes: SessionModeState | None | MISSING = MISSING
+    modes: Annotated[
+        SessionModeState | None | MISSING,
+        Field(description="The session's modes and the current one, when the Agent has modes."),
+    ] = MISSING
     config_options: Annotated[
         list[SessionConfigOption] | None | MISSING,
         Field(alias="configOptions", description="Configuration options of the new session."),
@@ -1903,6 +2193,10 @@ class Notice(BaseModel):
 
 
 class NoticeCapabilities(BaseModel):
+    """
+    Marks notices as shown.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2156,6 +2450,10 @@ PermissionOptionKind = TypeAliasType(
 
 
 class Plan(BaseModel):
+    """
+    The Agent's plan for the turn; each `plan` update replaces the whole plan.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2163,8 +2461,14 @@ class Plan(BaseModel):
         defer_build=True,
     )
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")] = "plan"
-    entries: list[PlanEntry]
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    entries: Annotated[list[PlanEntry], Field(description="Steps of the plan, in order.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class PlanEntry(BaseModel):
@@ -2275,7 +2579,7 @@ class PromptRequest(BaseModel):
 
 class PromptResponse(BaseModel):
     """
-    Result of `session/prompt`: a receipt. The prompt was inserted into the conversation as the user message named here; it does not mean the work is done (that arrives as an idle `state_update`). The matching `user_message` update may come before or after this answer.
+    Result of `session/prompt`, sent when the turn is over: why it ended.
     """
 
     model_config = ConfigDict(
@@ -2284,7 +2588,7 @@ class PromptResponse(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    stop_reason: Annotated[StopReason, Field(alias="stopReason")]
+    stop_reason: Annotated[StopReason, Field(alias="stopReason", description="Why the turn ended.")]
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -2309,50 +2613,106 @@ ProtocolVersion = TypeAliasType(
 
 
 class ReadTextFileRequest(BaseModel):
+    """
+    Params of `fs/read_text_file`: the Agent asks the Client for a text file's content, as the editor sees it (unsaved changes included; the Client must advertise `fs.readTextFile`).
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    path: str
-    line: Annotated[int | None | MISSING, Field(ge=0, le=4294967295)] = MISSING
-    limit: Annotated[int | None | MISSING, Field(ge=0, le=4294967295)] = MISSING
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    session_id: Annotated[
+        SessionId, Field(alias="sessionId", description="Session this message belongs to.")
+    ]
+    path: Annotated[str, Field(description="Absolute path of the file.")]
+    line: Annotated[
+        int | None | MISSING,
+        Field(
+            description="First line to return, counting from 1; absent means the start.",
+            ge=0,
+            le=4294967295,
+        ),
+    ] = MISSING
+    limit: Annotated[
+        int | None | MISSING,
+        Field(description="Most lines to return; absent means to the end.", ge=0, le=4294967295),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class ReadTextFileResponse(BaseModel):
+    """
+    Result of `fs/read_text_file`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: str
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    content: Annotated[str, Field(description="The text read.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class ReleaseTerminalRequest(BaseModel):
+    """
+    Params of `terminal/release`: the Agent is done with the terminal; the Client kills the command if it still runs and frees the terminal.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    session_id: Annotated[
+        SessionId, Field(alias="sessionId", description="Session this message belongs to.")
+    ]
+    terminal_id: Annotated[
+        TerminalId, Field(alias="terminalId", description="Terminal to release.")
+    ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class ReleaseTerminalResponse(BaseModel):
+    """
+    Result of `terminal/release`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 RequestId = TypeAliasType(
@@ -2366,7 +2726,7 @@ RequestId = TypeAliasType(
 
 class RequestPermissionRequest(BaseModel):
     """
-    Params of `session/request_permission`: the Agent asks the user to choose one of several options before it continues.
+    Params of `session/request_permission`: before a tool call goes on, the Agent asks the user to pick one of several options.
     """
 
     model_config = ConfigDict(
@@ -2378,7 +2738,13 @@ class RequestPermissionRequest(BaseModel):
     session_id: Annotated[
         SessionId, Field(alias="sessionId", description="Session the request belongs to.")
     ]
-    tool_call: Annotated[ToolCallUpdate, Field(alias="toolCall")]
+    tool_call: Annotated[
+        ToolCallUpdate,
+        Field(
+            alias="toolCall",
+            description="The tool call the permission is for, with what the user should see of it.",
+        ),
+    ]
     options: Annotated[
         list[PermissionOption], Field(description="Choices offered to the user; at least one.")
     ]
@@ -2448,7 +2814,7 @@ class ResourceLink(BaseModel):
 
 class ResumeSessionRequest(BaseModel):
     """
-    Params of `session/resume`: reattach to an existing session, optionally asking for its history to be replayed first.
+    Params of `session/resume`: reattach to an existing session without replaying its history.
     """
 
     model_config = ConfigDict(
@@ -2480,7 +2846,7 @@ class ResumeSessionRequest(BaseModel):
 
 class ResumeSessionResponse(BaseModel):
     """
-    Result of `session/resume`, sent after any requested replay has been delivered.
+    Result of `session/resume`.
     """
 
     model_config = ConfigDict(
@@ -2489,7 +2855,10 @@ class ResumeSessionResponse(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    modes: SessionModeState | None | MISSING = MISSING
+    modes: Annotated[
+        SessionModeState | None | MISSING,
+        Field(description="The session's modes and the current one, when the Agent has modes."),
+    ] = MISSING
     config_options: Annotated[
         list[SessionConfigOption] | None | MISSING,
         Field(alias="configOptions", description="Current configuration options of the session."),
@@ -2610,7 +2979,7 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
 
 class SessionCapabilities(BaseModel):
     """
-    Session features of the Agent. Advertising this object obliges the Agent to implement the baseline session methods.
+    Session methods the Agent serves beyond `session/new`, `session/prompt` and `session/cancel`; each is served when its object is present.
     """
 
     model_config = ConfigDict(
@@ -2619,7 +2988,10 @@ class SessionCapabilities(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    list: SessionListCapabilities | None | MISSING = MISSING
+    list: Annotated[
+        SessionListCapabilities | None | MISSING,
+        Field(description="Present when `session/list` is served."),
+    ] = MISSING
     delete: Annotated[
         SessionDeleteCapabilities | None | MISSING,
         Field(description="Present when `session/delete` is implemented."),
@@ -2631,8 +3003,14 @@ class SessionCapabilities(BaseModel):
             description="Present when sessions accept additional directories.",
         ),
     ] = MISSING
-    resume: SessionResumeCapabilities | None | MISSING = MISSING
-    close: SessionCloseCapabilities | None | MISSING = MISSING
+    resume: Annotated[
+        SessionResumeCapabilities | None | MISSING,
+        Field(description="Present when `session/resume` is served."),
+    ] = MISSING
+    close: Annotated[
+        SessionCloseCapabilities | None | MISSING,
+        Field(description="Present when `session/close` is served."),
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -2643,13 +3021,23 @@ class SessionCapabilities(BaseModel):
 
 
 class SessionCloseCapabilities(BaseModel):
+    """
+    Marks `session/close` as served.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class SessionConfigBoolean(BaseModel):
@@ -2664,7 +3052,9 @@ class SessionConfigBoolean(BaseModel):
         defer_build=True,
     )
     type: Literal["boolean"] = "boolean"
-    id: SessionConfigId
+    id: Annotated[
+        SessionConfigId, Field(description="Id of the option, for `session/set_config_option`.")
+    ]
     name: Annotated[str, Field(description="Label shown to the user.")]
     category: Annotated[
         SessionConfigOptionCategory | None | MISSING, Field(description="What the option controls.")
@@ -2715,14 +3105,27 @@ SessionConfigOptionCategory = TypeAliasType(
 
 
 class SessionConfigOptionsCapabilities(BaseModel):
+    """
+    Configuration option kinds the Client can show.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    boolean: BooleanConfigOptionCapabilities | None | MISSING = MISSING
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    boolean: Annotated[
+        BooleanConfigOptionCapabilities | None | MISSING,
+        Field(description="Present when on/off options can be shown."),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class SessionConfigSelect(BaseModel):
@@ -2737,7 +3140,9 @@ class SessionConfigSelect(BaseModel):
         defer_build=True,
     )
     type: Literal["select"] = "select"
-    id: SessionConfigId
+    id: Annotated[
+        SessionConfigId, Field(description="Id of the option, for `session/set_config_option`.")
+    ]
     name: Annotated[str, Field(description="Label shown to the user.")]
     category: Annotated[
         SessionConfigOptionCategory | None | MISSING, Field(description="What the option controls.")
@@ -2815,7 +3220,7 @@ class SessionConfigSelectGroup(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    group: SessionConfigGroupId
+    group: Annotated[SessionConfigGroupId, Field(description="Id of the group.")]
     name: Annotated[str, Field(description="Group label.")]
     options: Annotated[list[SessionConfigSelectOption], Field(description="Values in the group.")]
     meta: Annotated[
@@ -2959,62 +3364,120 @@ class SessionInfoUpdate(BaseModel):
 
 
 class SessionListCapabilities(BaseModel):
+    """
+    Marks `session/list` as served.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class SessionMode(BaseModel):
+    """
+    One way of working the Agent offers, such as asking before edits.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    id: SessionModeId
-    name: str
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    id: Annotated[SessionModeId, Field(description="Id of the mode.")]
+    name: Annotated[str, Field(description="Label shown to the user.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
-SessionModeId = TypeAliasType("SessionModeId", Annotated[str, Field(title="SessionModeId")])
+SessionModeId = TypeAliasType(
+    "SessionModeId",
+    Annotated[str, Field(description="Id of a session mode.", title="SessionModeId")],
+)
 
 
 class SessionModeState(BaseModel):
+    """
+    The modes a session offers and the one it is in.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
-    available_modes: Annotated[list[SessionMode], Field(alias="availableModes")]
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    current_mode_id: Annotated[
+        SessionModeId, Field(alias="currentModeId", description="Mode the session is in.")
+    ]
+    available_modes: Annotated[
+        list[SessionMode],
+        Field(alias="availableModes", description="Modes the user can switch to."),
+    ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class SessionNotification(BaseModel):
+    """
+    Params of `session/update`: one change to a session, for the Client to show.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    update: SessionUpdate
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    session_id: Annotated[SessionId, Field(alias="sessionId", description="Session that changed.")]
+    update: Annotated[SessionUpdate, Field(description="The change.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class SessionResumeCapabilities(BaseModel):
+    """
+    Marks `session/resume` as served.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class SetSessionConfigOptionResponse(BaseModel):
@@ -3042,32 +3505,57 @@ class SetSessionConfigOptionResponse(BaseModel):
 
 
 class SetSessionModeRequest(BaseModel):
+    """
+    Params of `session/set_mode`: switch the session to another mode.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    mode_id: Annotated[SessionModeId, Field(alias="modeId")]
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    session_id: Annotated[
+        SessionId, Field(alias="sessionId", description="Session this message belongs to.")
+    ]
+    mode_id: Annotated[SessionModeId, Field(alias="modeId", description="Mode to switch to.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class SetSessionModeResponse(BaseModel):
+    """
+    Result of `session/set_mode`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 StopReason = TypeAliasType(
     "StopReason",
     Annotated[
         Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"],
-        Field(title="StopReason"),
+        Field(
+            description="Why a turn ended: `end_turn` (done), `max_tokens`, `max_turn_requests`, `refusal`, or `cancelled` (after `session/cancel`).",
+            title="StopReason",
+        ),
     ],
 )
 
@@ -3278,28 +3766,55 @@ TerminalId = TypeAliasType(
 
 
 class TerminalOutputRequest(BaseModel):
+    """
+    Params of `terminal/output`: the output so far, without waiting.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    session_id: Annotated[
+        SessionId, Field(alias="sessionId", description="Session this message belongs to.")
+    ]
+    terminal_id: Annotated[TerminalId, Field(alias="terminalId", description="Terminal to read.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class TerminalOutputResponse(BaseModel):
+    """
+    Result of `terminal/output`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    output: str
-    truncated: bool
-    exit_status: Annotated[TerminalExitStatus | None | MISSING, Field(alias="exitStatus")] = MISSING
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    output: Annotated[str, Field(description="Output kept so far.")]
+    truncated: Annotated[
+        bool, Field(description="Whether older output was dropped to stay within the byte limit.")
+    ]
+    exit_status: Annotated[
+        TerminalExitStatus | None | MISSING,
+        Field(alias="exitStatus", description="How the command ended; absent while it runs."),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class TextContent(BaseModel):
@@ -3492,6 +4007,10 @@ MultiSelectItems = TypeAliasType(
 
 
 class ToolCall(BaseModel):
+    """
+    A new tool call (`tool_call`): its id, title and whatever else is known so far; later changes come as `tool_call_update`.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -3499,16 +4018,40 @@ class ToolCall(BaseModel):
         defer_build=True,
     )
     session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")] = "tool_call"
-    tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    title: str
-    name: str | None | MISSING = MISSING
-    kind: ToolKind | MISSING = MISSING
-    status: ToolCallStatus | MISSING = MISSING
-    content: list[ToolCallContent] | MISSING = MISSING
-    locations: list[ToolCallLocation] | MISSING = MISSING
-    raw_input: Annotated[Any | MISSING, Field(alias="rawInput")] = MISSING
-    raw_output: Annotated[Any | MISSING, Field(alias="rawOutput")] = MISSING
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    tool_call_id: Annotated[
+        ToolCallId,
+        Field(alias="toolCallId", description="Id of the tool call, unique in the session."),
+    ]
+    title: Annotated[str, Field(description="Human-readable summary of what the tool does.")]
+    name: Annotated[
+        str | None | MISSING,
+        Field(description="Machine-readable name of the tool, as the Agent knows it."),
+    ] = MISSING
+    kind: Annotated[ToolKind | MISSING, Field(description="Category of the tool.")] = MISSING
+    status: Annotated[
+        ToolCallStatus | MISSING, Field(description="Progress of the call; absent means pending.")
+    ] = MISSING
+    content: Annotated[
+        list[ToolCallContent] | MISSING, Field(description="Output of the call so far.")
+    ] = MISSING
+    locations: Annotated[
+        list[ToolCallLocation] | MISSING, Field(description="Files the call works on.")
+    ] = MISSING
+    raw_input: Annotated[
+        Any | MISSING,
+        Field(alias="rawInput", description="Tool input as the tool received it; any JSON."),
+    ] = MISSING
+    raw_output: Annotated[
+        Any | MISSING,
+        Field(alias="rawOutput", description="Tool output as the tool produced it; any JSON."),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 _ToolCallContent_TAGS = frozenset(
@@ -3602,17 +4145,14 @@ ToolCallStatus = TypeAliasType(
     "ToolCallStatus",
     Annotated[
         Literal["pending", "in_progress", "completed", "failed"],
-        Field(
-            description="Progress of a tool call (`paused`: waiting, for example on the user, and expected to go on). Open: custom values start with `_`; other unknown values are reserved for later ACP versions.",
-            title="ToolCallStatus",
-        ),
+        Field(description="Progress of a tool call.", title="ToolCallStatus"),
     ],
 )
 
 
 class ToolCallUpdate(BaseModel):
     """
-    Upsert of a tool call, keyed by `toolCallId`. The first update for an id creates the call; later ones patch it. Every field except the id is a patch field: leave out to keep, null to clear, a value to replace.
+    A change to a reported tool call, by `toolCallId`: fields left out are kept, null clears, a value replaces (`content` included: it is the whole content).
     """
 
     model_config = ConfigDict(
@@ -3697,14 +4237,24 @@ ToolKind = TypeAliasType(
 
 
 class UnstructuredCommandInput(BaseModel):
+    """
+    Free-text input to a command.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    hint: str
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    hint: Annotated[str, Field(description="Hint shown while the user types the input.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 AvailableCommandInput = TypeAliasType(
@@ -3913,49 +4463,103 @@ SetSessionConfigOptionRequest = TypeAliasType(
 
 
 class WaitForTerminalExitRequest(BaseModel):
+    """
+    Params of `terminal/wait_for_exit`: answered when the command ends.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    session_id: Annotated[
+        SessionId, Field(alias="sessionId", description="Session this message belongs to.")
+    ]
+    terminal_id: Annotated[
+        TerminalId, Field(alias="terminalId", description="Terminal to wait for.")
+    ]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class WaitForTerminalExitResponse(BaseModel):
+    """
+    Result of `terminal/wait_for_exit`: how the command ended.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    exit_code: Annotated[int | None | MISSING, Field(alias="exitCode", ge=0, le=4294967295)] = (
-        MISSING
-    )
-    signal: str | None | MISSING = MISSING
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    exit_code: Annotated[
+        int | None | MISSING,
+        Field(
+            alias="exitCode",
+            description="Exit code, when the command exited by itself.",
+            ge=0,
+            le=4294967295,
+        ),
+    ] = MISSING
+    signal: Annotated[
+        str | None | MISSING, Field(description="Signal that ended the command, if one did.")
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class WriteTextFileRequest(BaseModel):
+    """
+    Params of `fs/write_text_file`: the Agent asks the Client to write a text file (the Client must advertise `fs.writeTextFile`).
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    path: str
-    content: str
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    session_id: Annotated[
+        SessionId, Field(alias="sessionId", description="Session this message belongs to.")
+    ]
+    path: Annotated[str, Field(description="Absolute path of the file.")]
+    content: Annotated[str, Field(description="The whole new text of the file.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class WriteTextFileResponse(BaseModel):
+    """
+    Result of `fs/write_text_file`: the file was written.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[dict[str, Any] | None | MISSING, Field(alias="_meta")] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
