@@ -375,3 +375,18 @@ def test_new_session_commands_follow_the_answer_as_an_update() -> None:
         "sessionUpdate": "available_commands_update",
         "availableCommands": [{"name": "review", "description": "Review the diff"}],
     }
+
+
+class EchoAgent(ScriptedAgent):
+    async def ext_method(self, method: str, params: Any) -> Any:
+        return {"method": method, "params": params}
+
+
+def test_extension_methods_reach_the_author_on_v1() -> None:
+    async def main() -> Any:
+        _, peer = await connected(EchoAgent().dispatcher)
+        client = V1Client(peer)
+        await client.start()
+        return await client.call("_bench/echo", {"n": 1})
+
+    assert run(main())["result"] == {"method": "_bench/echo", "params": {"n": 1}}
