@@ -146,6 +146,33 @@ def generation(repeat: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in runs.items()}
 
 
+def v1_rows(trips: dict[str, dict[str, float]], before: Callable[..., str]) -> list[Row]:
+    """(5v1): the official SDK's v1 client (0.12.1) on our agent, which serves it v1 from the
+    same author code, against the same client on the SDK's own agent."""
+    ours, sdk = trips["ours"], trips["sdk"]
+    label = "(5v1) v1 client (SDK 0.12.1) on each agent:"
+    return [
+        Row(
+            f"{label} session/new round trips",
+            fmt_rate(ours["session_new"]),
+            f"SDK agent {fmt_rate(sdk['session_new'])}",
+            ours["session_new"] / sdk["session_new"],
+            ">= 1.0",
+            ours["session_new"] >= sdk["session_new"],
+            before(trips, "session_new", fmt_rate),
+        ),
+        Row(
+            f"{label} one prompt turn streaming 10k chunks (time)",
+            f"{ours['turn']:.3f} s",
+            f"SDK agent {sdk['turn']:.3f} s",
+            ours["turn"] / sdk["turn"],
+            "<= 0.6",
+            ours["turn"] / sdk["turn"] <= 0.6,
+            before(trips, "turn", lambda s: f"{s:.3f} s"),
+        ),
+    ]
+
+
 def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[Row]:
     ours_dir = REPO / "generated"
     mine: dict[str, Path] = {"ours": ours_dir}
@@ -284,6 +311,10 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
                 before(trips, "turn", lambda s: f"{s:.3f} s"),
             )
         )
+    if wanted("round_trips_v1"):
+        # No "before": a baseline revision's agent does not serve v1.
+        both = {"ours": ours_dir, "sdk": ours_dir}
+        rows += v1_rows(sample("round_trips_v1", both, repeat), before)
     if wanted("merge"):
         merges = sample("merge", mine, repeat)
         ratio = merges["ours"]["merge_ratio"]
@@ -320,7 +351,7 @@ def main() -> None:
     parser.add_argument(
         "--only",
         help="comma-separated: line_chunks,line_mixed,line_v1,ingest,"
-        "import,generate,round_trips,merge,outgoing",
+        "import,generate,round_trips,round_trips_v1,merge,outgoing",
     )
     parser.add_argument("--baseline", default=BASELINE_REV, help="git revision for 'before'")
     parser.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")

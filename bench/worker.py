@@ -223,7 +223,9 @@ async def ours_round_trips(generated: str) -> dict[str, float]:
     return {"session_new": new_rate, "ext": ext_rate, "turn": statistics.median(turns)}
 
 
-async def sdk_round_trips() -> dict[str, float]:
+async def sdk_round_trips(agent: list[str] | None = None) -> dict[str, float]:
+    """The official SDK's client (v1) against its own agent, or against `agent` (ours, which
+    then serves it v1)."""
     import acp
     from acp.helpers import text_block
 
@@ -238,8 +240,9 @@ async def sdk_round_trips() -> dict[str, float]:
             raise NotImplementedError
 
     script = str(Path(__file__).resolve().parent / "agents.py")
+    argv = agent or [sys.executable, script, "sdk"]
     client = cast(acp.Client, BenchClient())  # only what the bench calls, not the whole protocol
-    async with acp.spawn_agent_process(client, sys.executable, script, "sdk") as (conn, _):
+    async with acp.spawn_agent_process(client, argv[0], *argv[1:]) as (conn, _):
         await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
         await conn.new_session(cwd="/")
         start = time.perf_counter()
@@ -346,6 +349,9 @@ def main() -> None:
     elif measure == "round_trips":
         run = sdk_round_trips() if impl == "sdk" else ours_round_trips(generated)
         result = asyncio.run(run)
+    elif measure == "round_trips_v1":  # the SDK's v1 client on each agent: ours serves it v1
+        agent = None if impl == "sdk" else agent_argv("ours", generated)
+        result = asyncio.run(sdk_round_trips(agent))
     elif measure == "merge":
         result = merge_growth()
     elif measure == "outgoing":

@@ -198,7 +198,7 @@ class Agent:
         if V1 not in self.protocol_versions:
             return v2
         v1_checks = OutgoingChecks(sent=v1_methods.CLIENT_SPECS, answered=v1_methods.AGENT_SPECS)
-        v1_side = V1AgentSide(self.lifecycle, v1_checks)
+        v1_side = V1AgentSide(self.lifecycle, v1_checks, AgentDispatcher(self))
         if self.strict:
             v1 = ValidatingDispatcher(v1_methods.AGENT_SPECS, v1_side)
         else:

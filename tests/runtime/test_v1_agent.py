@@ -16,6 +16,7 @@ sys.path.insert(0, str(REPO / "generated"))
 
 import acp_bindings as acp  # noqa: E402
 from acp_bindings import models  # noqa: E402
+from acp_bindings._runtime.client_services import refusal  # noqa: E402
 from acp_bindings._runtime.connection import Connection  # noqa: E402
 from acp_bindings._runtime.dispatch import Dispatcher  # noqa: E402
 from acp_bindings.v1 import models as v1_models  # noqa: E402
@@ -375,3 +376,37 @@ def test_new_session_commands_follow_the_answer_as_an_update() -> None:
         "sessionUpdate": "available_commands_update",
         "availableCommands": [{"name": "review", "description": "Review the diff"}],
     }
+
+
+class EchoAgent(ScriptedAgent):
+    async def ext_method(self, method: str, params: Any) -> Any:
+        return {"method": method, "params": params}
+
+
+def test_extension_methods_reach_the_author_on_v1() -> None:
+    async def main() -> Any:
+        _, peer = await connected(EchoAgent().dispatcher)
+        client = V1Client(peer)
+        await client.start()
+        return await client.call("_bench/echo", {"n": 1})
+
+    assert run(main())["result"] == {"method": "_bench/echo", "params": {"n": 1}}
+
+
+@pytest.mark.parametrize(
+    ("method", "version", "capabilities", "why"),
+    [
+        ("terminal/create", 1, {"terminal": True}, None),
+        ("terminal/output", 1, {"terminal": False}, "clientCapabilities.terminal"),
+        ("fs/write_text_file", 1, {"fs": {"readTextFile": True}}, "fs.writeTextFile"),
+        ("fs/write_text_file", 1, {"fs": {"writeTextFile": True}}, None),
+        ("fs/read_text_file", None, {}, "not initialized"),
+        ("terminal/kill", 2, {"terminal": True}, "protocol version 2"),
+        ("session/update", 1, {}, "not a client service"),
+    ],
+)
+def test_what_each_client_service_needs(
+    method: str, version: int | None, capabilities: dict[str, Any], why: str | None
+) -> None:
+    found = refusal(method, version, capabilities)
+    assert found is None if why is None else (found is not None and why in found)

@@ -18,6 +18,7 @@ What differs from v2, per request (the updates are `v1_agent_wire`'s):
   left out, logged.
 - `session/cancel`: the turn ends, and its prompt is answered `cancelled`.
 
+Extension methods (`_...`) go to the author's `ext_method` / `ext_notification`, as on v2.
 Other methods are answered -32601: the author's typed handlers are v2's.
 """
 
@@ -32,6 +33,7 @@ from typing import Any
 from .agent_session import Accepted, AgentSession, Prompt, new_id
 from .agent_side import AgentSide
 from .connection import answer_written
+from .dispatch import EXTENSION_PREFIX, Dispatcher
 from .errors import ConnectionClosed, RpcError
 from .jsonvalue import copy_json
 from .outgoing import OutgoingChecks
@@ -94,15 +96,22 @@ class V1AgentSide:
     """Dispatcher for a connection that negotiated v1, over `side` (shared with v2: the
     version is settled per connection). `checks` are built from v1's method tables."""
 
-    def __init__(self, side: AgentSide, checks: OutgoingChecks) -> None:
+    def __init__(
+        self, side: AgentSide, checks: OutgoingChecks, extensions: Dispatcher | None = None
+    ) -> None:
         self.side = side
         self.checks = checks
+        # Where extension methods (`_...`, free-form on every version) go: the author's
+        # `ext_method` / `ext_notification` through the typed dispatcher.
+        self._extensions = extensions
         # Per session: prompts accepted and not yet taken up by a turn, and those taken up by
         # the running turn (answered when it reports idle). By the prompt's messageId.
         self._accepted: dict[str, dict[str, asyncio.Future[str | None]]] = {}
         self._in_turn: dict[str, dict[str, asyncio.Future[str | None]]] = {}
 
     async def handle_request(self, method: str, params: Any) -> Any:
+        if method.startswith(EXTENSION_PREFIX) and self._extensions is not None:
+            return await self._extensions.handle_request(method, params)
         if method == INITIALIZE:
             result = self._initialize(params)
         else:
@@ -117,6 +126,8 @@ class V1AgentSide:
     async def handle_notification(self, method: str, params: Any) -> None:
         if method == SESSION_CANCEL:
             self.side.cancel(params)
+        elif method.startswith(EXTENSION_PREFIX) and self._extensions is not None:
+            await self._extensions.handle_notification(method, params)
         else:
             logger.debug("v1: notification %s not handled", method)
 
