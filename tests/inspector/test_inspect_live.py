@@ -77,6 +77,8 @@ def test_cancelling_a_slow_turn(start_inspector: StartInspector, page: Any) -> N
     page.fill("#prompt-text", "again")
     page.click("#send")
     expect(page.locator("#state")).to_have_text("running")
+    # Ctrl-C with the page still listening and a turn running: all of it stops, exit 0.
+    assert inspector.interrupt() == 0
 
 
 def test_the_agents_markup_stays_text(start_inspector: StartInspector, page: Any) -> None:
