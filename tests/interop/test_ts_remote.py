@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.remote.processes import served_process
+from tests.remote.proxy import behind_haproxy
 
 from .surface import (
     DEMO_REPLY,
@@ -97,3 +98,15 @@ def test_our_client_reaches_an_agent_served_by_the_ts_server(
 ) -> None:
     with served_process(["node", str(HERE / "ts_remote_agent.mjs"), str(ts_prefix)]) as url:
         our_client_turn(url, tmp_path)
+
+
+def test_the_ts_http_client_stays_on_one_process_behind_haproxy(
+    ts_prefix: Path, tmp_path: Path
+) -> None:
+    """Two processes, round robin: without the affinity cookie (kept by the SDK's cookie
+    store) half of the scenario's requests would reach the process that does not know the
+    connection, and fail with 404."""
+    with behind_haproxy(TOKEN) as cluster:
+        summary = ts_remote_summary(ts_prefix, tmp_path, cluster.url, "http")
+    summary["agentExitCode"] = 0
+    assert_session_surface(summary, tmp_path, reply=DEMO_REPLY)

@@ -22,8 +22,8 @@ import asyncio
 import contextlib
 import logging
 import sys
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Mapping
+from typing import Final, Protocol
 
 from aiohttp import web
 
@@ -43,7 +43,7 @@ from .remote_wire import (
     peek,
 )
 from .trace import Tracer
-from .web_guard import TOKEN_QUERY_PARAMETER, WebGuard, bind_problem
+from .web_guard import TOKEN_QUERY_PARAMETER, Refusal, bind_problem
 
 logger = logging.getLogger(__name__)
 KEEP_ALIVE_SECONDS: Final = 15.0  # an SSE comment this often keeps proxies from timing out
@@ -51,19 +51,27 @@ _REAP_EVERY: Final = 5.0
 TraceFactory = Callable[[str], Tracer | None]
 
 
+class Gate(Protocol):
+    """What checks a request before it is served (`WebGuard`, `Guards`)."""
+
+    def refusal(
+        self, headers: Mapping[str, str], query_token: str | None = None
+    ) -> Refusal | None: ...
+
+
 def _text(status: int, reason: str) -> web.Response:
     return web.Response(status=status, text=reason, content_type="text/plain")
 
 
 class RemoteServer:
-    """The connections of one listening agent. `guard` None means no Host/Origin/token check
-    (only for an app behind something that does them: `web_app` requires saying so)."""
+    """The connections of one listening agent. `guard` (a `WebGuard`, or `Guards` for several
+    addresses) checks each request; None means no Host/Origin/token check (tests)."""
 
     def __init__(
         self,
         dispatcher_factory: DispatcherFactory,
         *,
-        guard: WebGuard | None,
+        guard: Gate | None,
         limits: RemoteLimits | None = None,
         trace: TraceFactory | None = None,
     ) -> None:
