@@ -119,13 +119,12 @@ class RemoteServer:
             self.limits,
             websocket=websocket,
             trace=None if self._trace is None else self._trace("pending"),
+            on_closed=self._forget,
         )
         self.links[link.id] = link
-        asyncio.get_running_loop().create_task(self._forget(link))
         return link
 
-    async def _forget(self, link: RemoteLink) -> None:
-        await link.closed.wait()
+    def _forget(self, link: RemoteLink) -> None:
         self.links.pop(link.id, None)
 
     # -- requests -------------------------------------------------------------------------------
