@@ -37,11 +37,10 @@ RESULTS = REPO / "bench" / "REMOTE_RESULTS.md"
 TOKEN = "bench-token"
 
 
-def serve() -> None:
-    """The bench agent: N numbered chunks of one message per prompt."""
+def counting_agent() -> Any:
+    """An agent (committed bindings) that answers a prompt whose text is a number N with N
+    numbered chunks of one message (tests/remote uses it too)."""
     from acp_bindings import Agent, Prompt, Session
-    from acp_bindings._runtime.http_options import Access
-    from acp_bindings._runtime.remote_link import RemoteLimits
 
     class CountingAgent(Agent):
         async def on_prompt(self, session: Session, prompt: Prompt) -> str | None:
@@ -50,8 +49,16 @@ def serve() -> None:
                 await message.append(f"{number} ")
             return None
 
+    return CountingAgent()
+
+
+def serve() -> None:
+    """The bench agent, served on a free port."""
+    from acp_bindings._runtime.http_options import Access
+    from acp_bindings._runtime.remote_link import RemoteLimits
+
     limits = RemoteLimits(max_connections=4096)
-    CountingAgent().run_http("127.0.0.1", 0, access=Access(token=TOKEN), limits=limits)
+    counting_agent().run_http("127.0.0.1", 0, access=Access(token=TOKEN), limits=limits)
 
 
 @dataclass

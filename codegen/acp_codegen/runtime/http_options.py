@@ -22,6 +22,7 @@ from .web_guard import Refusal, WebGuard
 
 TOKEN_VARIABLE: Final = "ACP_TOKEN"
 NEEDS_AIOHTTP: Final = "--http needs aiohttp (pip install aiohttp)"
+WILDCARD_HOSTS: Final = frozenset({"0.0.0.0", "::", ""})
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +55,12 @@ class Access:
     origins: tuple[str, ...] = ()
 
     def guard(self, host: str, port: int) -> Guards:
+        """The checks for a server listening on `host:port`. On a wildcard address (every
+        interface) the names remote clients use cannot be known: local clients may use the
+        loopback address, every other name must be given in `public`."""
         addresses = [(host, port), *(host_port(address) for address in self.public)]
+        if host in WILDCARD_HOSTS:
+            addresses.append(("127.0.0.1", port))
         return Guards(
             tuple(
                 WebGuard.for_address(name, number, token=self.token, also_origins=self.origins)
