@@ -45,13 +45,11 @@ from .remote_wire import (
     Envelope,
     peek,
 )
-from .trace import Tracer
 from .web_guard import TOKEN_QUERY_PARAMETER, Refusal, bind_problem
 
 logger = logging.getLogger(__name__)
 KEEP_ALIVE_SECONDS: Final = 15.0  # an SSE comment this often keeps proxies from timing out
 _REAP_EVERY: Final = 5.0
-TraceFactory = Callable[[str], Tracer | None]
 
 
 class Gate(Protocol):
@@ -76,13 +74,11 @@ class RemoteServer:
         *,
         guard: Gate | None,
         limits: RemoteLimits | None = None,
-        trace: TraceFactory | None = None,
     ) -> None:
         self.dispatcher_factory = dispatcher_factory
         self.guard = guard
         self.limits = limits or RemoteLimits()
         self.links: dict[str, RemoteLink] = {}
-        self._trace = trace
         self._reaper: asyncio.Task[None] | None = None
 
     def app(self) -> web.Application:
@@ -118,7 +114,6 @@ class RemoteServer:
             self.dispatcher_factory,
             self.limits,
             websocket=websocket,
-            trace=None if self._trace is None else self._trace("pending"),
             on_closed=self._forget,
         )
         self.links[link.id] = link
