@@ -16,8 +16,8 @@ from ._runtime.connection import Connection
 from ._runtime.dispatch import ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.history import DEFAULT_HISTORY_LIMIT
-from ._runtime.outgoing import OutgoingChecks
 from ._runtime.http_options import Access
+from ._runtime.outgoing import OutgoingChecks
 from ._runtime.peer import Peer
 from ._runtime.remote_link import RemoteLimits
 from ._runtime.stdio import serve_stdio
@@ -221,16 +221,18 @@ class Agent:
         host: str,
         port: int,
         *,
-        access: Access = Access(),
+        access: Access | None = None,
         limits: RemoteLimits | None = None,
     ) -> None:
         """Serve over Streamable HTTP and WebSocket on `host:port` until cancelled (needs
         aiohttp: the `http` extra). Each connection is served by a shallow copy of this agent,
         so what `__init__` set is shared and `client`/`lifecycle` are the connection's own.
         Clients must send `Authorization: Bearer <token>` when `access.token` is set; a
-        non-loopback `host` is refused without one unless `access.insecure`."""
+        non-loopback `host` is refused without one unless `access.insecure` (default: no
+        token, loopback only)."""
         from ._runtime.http_server import serve_http
 
+        access = access or Access()
         await serve_http(self.connection_dispatcher, host, port, access=access, limits=limits)
 
     def web_app(

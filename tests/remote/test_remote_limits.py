@@ -187,3 +187,27 @@ def test_a_client_that_reads_nothing_is_dropped_and_the_agent_does_not_pile_up_o
             await still_serves(http, agent.url)
 
     run(scenario())
+
+
+def test_an_open_websocket_is_never_idle() -> None:
+    """Idle means no stream attached and no message for `idle_seconds`: a WebSocket holds its
+    connection's stream, so a client that only listens through a long turn keeps it; an HTTP
+    connection without a stream does not. (The clock is moved back instead of waited for.)"""
+
+    async def scenario() -> None:
+        async with served() as agent, aiohttp.ClientSession() as http:
+            socket = await http.ws_connect(agent.ws_url)
+            await socket.send_str(json.dumps(initialize()))
+            await socket.receive()
+            plain = RawClient(http, agent.url)
+            await plain.open()
+            links = agent.server.links
+            listening = next(link for link in links.values() if link.websocket)
+            silent = links[plain.connection_id or ""]
+            for link in (listening, silent):
+                link.last_active -= agent.server.limits.idle_seconds + 1
+            assert not listening.idle
+            assert silent.idle
+            await socket.close()
+
+    run(scenario())

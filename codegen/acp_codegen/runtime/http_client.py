@@ -79,7 +79,8 @@ class HttpTransport:
             refused = self._failed.get(session) or await self._open_session(session)
             if refused is not None:
                 if envelope.is_request:
-                    fail_request(self._queue, envelope.id, refused, {"status": 409})
+                    data = {"status": 409} if session in self._failed else None
+                    fail_request(self._queue, envelope.id, refused, data)
                 return
             if envelope.is_request and key is not None:
                 self._waiting[key] = (session, envelope.id)
