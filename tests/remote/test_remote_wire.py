@@ -40,6 +40,13 @@ def allow(asked: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": asked["id"], "result": {"outcome": outcome}}
 
 
+def reply_chunk(message: dict[str, Any]) -> tuple[str, bool]:
+    """The agent-message text `message` carries, and whether it ends the turn (idle)."""
+    update = message.get("params", {}).get("update", {})
+    text = update["content"]["text"] if update.get("sessionUpdate") == "agent_message_chunk" else ""
+    return text, update.get("state") == "idle"
+
+
 def prompt(session: str, request_id: int = 2, text: str = TEXT) -> dict[str, Any]:
     params = {"sessionId": session, "prompt": [{"type": "text", "text": text}]}
     return {"jsonrpc": "2.0", "id": request_id, "method": "session/prompt", "params": params}
@@ -186,10 +193,9 @@ def test_text_the_stdio_path_carries_survives_http(text: str) -> None:
                 if message.get("method") == "session/request_permission":
                     answer = allow(message)
                     await client.post(answer, session=session)
-                update = message.get("params", {}).get("update", {})
-                if update.get("sessionUpdate") == "agent_message_chunk":
-                    reply += update["content"]["text"]
-                if update.get("state") == "idle":
+                chunk, ended = reply_chunk(message)
+                reply += chunk
+                if ended:
                     break
             assert reply.split() == text.split()
 
@@ -252,10 +258,9 @@ def test_text_the_stdio_path_carries_survives_a_websocket(text: str) -> None:
                     await socket.send_str(json.dumps(prompt(session, text=text)))
                 if message.get("method") == "session/request_permission":
                     await socket.send_str(json.dumps(allow(message)))
-                update = message.get("params", {}).get("update", {})
-                if update.get("sessionUpdate") == "agent_message_chunk":
-                    reply += update["content"]["text"]
-                if update.get("state") == "idle":
+                chunk, ended = reply_chunk(message)
+                reply += chunk
+                if ended:
                     break
             assert reply.split() == text.split()
             await socket.close()
