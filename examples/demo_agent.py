@@ -26,7 +26,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
 from acp_bindings import Agent, Prompt, Session, models, selected_option
-from acp_bindings._runtime.http_options import Access, add_http_arguments, http_settings
+from acp_bindings._runtime.http_options import (
+    NEEDS_AIOHTTP,
+    Access,
+    add_http_arguments,
+    host_port,
+    http_settings,
+)
 
 ALLOW, REJECT = "allow", "reject"
 
@@ -93,13 +99,13 @@ def web_app(argv: list[str]) -> Any:
 
         ACP_TOKEN=... python -m aiohttp.web -H 127.0.0.1 -P 8000 demo_agent:web_app
 
-    (run from examples/; `-- --public HOST:PORT` when clients reach it by another address,
-    e.g. through a proxy). The token is required: the app cannot see where it is bound."""
+    (run from examples/; `--public HOST:PORT` after it names the address clients use, when
+    it is not 127.0.0.1:8000). The token is required: the app cannot see where it is bound."""
     parser = argparse.ArgumentParser(prog="demo_agent:web_app")
     parser.add_argument("--public", metavar="HOST:PORT", default="127.0.0.1:8000")
-    host, _, port = parser.parse_args(argv).public.rpartition(":")
+    host, port = host_port(parser.parse_args(argv).public)
     access = Access(token=os.environ.get("ACP_TOKEN"))
-    return DemoAgent().web_app(host=host, port=int(port), access=access)
+    return DemoAgent().web_app(host=host, port=port, access=access)
 
 
 def main() -> None:
@@ -121,6 +127,8 @@ def main() -> None:
         return
     try:
         agent.run_http(remote.host, remote.port, access=remote.access)
+    except ImportError:
+        parser.exit(2, f"{parser.prog}: {NEEDS_AIOHTTP}\n")
     except (ValueError, OSError) as problem:  # refused address, port in use
         parser.exit(2, f"{parser.prog}: {problem}\n")
     except KeyboardInterrupt:

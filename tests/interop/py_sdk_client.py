@@ -3,6 +3,7 @@ agents over stdio; run by test_py_sdk.py with the SDK on PYTHONPATH (never impor
 suite itself: its top-level package is `acp`).
 
     python py_sdk_client.py CWD -- AGENT_COMMAND [ARGS...]
+    python py_sdk_client.py CWD --ws URL TOKEN     # an agent served remotely (acp.ws)
 
 The same run as ts_client.mjs: initialize, session/new, a turn whose permission request is
 allowed, a turn cancelled (session/cancel) while its permission request is pending, session/list,
@@ -77,14 +78,22 @@ async def turn(client: RecordingClient, session_id: str, text: str) -> dict[str,
             return {"receipt": wire(receipt), "updates": updates}
 
 
-async def main(cwd: str, agent: list[str]) -> dict[str, Any]:
+async def main(cwd: str, agent: list[str], remote: tuple[str, str] | None) -> dict[str, Any]:
     recorder = Recorder()
     logging.getLogger().addHandler(recorder)
-    process = await asyncio.create_subprocess_exec(
-        *agent, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
-    )
     client = RecordingClient()
-    connection = connect_to_agent(client, process.stdin, process.stdout)
+    process = None
+    if remote is not None:
+        from acp.ws import create_websocket_stream
+
+        url, token = remote
+        transport = await create_websocket_stream(url, headers={"Authorization": f"Bearer {token}"})
+        connection = connect_to_agent(client, transport)
+    else:
+        process = await asyncio.create_subprocess_exec(
+            *agent, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        )
+        connection = connect_to_agent(client, process.stdin, process.stdout)
     info = schema.Implementation(name="acp-codegen-interop", version="0.0.0")
     initialized = await connection.initialize(protocol_version=PROTOCOL_VERSION, info=info)
     session = await connection.new_session(cwd=cwd)
@@ -99,8 +108,9 @@ async def main(cwd: str, agent: list[str]) -> dict[str, Any]:
     except RequestError as error:
         after_close = {"error": error.code}
     await connection.close()
-    assert process.stdin is not None
-    process.stdin.close()  # our agents exit when stdin closes
+    if process is not None:
+        assert process.stdin is not None
+        process.stdin.close()  # our agents exit when stdin closes
     return {
         "initialized": wire(initialized),
         "sessionId": session.session_id,
@@ -109,13 +119,14 @@ async def main(cwd: str, agent: list[str]) -> dict[str, Any]:
         "listed": wire(listed),
         "closed": wire(closed),
         "afterClose": after_close,
-        "agentExitCode": await process.wait(),
+        "agentExitCode": 0 if process is None else await process.wait(),
         "sdkErrors": recorder.messages,
     }
 
 
 if __name__ == "__main__":
     cwd, dashes, *agent = sys.argv[1:]
-    assert dashes == "--" and agent, __doc__
-    summary = asyncio.run(asyncio.wait_for(main(cwd, agent), HANG_GUARD))
+    assert dashes in ("--", "--ws") and agent, __doc__
+    remote = (agent[0], agent[1]) if dashes == "--ws" else None
+    summary = asyncio.run(asyncio.wait_for(main(cwd, agent, remote), HANG_GUARD))
     print(json.dumps(summary))

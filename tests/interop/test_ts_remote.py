@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.remote.processes import served_process
+from tests.remote.proxy import behind_haproxy
 
+from .sdk_cache import cache_root, cached_install, run_install, ts_sdk
 from .surface import (
     DEMO_REPLY,
     HANG_GUARD,
@@ -31,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 TS_REMOTE_CLIENT = HERE / "ts_remote_client.mjs"
 DEMO = [sys.executable, str(HERE.parents[1] / "examples" / "demo_agent.py")]
 TOKEN = "interop-token-1234"
+WS_VERSION = "8.23.0"
 
 
 @pytest.fixture(scope="module")
@@ -92,8 +95,39 @@ def test_a_wrong_token_is_refused(
         assert "ACP initialize failed: 403 Forbidden: wrong token" in proc.stderr
 
 
+@pytest.fixture(scope="session")
+def ws_prefix() -> Path:
+    """An npm prefix holding `ws`, which the TS SDK's WebSocket server side needs."""
+
+    def installed(prefix: Path) -> bool:
+        return (prefix / "node_modules" / "ws" / "package.json").is_file()
+
+    def install(prefix: Path) -> str | None:
+        spec = f"ws@{WS_VERSION}"
+        return run_install(
+            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(prefix), spec]
+        )
+
+    ts_sdk()  # node and npm are there (else skip or fail, as for the SDK)
+    return cached_install(cache_root() / "npm" / f"ws-{WS_VERSION}", installed, install)
+
+
+@pytest.mark.parametrize("transport", ["http", "ws"])
 def test_our_client_reaches_an_agent_served_by_the_ts_server(
+    ts_prefix: Path, ws_prefix: Path, tmp_path: Path, transport: str
+) -> None:
+    argv = ["node", str(HERE / "ts_remote_agent.mjs"), str(ts_prefix), str(ws_prefix)]
+    with served_process(argv) as url:
+        our_client_turn(url if transport == "http" else "ws" + url.removeprefix("http"), tmp_path)
+
+
+def test_the_ts_http_client_stays_on_one_process_behind_haproxy(
     ts_prefix: Path, tmp_path: Path
 ) -> None:
-    with served_process(["node", str(HERE / "ts_remote_agent.mjs"), str(ts_prefix)]) as url:
-        our_client_turn(url, tmp_path)
+    """Two processes, round robin: without the affinity cookie (kept by the SDK's cookie
+    store) half of the scenario's requests would reach the process that does not know the
+    connection, and fail with 404."""
+    with behind_haproxy(TOKEN) as cluster:
+        summary = ts_remote_summary(ts_prefix, tmp_path, cluster.url, "http")
+    summary["agentExitCode"] = 0
+    assert_session_surface(summary, tmp_path, reply=DEMO_REPLY)

@@ -18,9 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 # same copy (its RpcError is the one the agent raises).
 sys.path.insert(0, str(REPO / "generated"))
 
+from acp_bindings import Agent, PermissionRequest, message_text  # noqa: E402
 from acp_bindings import Client as Client  # noqa: E402
 from acp_bindings import ClientSession as ClientSession  # noqa: E402
-from acp_bindings import PermissionRequest, message_text  # noqa: E402
 from acp_bindings._runtime.http_server import RemoteServer  # noqa: E402
 from acp_bindings._runtime.remote_link import RemoteLimits  # noqa: E402
 from acp_bindings._runtime.web_guard import WebGuard  # noqa: E402
@@ -64,9 +64,14 @@ class Served:
 
 @contextlib.asynccontextmanager
 async def served(
-    *, token: str | None = None, limits: RemoteLimits | None = None, pause: float = 0.0
+    *,
+    token: str | None = None,
+    limits: RemoteLimits | None = None,
+    pause: float = 0.0,
+    agent: Agent | None = None,
 ) -> AsyncIterator[Served]:
-    agent = demo_agent_class()(pause=pause)
+    """The example agent (or `agent`) served on 127.0.0.1, a free port."""
+    agent = agent or demo_agent_class()(pause=pause)
     server = RemoteServer(agent.connection_dispatcher, guard=None, limits=limits)
     runner = web.AppRunner(server.app(), handler_cancellation=True, access_log=None)
     await runner.setup()

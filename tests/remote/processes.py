@@ -22,9 +22,12 @@ def served_process(
     env: dict[str, str] | None = None,
     cwd: str | None = None,
     banner: re.Pattern[str] = LISTENING,
+    keep: dict[str, subprocess.Popen[str]] | None = None,
+    name: str = "",
 ) -> Iterator[str]:
     """Run `argv` (which must include `--http HOST:0` or a port) and yield its URL, read from
-    the line `banner` matches in its output (stdout and stderr together)."""
+    the line `banner` matches in its output (stdout and stderr together). `keep[name]` gets
+    the process, for a test that kills it."""
     environment = {**os.environ, **(env or {})}
     environment.pop("ACP_TOKEN", None)
     if token is not None:
@@ -39,6 +42,8 @@ def served_process(
         env=environment,
         cwd=cwd,
     )
+    if keep is not None:
+        keep[name] = process
     try:
         yield _url_of(process, banner)
     finally:

@@ -11,6 +11,7 @@ import json
 import aiohttp
 import pytest
 
+from bench.remote_load import counting_agent
 from tests.remote.agents import RemoteLimits, run, served
 from tests.remote.raw import CONNECTION, RawClient, initialize
 
@@ -154,5 +155,59 @@ def test_session_streams_per_connection_are_limited() -> None:
             assert await client.status_of_stream("two") == 200
             assert await client.status_of_stream("three") == 400
             assert await client.status_of_stream("x" * 2000) == 400  # an id over the limit
+
+    run(scenario())
+
+
+def test_a_client_that_reads_nothing_is_dropped_and_the_agent_does_not_pile_up_output() -> None:
+    """The client starts a turn of 20,000 chunks and never opens an event stream: the
+    agent's writes wait once `max_buffered_bytes` is queued, and after `stall_seconds` with
+    nothing taken the connection is closed, its turn with it."""
+    limits = RemoteLimits(max_buffered_bytes=64 * 1024, stall_seconds=0.5)
+
+    async def scenario() -> None:
+        async with (
+            served(limits=limits, agent=counting_agent()) as agent,
+            aiohttp.ClientSession() as http,
+        ):
+            client = RawClient(http, agent.url)
+            await client.open()
+            link = agent.server.links[client.connection_id or ""]
+            new = {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/"}}
+            assert (await client.post(new))[0] == 202
+            # The answer waits on the connection's stream, unread: take its session id there.
+            answer = json.loads(await link.main.next(None) or b"null")
+            session = answer["result"]["sessionId"]
+            params = {"sessionId": session, "prompt": [{"type": "text", "text": "20000"}]}
+            prompt = {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": params}
+            assert (await client.post(prompt, session=session))[0] == 202
+            await link.closed.wait()
+            assert link.backlog.size <= limits.max_buffered_bytes + 1024
+            assert agent.server.links == {}
+            await still_serves(http, agent.url)
+
+    run(scenario())
+
+
+def test_an_open_websocket_is_never_idle() -> None:
+    """Idle means no stream attached and no message for `idle_seconds`: a WebSocket holds its
+    connection's stream, so a client that only listens through a long turn keeps it; an HTTP
+    connection without a stream does not. (The clock is moved back instead of waited for.)"""
+
+    async def scenario() -> None:
+        async with served() as agent, aiohttp.ClientSession() as http:
+            socket = await http.ws_connect(agent.ws_url)
+            await socket.send_str(json.dumps(initialize()))
+            await socket.receive()
+            plain = RawClient(http, agent.url)
+            await plain.open()
+            links = agent.server.links
+            listening = next(link for link in links.values() if link.websocket)
+            silent = links[plain.connection_id or ""]
+            for link in (listening, silent):
+                link.last_active -= agent.server.limits.idle_seconds + 1
+            assert not listening.idle
+            assert silent.idle
+            await socket.close()
 
     run(scenario())

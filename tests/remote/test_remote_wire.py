@@ -40,6 +40,13 @@ def allow(asked: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": asked["id"], "result": {"outcome": outcome}}
 
 
+def reply_chunk(message: dict[str, Any]) -> tuple[str, bool]:
+    """The agent-message text `message` carries, and whether it ends the turn (idle)."""
+    update = message.get("params", {}).get("update", {})
+    text = update["content"]["text"] if update.get("sessionUpdate") == "agent_message_chunk" else ""
+    return text, update.get("state") == "idle"
+
+
 def prompt(session: str, request_id: int = 2, text: str = TEXT) -> dict[str, Any]:
     params = {"sessionId": session, "prompt": [{"type": "text", "text": text}]}
     return {"jsonrpc": "2.0", "id": request_id, "method": "session/prompt", "params": params}
@@ -186,10 +193,9 @@ def test_text_the_stdio_path_carries_survives_http(text: str) -> None:
                 if message.get("method") == "session/request_permission":
                     answer = allow(message)
                     await client.post(answer, session=session)
-                update = message.get("params", {}).get("update", {})
-                if update.get("sessionUpdate") == "agent_message_chunk":
-                    reply += update["content"]["text"]
-                if update.get("state") == "idle":
+                chunk, ended = reply_chunk(message)
+                reply += chunk
+                if ended:
                     break
             assert reply.split() == text.split()
 
@@ -225,5 +231,38 @@ def test_a_client_that_reads_only_the_connection_stream_gets_the_whole_turn() ->
                 if update.get("state") == "idle":
                     assert update["stopReason"] == "end_turn"
                     break
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    "text", ["lone \ud800 surrogate", "a NUL \u0000 inside", "\U0001f600 emoji"]
+)
+def test_text_the_stdio_path_carries_survives_a_websocket(text: str) -> None:
+    """Each frame goes to the connection as it came; what the agent echoes comes back equal
+    (a lone surrogate as a `\\u` escape: UTF-8 cannot carry it)."""
+
+    async def scenario() -> None:
+        async with served() as agent, aiohttp.ClientSession() as http:
+            socket = await http.ws_connect(agent.ws_url)
+            await socket.send_str(json.dumps(initialize()))
+            await socket.receive()
+            new = {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/"}}
+            await socket.send_str(json.dumps(new))
+            session = ""
+            reply = ""
+            while True:
+                message = json.loads((await socket.receive()).data)
+                if message.get("id") == 1 and "method" not in message:  # session/new's answer
+                    session = message["result"]["sessionId"]
+                    await socket.send_str(json.dumps(prompt(session, text=text)))
+                if message.get("method") == "session/request_permission":
+                    await socket.send_str(json.dumps(allow(message)))
+                chunk, ended = reply_chunk(message)
+                reply += chunk
+                if ended:
+                    break
+            assert reply.split() == text.split()
+            await socket.close()
 
     run(scenario())

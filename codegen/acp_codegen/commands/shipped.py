@@ -1,7 +1,7 @@
 """What ships inside acp-codegen, within reach after `pip install` (no clone needed):
 
 - `acp-codegen schema [--write FILE]` prints (or writes) the canonical ACP schema;
-- `acp-codegen demo-agent [--slow SECONDS] [--http HOST:PORT [--insecure]]` serves the example
+- `acp-codegen demo-agent [--slow SECONDS] [--http HOST:PORT ...]` serves the example
   agent, examples/demo_agent.py, on stdio (or over HTTP and WebSocket), so the README's client
   and chat examples run anywhere. The example imports the bindings
   as `acp_bindings`, as a project that generated them would; here that name is the copy shipped
@@ -43,6 +43,13 @@ def add_shipped_parsers(sub: Any, parents: list[argparse.ArgumentParser]) -> Non
                 "aiohttp); clients must send the bearer token in $ACP_TOKEN when it is set",
             )
             cmd.add_argument(
+                "--public",
+                action="append",
+                default=[],
+                metavar="HOST:PORT",
+                help="with --http: another address clients reach it by (a reverse proxy's)",
+            )
+            cmd.add_argument(
                 "--insecure",
                 action="store_true",
                 help="with --http: allow a non-loopback address without $ACP_TOKEN",
@@ -73,6 +80,7 @@ def run_demo(args: argparse.Namespace) -> int:
     sys.modules.setdefault("acp_bindings", _bindings)
     sys.argv = [str(DEMO_AGENT), *([] if args.slow is None else ["--slow", args.slow])]
     sys.argv += [*([] if args.http is None else ["--http", args.http])]
+    sys.argv += [option for address in args.public for option in ("--public", address)]
     sys.argv += ["--insecure"] if args.insecure else []
     runpy.run_path(str(DEMO_AGENT), run_name="__main__")
     return EXIT_OK

@@ -43,6 +43,7 @@ RESERVED_HANDLER_NAMES = frozenset(
         "capabilities",
         "client",
         "connect",
+        "connection_dispatcher",
         "dispatcher",
         "ext_method",
         "ext_notification",

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from .framing import DEFAULT_MAX_LINE_BYTES, LineTooLong
 
 Deliver = Callable[[bytes], None]
+_YIELD_EVERY = 64  # messages read from a backlog before other tasks get a turn
 Room = Callable[[], Awaitable[None]]
 
 
@@ -29,6 +30,7 @@ class FrameQueue:
         self._arrived = asyncio.Event()
         self._max = max_frame_bytes
         self._ended = False
+        self._streak = 0  # messages read in a row without waiting
 
     def feed(self, frame: bytes) -> None:
         """Queue one whole message (ignored after `end`)."""
@@ -48,7 +50,12 @@ class FrameQueue:
         return self._ended
 
     async def read_line(self) -> bytes | None:
+        self._streak += 1
+        if self._streak >= _YIELD_EVERY:
+            self._streak = 0
+            await asyncio.sleep(0)  # a long backlog must not keep other tasks waiting
         while not self._frames:
+            self._streak = 0
             self._arrived.clear()
             await self._arrived.wait()
         frame = self._frames.popleft()
@@ -69,7 +76,6 @@ class FrameSink:
         self._room = room
         self._partial = bytearray()
         self._closed = False
-        self.closed = asyncio.Event()
 
     def write(self, data: bytes) -> None:
         if self._closed:
@@ -96,7 +102,6 @@ class FrameSink:
 
     def close(self) -> None:
         self._closed = True
-        self.closed.set()
 
     def is_closing(self) -> bool:
         return self._closed

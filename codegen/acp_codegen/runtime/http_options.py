@@ -1,37 +1,80 @@
 """Who may use an agent served remotely (`Access`), and the command-line options of an agent
-that can also serve remotely: `--http HOST:PORT`
-(serve Streamable HTTP and WebSocket there instead of stdio) and `--insecure` (listen on a
-non-loopback address without a token). The token comes from the environment variable
-`ACP_TOKEN` (never the command line, which other users of the machine can read).
+that can also serve remotely:
+
+- `--http HOST:PORT`: serve Streamable HTTP and WebSocket there instead of stdio;
+- `--public HOST:PORT` (repeatable): another address clients reach it by, e.g. a reverse
+  proxy's: its Host header and browser origin are accepted too;
+- `--insecure`: listen on a non-loopback address without a token.
+
+The token comes from the environment variable `ACP_TOKEN` (never the command line, which other
+users of the machine can read).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from .web_guard import WebGuard
+from .web_guard import Refusal, WebGuard
 
 TOKEN_VARIABLE: Final = "ACP_TOKEN"
+NEEDS_AIOHTTP: Final = "--http needs aiohttp (pip install aiohttp)"
+WILDCARD_HOSTS: Final = frozenset({"0.0.0.0", "::", ""})
+
+
+@dataclass(frozen=True, slots=True)
+class Guards:
+    """The `WebGuard` of each address an agent is reached by: a request one accepts is served;
+    otherwise the first one's refusal is the answer."""
+
+    each: tuple[WebGuard, ...]
+
+    def refusal(self, headers: Mapping[str, str], query_token: str | None = None) -> Refusal | None:
+        refusals = []
+        for guard in self.each:
+            refusal = guard.refusal(headers, query_token)
+            if refusal is None:
+                return None
+            refusals.append(refusal)
+        return refusals[0]
 
 
 @dataclass(frozen=True, slots=True)
 class Access:
     """Who may use a served agent: the bearer `token` (None: no token check), `insecure` to
-    allow that on an address other machines reach, and the `hosts` (Host header names) and
-    browser `origins` allowed besides the address served on."""
+    allow that on an address other machines reach, the `public` addresses (`HOST:PORT`)
+    clients reach it by besides the one it listens on (a proxy's), and the browser `origins`
+    allowed besides its own."""
 
     token: str | None = None
     insecure: bool = False
-    hosts: tuple[str, ...] = ()
+    public: tuple[str, ...] = ()
     origins: tuple[str, ...] = ()
 
-    def guard(self, host: str, port: int) -> WebGuard:
-        return WebGuard.for_address(
-            host, port, token=self.token, also_hosts=self.hosts, also_origins=self.origins
+    def guard(self, host: str, port: int) -> Guards:
+        """The checks for a server listening on `host:port`. On a wildcard address (every
+        interface) the names remote clients use cannot be known: local clients may use the
+        loopback address, every other name must be given in `public`."""
+        addresses = [(host, port), *(host_port(address) for address in self.public)]
+        if host in WILDCARD_HOSTS:
+            addresses.append(("127.0.0.1", port))
+        return Guards(
+            tuple(
+                WebGuard.for_address(name, number, token=self.token, also_origins=self.origins)
+                for name, number in addresses
+            )
         )
+
+
+def host_port(address: str) -> tuple[str, int]:
+    """`HOST:PORT` (IPv6 in brackets) as (host, port); ValueError when it is not one."""
+    host, colon, port = address.rpartition(":")
+    if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"{address!r} is not HOST:PORT (e.g. 127.0.0.1:8000)")
+    return host.strip("[]"), int(port)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +92,14 @@ def add_http_arguments(parser: argparse.ArgumentParser) -> None:
         f"(needs aiohttp); clients must send the bearer token in ${TOKEN_VARIABLE} when set",
     )
     parser.add_argument(
+        "--public",
+        action="append",
+        default=[],
+        metavar="HOST:PORT",
+        help="with --http: another address clients reach the agent by (a reverse proxy's); "
+        "repeatable",
+    )
+    parser.add_argument(
         "--insecure",
         action="store_true",
         help=f"with --http: allow a non-loopback address without ${TOKEN_VARIABLE}",
@@ -58,12 +109,15 @@ def add_http_arguments(parser: argparse.ArgumentParser) -> None:
 def http_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSettings | None:
     """The settings `--http` asked for (None: serve stdio); errors exit through `parser`."""
     if args.http is None:
-        if args.insecure:
-            parser.error("--insecure only applies with --http")
+        if args.insecure or args.public:
+            parser.error("--insecure and --public only apply with --http")
         return None
-    host, colon, port_text = str(args.http).rpartition(":")
-    if not colon or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        parser.error(f"--http: {args.http!r} is not HOST:PORT (e.g. 127.0.0.1:8000)")
-    host = host.strip("[]") or "127.0.0.1"
+    try:
+        host, port = host_port(str(args.http))
+        for address in args.public:
+            host_port(address)
+    except ValueError as problem:
+        parser.error(f"--http/--public: {problem}")
     token = os.environ.get(TOKEN_VARIABLE) or None
-    return HttpSettings(host, int(port_text), Access(token, bool(args.insecure)))
+    access = Access(token, bool(args.insecure), tuple(args.public))
+    return HttpSettings(host, port, access)

@@ -22,8 +22,8 @@ import asyncio
 import contextlib
 import logging
 import sys
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Mapping
+from typing import Final, Protocol
 
 from aiohttp import web
 
@@ -42,13 +42,19 @@ from .remote_wire import (
     Envelope,
     peek,
 )
-from .trace import Tracer
-from .web_guard import TOKEN_QUERY_PARAMETER, WebGuard, bind_problem
+from .web_guard import TOKEN_QUERY_PARAMETER, Refusal, bind_problem
 
 logger = logging.getLogger(__name__)
 KEEP_ALIVE_SECONDS: Final = 15.0  # an SSE comment this often keeps proxies from timing out
 _REAP_EVERY: Final = 5.0
-TraceFactory = Callable[[str], Tracer | None]
+
+
+class Gate(Protocol):
+    """What checks a request before it is served (`WebGuard`, `Guards`)."""
+
+    def refusal(
+        self, headers: Mapping[str, str], query_token: str | None = None
+    ) -> Refusal | None: ...
 
 
 def _text(status: int, reason: str) -> web.Response:
@@ -56,22 +62,20 @@ def _text(status: int, reason: str) -> web.Response:
 
 
 class RemoteServer:
-    """The connections of one listening agent. `guard` None means no Host/Origin/token check
-    (only for an app behind something that does them: `web_app` requires saying so)."""
+    """The connections of one listening agent. `guard` (a `WebGuard`, or `Guards` for several
+    addresses) checks each request; None means no Host/Origin/token check (tests)."""
 
     def __init__(
         self,
         dispatcher_factory: DispatcherFactory,
         *,
-        guard: WebGuard | None,
+        guard: Gate | None,
         limits: RemoteLimits | None = None,
-        trace: TraceFactory | None = None,
     ) -> None:
         self.dispatcher_factory = dispatcher_factory
         self.guard = guard
         self.limits = limits or RemoteLimits()
         self.links: dict[str, RemoteLink] = {}
-        self._trace = trace
         self._reaper: asyncio.Task[None] | None = None
 
     def app(self) -> web.Application:
@@ -107,14 +111,12 @@ class RemoteServer:
             self.dispatcher_factory,
             self.limits,
             websocket=websocket,
-            trace=None if self._trace is None else self._trace("pending"),
+            on_closed=self._forget,
         )
         self.links[link.id] = link
-        asyncio.get_running_loop().create_task(self._forget(link))
         return link
 
-    async def _forget(self, link: RemoteLink) -> None:
-        await link.closed.wait()
+    def _forget(self, link: RemoteLink) -> None:
         self.links.pop(link.id, None)
 
     # -- requests -------------------------------------------------------------------------------

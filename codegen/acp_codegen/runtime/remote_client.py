@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import aiohttp
 
 DispatcherFactory = Callable[[Connection], Dispatcher]
+NEEDS_AIOHTTP = "reaching an agent by URL needs aiohttp (pip install aiohttp)"
 
 
 class Transport(Protocol):
@@ -57,6 +58,12 @@ class RemoteAgent:
         """The server's `Acp-Connection-Id` for this connection (None before initialize)."""
         return self._transport.connection_id
 
+    @property
+    def cookies(self) -> dict[str, str]:
+        """The cookies the server (or a proxy in front of it) set, sent back with every
+        request of this connection: e.g. the backend a load balancer pinned it to."""
+        return {cookie.key: cookie.value for cookie in self._http.cookie_jar}
+
     async def close(self) -> None:
         self._queue.end()
         await self.connection.close()
@@ -82,7 +89,10 @@ async def connect_remote(
 ) -> RemoteAgent:
     """A started connection to the agent at `url` (nothing is sent until the first request,
     which must be `initialize`)."""
-    import aiohttp
+    try:
+        import aiohttp
+    except ImportError:
+        raise ImportError(NEEDS_AIOHTTP) from None
 
     scheme = url.split(":", 1)[0].lower()
     if scheme not in ("http", "https", "ws", "wss"):

@@ -85,11 +85,13 @@ async def serve_websocket(
 
 
 async def _pump(link: RemoteLink, socket: web.WebSocketResponse) -> None:
-    """Send the agent's messages in order until the connection ends, then close the socket."""
+    """Send the agent's messages in order until the connection ends, then close the socket.
+    The socket holds the connection's stream meanwhile: an open socket is never idle."""
+    lease = link.main.acquire()
     try:
         while True:
             try:
-                frame = await link.main.next(None)
+                frame = await link.main.next(None, lease)
             except StreamClosed:
                 break
             if frame is not None:
@@ -98,4 +100,5 @@ async def _pump(link: RemoteLink, socket: web.WebSocketResponse) -> None:
         logger.debug("websocket %s: %s", link.id, problem)
         link.close_soon("the socket failed")
     finally:
+        link.main.release(lease)
         await socket.close()

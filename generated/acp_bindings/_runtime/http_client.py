@@ -83,7 +83,8 @@ class HttpTransport:
             refused = self._failed.get(session) or await self._open_session(session)
             if refused is not None:
                 if envelope.is_request:
-                    fail_request(self._queue, envelope.id, refused, {"status": 409})
+                    data = {"status": 409} if session in self._failed else None
+                    fail_request(self._queue, envelope.id, refused, data)
                 return
             if envelope.is_request and key is not None:
                 self._waiting[key] = (session, envelope.id)
@@ -137,13 +138,17 @@ class HttpTransport:
     async def _open_session(self, session: str) -> str | None:
         """Open `session`'s stream unless open; None once it is, else why it was refused."""
         if session not in self._ready:
-            ready = self._ready[session] = asyncio.get_running_loop().create_future()
-            self._streams[session] = asyncio.create_task(self._read_stream(session, ready))
+            self._start_stream(session)
         try:
             await asyncio.shield(self._ready[session])
         except ConnectionRefusedError as problem:
             return str(problem)
         return None
+
+    def _start_stream(self, session: str) -> None:
+        """Open `session`'s event stream (its task is kept in `_streams`)."""
+        ready = self._ready[session] = asyncio.get_running_loop().create_future()
+        self._streams[session] = asyncio.create_task(self._read_stream(session, ready))
 
     async def _read_stream(self, session: str | None, ready: asyncio.Future[None] | None) -> None:
         assert self.connection_id is not None
@@ -178,7 +183,7 @@ class HttpTransport:
         envelope = peek(frame)
         key = id_key(envelope.id) if envelope.has_id else None
         if envelope.result_session_id is not None and envelope.result_session_id not in self._ready:
-            asyncio.get_running_loop().create_task(self._open_session(envelope.result_session_id))
+            self._start_stream(envelope.result_session_id)
         if key is not None:
             if envelope.is_request and session is not None:
                 self._answer_to[key] = session

@@ -126,21 +126,7 @@ class Outbox:
         self._backlog.take(len(frame))
         return frame
 
-    def take_all(self) -> list[bytes]:
-        """Everything queued now, in order (a WebSocket pump writes them in one go)."""
-        frames = list(self._frames)
-        self._frames.clear()
-        self._backlog.take(sum(map(len, frames)))
-        return frames
-
-    def finish(self, *, drop: bool = False) -> None:
-        """No more messages come. The receiver still gets what is queued unless `drop`."""
+    def finish(self) -> None:
+        """No more messages come; the receiver still gets what is queued."""
         self._finished = True
-        if drop:
-            self._backlog.take(sum(map(len, self._frames)))
-            self._frames.clear()
         self._arrived.set()
-
-    @property
-    def finished(self) -> bool:
-        return self._finished

@@ -26,7 +26,6 @@ and no message from the client.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import Callable
@@ -39,10 +38,10 @@ from .errors import ConnectionClosed
 from .frames import FrameQueue, FrameSink
 from .outbox import Backlog, Outbox
 from .remote_wire import DEFAULT_MAX_MESSAGE_BYTES, SESSION_LOAD, Envelope, IdKey, id_key, peek
-from .trace import Tracer
 
 logger = logging.getLogger(__name__)
 DispatcherFactory = Callable[[Connection], Dispatcher]
+_HAND_OVER_BYTES: Final = 16 * 1024  # queued output past which the agent's writes yield
 _KEPT_ROUTES: Final = 4096  # answered-request routes remembered per connection, at most
 
 
@@ -75,7 +74,7 @@ class RemoteLink:
         limits: RemoteLimits,
         *,
         websocket: bool = False,
-        trace: Tracer | None = None,
+        on_closed: Callable[[RemoteLink], None] | None = None,
     ) -> None:
         self.id = str(uuid.uuid4())
         self.limits = limits
@@ -88,11 +87,13 @@ class RemoteLink:
         self._initial: tuple[IdKey, asyncio.Future[bytes]] | None = None
         self.queue = FrameQueue(max_frame_bytes=limits.max_message_bytes)
         self.sink = FrameSink(self._route, self._room)
-        self.connection = Connection(self.queue, self.sink, trace=trace)
+        self.connection = Connection(self.queue, self.sink)
         self.connection.dispatcher = dispatcher_factory(self.connection)
         self._loop = asyncio.get_running_loop()
         self.last_active = self._loop.time()
         self.closed = asyncio.Event()
+        self.on_closed = on_closed
+        self._closing: asyncio.Task[None] | None = None
         self._task = self.connection.start()
         self._task.add_done_callback(lambda _: self._finish())
 
@@ -188,8 +189,12 @@ class RemoteLink:
         (self.main if target is None else target).push(frame)
 
     async def _room(self) -> None:
-        """Wait while clients are behind; drop a client that takes nothing for too long."""
+        """Wait while clients are behind; drop a client that takes nothing for too long.
+        Past a little queued output, let the streams' writers run first: an agent that never
+        waits on anything else would otherwise queue its whole turn before a byte is sent."""
         if not self.backlog.full:
+            if self.backlog.size >= _HAND_OVER_BYTES:
+                await asyncio.sleep(0)
             return
         try:
             await asyncio.wait_for(self.backlog.room(), self.limits.stall_seconds)
@@ -208,8 +213,8 @@ class RemoteLink:
         logger.info("closing remote connection %s: %s", self.id, reason)
         self.queue.end()
         self.backlog.release_all()
-        with contextlib.suppress(RuntimeError):
-            self._loop.create_task(self.connection.close())
+        if self._closing is None:
+            self._closing = self._loop.create_task(self.connection.close())
 
     async def close(self) -> None:
         self.queue.end()
@@ -226,3 +231,5 @@ class RemoteLink:
         for stream in self.sessions.values():
             stream.finish()
         self.closed.set()
+        if self.on_closed is not None:
+            self.on_closed(self)

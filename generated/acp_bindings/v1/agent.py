@@ -202,16 +202,18 @@ class Agent:
         host: str,
         port: int,
         *,
-        access: Access = Access(),
+        access: Access | None = None,
         limits: RemoteLimits | None = None,
     ) -> None:
         """Serve over Streamable HTTP and WebSocket on `host:port` until cancelled (needs
         aiohttp: the `http` extra). Each connection is served by a shallow copy of this agent,
         so what `__init__` set is shared and `client`/`lifecycle` are the connection's own.
         Clients must send `Authorization: Bearer <token>` when `access.token` is set; a
-        non-loopback `host` is refused without one unless `access.insecure`."""
+        non-loopback `host` is refused without one unless `access.insecure` (default: no
+        token, loopback only)."""
         from .._runtime.http_server import serve_http
 
+        access = access or Access()
         await serve_http(self.connection_dispatcher, host, port, access=access, limits=limits)
 
     def web_app(

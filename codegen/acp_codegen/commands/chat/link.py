@@ -190,7 +190,7 @@ class AgentLink:
         """Spawn the agent, initialize and open a session in `cwd`."""
         try:
             self._process = await self._spawn()
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError, ImportError) as error:
             reason = getattr(error, "strerror", None) or str(error)
             raise ChatError(f"cannot start {self.agent_name!r}: {reason}", EXIT_USAGE) from None
         try:

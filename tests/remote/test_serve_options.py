@@ -1,0 +1,51 @@
+"""`--http` on the example agent and a scaffolded one (`--public`, `--insecure`, ACP_TOKEN):
+what each refuses, in one line and exit 2, before anything listens; and that a refused
+address becomes served once a token or `--insecure` says so."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.remote.agents import demo_turn, run
+from tests.remote.processes import served_process
+
+DEMO = [sys.executable, str(Path(__file__).resolve().parents[2] / "examples" / "demo_agent.py")]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--http", "0.0.0.0:0"], "refusing to listen on 0.0.0.0"),
+        (["--http", "nonsense"], "'nonsense' is not HOST:PORT"),
+        (["--http", "127.0.0.1:0", "--public", "x"], "'x' is not HOST:PORT"),
+        (["--insecure"], "--insecure and --public only apply with --http"),
+        (["--public", "proxy:443"], "--insecure and --public only apply with --http"),
+    ],
+)
+def test_refused_before_listening(args: list[str], said: str) -> None:
+    proc = subprocess.run(
+        [*DEMO, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert said in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("how", [{"token": "t0ken"}, {"insecure": True}])
+def test_any_address_is_served_with_a_token_or_insecure(how: dict[str, object]) -> None:
+    token = how.get("token")
+    argv = [*DEMO, "--http", "0.0.0.0:0", *(["--insecure"] if how.get("insecure") else [])]
+    with served_process(argv, token=None if token is None else str(token)) as url:
+        local = url.replace("0.0.0.0", "127.0.0.1")
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        run(demo_turn(local, headers))
