@@ -18,9 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 # same copy (its RpcError is the one the agent raises).
 sys.path.insert(0, str(REPO / "generated"))
 
-from acp_bindings import Agent, PermissionRequest, message_text  # noqa: E402
 from acp_bindings import Client as Client  # noqa: E402
 from acp_bindings import ClientSession as ClientSession  # noqa: E402
+from acp_bindings import PermissionRequest, message_text  # noqa: E402
 from acp_bindings._runtime.http_server import RemoteServer  # noqa: E402
 from acp_bindings._runtime.remote_link import RemoteLimits  # noqa: E402
 from acp_bindings._runtime.web_guard import WebGuard  # noqa: E402
@@ -68,7 +68,7 @@ async def served(
     token: str | None = None,
     limits: RemoteLimits | None = None,
     pause: float = 0.0,
-    agent: Agent | None = None,
+    agent: Any = None,
 ) -> AsyncIterator[Served]:
     """The example agent (or `agent`) served on 127.0.0.1, a free port."""
     agent = agent or demo_agent_class()(pause=pause)

@@ -5,6 +5,7 @@ stream was down (kept, then delivered in order: nothing lost, nothing repeated).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -264,5 +265,47 @@ def test_text_the_stdio_path_carries_survives_a_websocket(text: str) -> None:
                     break
             assert reply.split() == text.split()
             await socket.close()
+
+    run(scenario())
+
+
+class HangingUp:
+    """An agent that ends the connection instead of answering initialize."""
+
+    def connection_dispatcher(self, connection: Any) -> Any:
+        return _HangUp(connection)
+
+
+class _HangUp:
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+
+    async def handle_request(self, method: str, params: Any) -> Any:
+        # Closed from another task (a handler awaiting its own connection's close would wait
+        # on itself), while this request is never answered.
+        self.closing = asyncio.ensure_future(self.connection.close())
+        await asyncio.Event().wait()
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        return None
+
+
+def test_an_agent_that_ends_the_connection_during_initialize() -> None:
+    """HTTP: 500 with a -32603 answer and no connection left; WebSocket: the same answer as a
+    frame, then the socket closes with 1011."""
+
+    async def scenario() -> None:
+        async with served(agent=HangingUp()) as agent, aiohttp.ClientSession() as http:
+            async with http.post(agent.url, json=initialize(3)) as answer:
+                assert answer.status == 500
+                body = await answer.json()
+            assert (body["id"], body["error"]["code"]) == (3, -32603)
+            socket = await http.ws_connect(agent.ws_url)
+            await socket.send_str(json.dumps(initialize(4)))
+            failed = json.loads((await socket.receive()).data)
+            assert (failed["id"], failed["error"]["code"]) == (4, -32603)
+            assert (await socket.receive()).type is aiohttp.WSMsgType.CLOSE
+            assert socket.close_code == aiohttp.WSCloseCode.INTERNAL_ERROR
+            assert agent.server.links == {}
 
     run(scenario())

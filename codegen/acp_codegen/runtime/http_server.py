@@ -27,7 +27,7 @@ from typing import Final, Protocol
 
 from aiohttp import web
 
-from .errors import RpcError
+from .errors import ConnectionClosed, RpcError
 from .framing import decode_line, encode_json
 from .http_options import Access
 from .messages import error_message
@@ -179,7 +179,7 @@ class RemoteServer:
             return _text(503, str(problem))
         try:
             answer = await link.initialize(body, envelope)
-        except Exception as problem:  # the agent ended the connection during initialize
+        except ConnectionClosed as problem:  # the agent ended the connection during initialize
             await link.close()
             failed = RpcError(-32603, "Initialize failed", str(problem))
             return _json(500, encode_json(error_message(envelope.id, failed)))

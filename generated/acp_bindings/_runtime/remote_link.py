@@ -111,7 +111,7 @@ class RemoteLink:
             await asyncio.wait((future, closed), return_when=asyncio.FIRST_COMPLETED)
         finally:
             closed.cancel()
-        if not future.done():
+        if not future.done() or future.cancelled():
             raise ConnectionClosed("the agent closed the connection during initialize")
         return future.result()
 

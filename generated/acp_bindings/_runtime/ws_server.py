@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from .errors import RpcError
+from .errors import ConnectionClosed, RpcError
 from .framing import encode_json
 from .messages import error_message
 from .outbox import StreamClosed
@@ -64,7 +64,14 @@ async def serve_websocket(
                         code=_PROTOCOL_ERROR, message=b"First message must be initialize"
                     )
                     break
-                answer = await link.initialize(frame, envelope)
+                try:
+                    answer = await link.initialize(frame, envelope)
+                except ConnectionClosed as problem:  # the agent ended it during initialize
+                    failed = RpcError(-32603, "Initialize failed", str(problem))
+                    answer = encode_json(error_message(envelope.id, failed))
+                    await socket.send_frame(answer, WSMsgType.TEXT)
+                    await socket.close(code=WSCloseCode.INTERNAL_ERROR)
+                    break
                 await socket.send_frame(answer, WSMsgType.TEXT)
                 pump = asyncio.create_task(_pump(link, socket))
                 continue
