@@ -1,5 +1,5 @@
 """An agent that accepts embedded resources and says what it was given: each block's kind, and
-a resource's URI and text (or the size of its blob)."""
+a resource's URI and text (or the size of its blob). It also serves `session/delete`."""
 
 from __future__ import annotations
 
@@ -30,6 +30,9 @@ class ResourceAgent(Agent):
             else:
                 await session.say(f"{data.get('type')}: {data.get('text')!r}. ")
         return "end_turn"
+
+    async def on_delete_session(self, session_id: str) -> None:
+        return None  # nothing stored: the registry forgets the session
 
 
 if __name__ == "__main__":

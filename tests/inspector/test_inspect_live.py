@@ -77,6 +77,8 @@ def test_cancelling_a_slow_turn(start_inspector: StartInspector, page: Any) -> N
     page.fill("#prompt-text", "again")
     page.click("#send")
     expect(page.locator("#state")).to_have_text("running")
+    # Ctrl-C with the page still listening and a turn running: all of it stops, exit 0.
+    assert inspector.interrupt() == 0
 
 
 def test_the_agents_markup_stays_text(start_inspector: StartInspector, page: Any) -> None:
@@ -159,3 +161,22 @@ def test_no_attaching_when_the_agent_does_not_accept_it(
     page.goto(inspector.url)
     expect(page.locator("#agent")).to_have_text("acp-codegen-demo-agent 1.0.0")
     expect(page.locator("#attach")).to_be_hidden()
+
+
+MALFORMED_AGENT = [sys.executable, str(Path(__file__).with_name("malformed_agent.py"))]
+
+
+def test_a_malformed_update_is_marked(start_inspector: StartInspector, page: Any) -> None:
+    inspector = start_inspector("--", *MALFORMED_AGENT)
+    page.goto(inspector.url)
+    page.fill("#prompt-text", "go")
+    page.click("#send")
+    expect(page.locator("#state")).to_have_text("idle · end_turn")
+    expect(page.locator(".message.agent")).to_have_text("agentbefore after")
+    page.check("#filter-problems")
+    marked = page.locator(".traffic-row")
+    expect(marked).to_have_count(1)
+    expect(marked).to_contain_text("session/update · agent_message_chunk")
+    marked.click()
+    expect(page.locator("#line-touches")).to_contain_text("problems: ")
+    expect(page.locator("#line-json")).to_contain_text('"content": 42')

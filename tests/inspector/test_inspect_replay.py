@@ -117,3 +117,28 @@ def test_lone_surrogates_and_nul_survive_export_and_embedding(tmp_path: Path) ->
     assert replay.view()["session"]["messages"][0]["blocks"][0]["text"] == odd
     assert json.loads(script_json(replay.view()))["session"] == replay.view()["session"]
     script_json(replay.view()).encode("ascii")
+
+
+def test_a_cancel_in_the_trace_is_folded_as_the_client_did(tmp_path: Path) -> None:
+    call = {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "c1",
+        "title": "t",
+        "status": "pending",
+    }
+    asked = {"jsonrpc": "2.0", "id": 7, "method": "session/request_permission",
+             "params": {"sessionId": SESSION, "title": "May I?", "options": [
+                 {"optionId": "y", "name": "Yes", "kind": "allow_once"}]}}  # fmt: skip
+    cancel = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": SESSION}}
+    records = [*RECORDS[:5], update(call), {"dir": "recv", "message": asked},
+               {"dir": "send", "message": cancel}]  # fmt: skip
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("".join(json.dumps(record) + "\n" for record in records))
+    replay = load(trace)
+    before = replay.view(len(records) - 1)
+    assert before["permission"]["title"] == "May I?"
+    assert before["permission"]["options"] == [{"id": "y", "name": "Yes", "kind": "allow_once"}]
+    assert before["session"]["toolCalls"][0]["status"] == "pending"
+    after = replay.view()
+    assert after["permission"] is None
+    assert after["session"]["toolCalls"][0]["status"] == "cancelled"

@@ -3,11 +3,15 @@ resume it, ask the agent for its list."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
 
 from .conftest import DEMO, StartInspector
+
+RESOURCE_AGENT = [sys.executable, str(Path(__file__).with_name("resource_agent.py"))]
 
 
 def test_sessions_open_close_resume(start_inspector: StartInspector, page: Any) -> None:
@@ -38,3 +42,23 @@ def test_sessions_open_close_resume(start_inspector: StartInspector, page: Any) 
     expect(page.locator("#sessions li.current")).to_have_attribute("title", first_id)
     expect(page.locator(".message.agent")).to_have_text("agentfirst ")
     expect(page.locator(".traffic-row", has_text="session/resume")).to_have_count(2)
+
+
+def test_delete_when_the_agent_offers_it(start_inspector: StartInspector, page: Any) -> None:
+    demo = start_inspector("--", *DEMO)
+    page.goto(demo.url)
+    expect(page.locator("#sessions li .session-close")).to_have_count(1)
+    expect(page.locator("#sessions li .session-delete")).to_have_count(0)  # not advertised
+    inspector = start_inspector("--", *RESOURCE_AGENT)
+    page.goto(inspector.url)
+    items = page.locator("#sessions li")
+    expect(items).to_have_count(1)
+    first_id = items.first.get_attribute("title")
+    page.click("#new-session")
+    expect(items).to_have_count(2)
+    page.locator(f'#sessions li[title="{first_id}"] .session-delete').click()
+    expect(items).to_have_count(1)
+    expect(items.first).not_to_have_attribute("title", first_id)
+    expect(page.locator(".traffic-row", has_text="session/delete")).to_have_count(2)
+    page.click("#list-sessions")
+    expect(items).to_have_count(1)  # the agent no longer lists it

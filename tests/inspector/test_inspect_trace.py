@@ -97,3 +97,23 @@ def test_exports_a_trace_and_a_page_that_needs_no_server(
     page.locator(".traffic-row").first.click()
     expect(page.locator("#line-json")).to_contain_text('"method": "initialize"')
     assert requested == [report.as_uri()]  # nothing fetched: no server, no network
+
+
+def test_a_live_session_recorded_then_replayed(
+    start_inspector: StartInspector, page: Any, tmp_path: Path
+) -> None:
+    record = tmp_path / "live.jsonl"
+    live = start_inspector("--record", str(record), "--", *DEMO)
+    page.goto(live.url)
+    page.fill("#prompt-text", "replay me")
+    page.click("#send")
+    page.click('#permission-options button[data-option="reject"]')
+    expect(page.locator("#state")).to_have_text("idle · refusal")
+    assert live.interrupt() == 0
+    replay = start_inspector("--trace", str(record))
+    page.goto(replay.url)
+    expect(page.locator("#state")).to_have_text("idle · refusal")
+    expect(page.locator(".message.agent")).to_have_text(
+        "agentI was not allowed to look, so I stop here."
+    )
+    expect(page.locator(".tool-call")).to_contain_text("failed")

@@ -301,15 +301,25 @@ def joined_content(message: MessageSnapshot) -> list[ContentBlockDict]:
     """The message's content with each run of consecutive text blocks joined into one text
     block (streamed chunks read as the UI shows them)."""
     out: list[ContentBlockDict] = []
+    run: list[str] = []  # the texts of the run of text blocks that out[-1] starts
     for block in message["content"]:
         text = _text_of(block)
-        previous = _text_of(out[-1]) if out else None
-        if text is not None and previous is not None:
-            merged = {**cast(Mapping[str, Any], out[-1]), "text": previous + text}
-            out[-1] = cast(ContentBlockDict, merged)
-        else:
-            out.append(block)
+        if text is not None and run:
+            run.append(text)
+            continue
+        _join_run(out, run)
+        out.append(block)
+        run = [] if text is None else [text]
+    _join_run(out, run)
     return out
+
+
+def _join_run(out: list[ContentBlockDict], run: list[str]) -> None:
+    """Replace the run's first block by one holding all its text, joined once (adding chunk by
+    chunk would copy the text so far for every chunk: quadratic in a long answer)."""
+    if len(run) > 1:
+        merged = {**cast(Mapping[str, Any], out[-1]), "text": "".join(run)}
+        out[-1] = cast(ContentBlockDict, merged)
 
 
 def message_text(message: MessageSnapshot) -> str:

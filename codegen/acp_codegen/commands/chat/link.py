@@ -76,7 +76,10 @@ class ChatClient(V1Services, Client):
     async def session_update(self, *, params: models.UpdateSessionNotification) -> None:
         # Notices are live events, not history: no snapshot keeps them, so they are shown as
         # they come. Read by tag, so they show whether or not the schema models them.
-        text = notice_text(to_wire(params.update))
+        # A typed update says its tag: only a notice (or an update of unknown shape) is worth
+        # converting back to JSON, which would otherwise cost as much as the rest of the fold.
+        tag = getattr(params.update, "session_update", None)
+        text = notice_text(to_wire(params.update)) if tag in (None, NOTICE_TAG) else None
         if text is not None and self.notice is not None:
             self.notice(text)
         elif self.listener is not None:

@@ -75,6 +75,7 @@ class LiveInspector:
         self._turn: asyncio.Task[None] | None = None
         self.error: str | None = None
         self.listed: list[dict[str, Any]] = []  # what session/list last answered
+        self.deleted: set[str] = set()  # not listed any more
         self.link = AgentLink(
             argv,
             cwd=cwd,
@@ -220,6 +221,10 @@ class LiveInspector:
         request = models.DeleteSessionRequest(session_id=session_id)
         await self._manage(self.link.agent.session_delete(request), "delete")
         self.listed = [item for item in self.listed if item.get("sessionId") != session_id]
+        self.deleted.add(session_id)
+        session = self.link.lifecycle.sessions.get(session_id)
+        if session is not None:  # gone at the agent: later prompts are refused here
+            session.closed = True
         self._changed()
 
     async def _manage(self, step: Awaitable[T], what: str) -> T:
@@ -251,6 +256,7 @@ class LiveInspector:
                 "open": not session.closed,
             }
             for key, session in lifecycle.sessions.items()
+            if key not in self.deleted or key == current
         ]
         sessions += listed_sessions(self.listed, set(lifecycle.sessions))
         asked = self._asked[0] if self._asked else None

@@ -9,7 +9,7 @@ from typing import Any
 from ..._bindings import MalformedUpdateError, SessionSnapshot, session_snapshot
 from ..._bindings.state import SessionState
 from .traffic_log import UPDATE_METHOD, TrafficLog
-from .view import agent_view, conversation_view
+from .view import agent_view, conversation_view, session_title
 
 INITIALIZE = "initialize"
 SETUPS = ("session/new", "session/load", "session/resume")
@@ -130,10 +130,13 @@ class TraceReplay:
 
     def _view(self, fold: Fold, at: int, session_id: str | None) -> dict[str, Any]:
         shown = session_id if session_id in fold.sessions else fold.current
+        snapshot = fold.snapshot(shown) if shown else None  # once: costly in a long session
         sessions = [
             {
                 "id": key,
-                "title": conversation_view(fold.snapshot(key))["title"],
+                "title": session_title(
+                    snapshot if key == shown and snapshot else fold.snapshot(key)
+                ),
                 "current": key == shown,
                 "open": True,
             }
@@ -150,7 +153,7 @@ class TraceReplay:
             "total": len(self.log),
             "agent": fold.agent,
             "sessions": sessions,
-            "session": conversation_view(fold.snapshot(shown)) if shown else None,
+            "session": conversation_view(snapshot) if snapshot else None,
             "sessionId": shown,
             "running": bool(fold.prompts),
             "permission": permission,

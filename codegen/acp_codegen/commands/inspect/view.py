@@ -102,9 +102,10 @@ def _tool_call(key: str, call: Mapping[str, Any]) -> dict[str, Any]:
             block = _block(item.get("content") or {})
             previous = content[-1] if content else None
             if block["kind"] == "text" and previous and previous.get("block") == "text":
-                previous["text"] += block["text"]  # streamed chunks, read as one output
+                previous["texts"].append(block["text"])  # streamed chunks, read as one output
             else:
-                content.append({"kind": "content", "block": block["kind"], "text": block["text"]})
+                texts = [block["text"]]
+                content.append({"kind": "content", "block": block["kind"], "texts": texts})
         elif kind == "diff":
             content.append(
                 {"kind": "diff", "changes": item.get("changes") or [], "patch": item.get("patch")}
@@ -113,6 +114,9 @@ def _tool_call(key: str, call: Mapping[str, Any]) -> dict[str, Any]:
             content.append({"kind": "terminal", "text": str(item.get("terminalId"))})
         else:
             content.append({"kind": str(kind), "text": ""})
+    for item in content:  # each run joined once, not chunk by chunk
+        if "texts" in item:
+            item["text"] = "".join(item.pop("texts"))
     return {
         "id": key,
         "title": call.get("title"),
