@@ -52,6 +52,9 @@
     const agent = view.agent || {};
     $("source").textContent = (view.mode === "live" ? "agent: " : "trace: ") + view.source;
     $("agent").textContent = [agent.name, agent.version].filter(Boolean).join(" ");
+    const negotiated = typeof agent.protocolVersion === "number";
+    $("protocol").hidden = !negotiated;
+    $("protocol").textContent = negotiated ? "ACP v" + agent.protocolVersion : "";
     const session = view.session;
     const state = session ? session.state || "(no state yet)" : "(no session)";
     const stop = session && session.state === "idle" && session.stopReason ? " · " + session.stopReason : "";
