@@ -160,6 +160,8 @@ class Handlers:
             "view": self.source.view(at, request.query.get("session")),
             "traffic": self.source.log.summaries(),
             "records": [line.record for line in self.source.log.lines],
+            # what each line changed, as `/api/line` says it: the report has no server to ask
+            "touches": [touches(line.record) for line in self.source.log.lines],
         }
         html, _nonce = report_page(report)
         headers = {**NO_STORE, "Content-Disposition": 'attachment; filename="session.html"'}

@@ -288,7 +288,10 @@
     selected = n;
     drawTraffic();
     let detail;
-    if (report) detail = { record: report.records[n], summary: report.traffic[n], touches: null };
+    if (report) {
+      const touches = report.touches ? report.touches[n] : null;  // older reports have none
+      detail = { record: report.records[n], summary: report.traffic[n], touches: touches };
+    }
     else detail = await api("/api/line?n=" + n);
     $("line-detail").hidden = false;
     $("line-head").textContent = "line " + n + " · " + detail.summary.label;
