@@ -56,6 +56,7 @@ def test_a_v1_turn_with_a_permission_request(start_inspector: StartInspector, pa
     rows.first.click()
     expect(page.locator("#line-touches")).to_contain_text("changes toolCall ")
     expect(tool).to_have_class("tool-call highlight")
+    page.fill("#filter-method", "")
     screenshot(page, "inspect-v1")
 
 
