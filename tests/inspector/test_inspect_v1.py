@@ -56,6 +56,17 @@ def test_a_v1_turn_with_a_permission_request(start_inspector: StartInspector, pa
     rows.first.click()
     expect(page.locator("#line-touches")).to_contain_text("changes toolCall ")
     expect(tool).to_have_class("tool-call highlight")
+    # v1's own tags: a created tool call, and the session's one plan.
+    page.fill("#filter-method", "plan")
+    rows.first.click()
+    expect(page.locator("#line-touches")).to_have_text("changes plan plan")
+    expect(page.locator(".highlight")).to_have_count(1)
+    expect(tool).to_have_class("tool-call")
+    page.fill("#filter-method", "tool_call")
+    rows.first.click()
+    expect(page.locator("#line-head")).to_contain_text("session/update · tool_call")
+    expect(page.locator("#line-touches")).to_contain_text("changes toolCall look_")
+    expect(tool).to_have_class("tool-call highlight")
     page.fill("#filter-method", "")
     screenshot(page, "inspect-v1")
 
