@@ -79,6 +79,16 @@ def test_token_by_header_or_query() -> None:
         assert refusal is not None and refusal.status == 403
 
 
+def test_the_status_for_a_missing_token_is_the_callers() -> None:
+    token = new_token()
+    guard = WebGuard.for_address("127.0.0.1", 8123, token=token, missing_token_status=403)
+    host = {"Host": "127.0.0.1:8123"}
+    missing = guard.refusal(host)
+    assert missing is not None and (missing.status, missing.reason) == (403, "missing token")
+    assert guard.refusal(host, query_token=token) is None
+    assert guard.refusal({**host, "Authorization": "Bearer "}) == missing  # empty: not offered
+
+
 def test_bearer_token_parsing() -> None:
     assert bearer_token("Bearer abc") == "abc"
     assert bearer_token("bearer  abc ") == "abc"

@@ -44,7 +44,7 @@ def inspector(start_inspector: StartInspector) -> Inspector:
 
 @pytest.mark.parametrize("path", ["/", "/api/view", "/api/events", "/api/export/trace"])
 def test_without_the_token_nothing_is_served(inspector: Inspector, path: str) -> None:
-    assert call(inspector, path)[0] == 401
+    assert call(inspector, path)[0] == 403
     assert call(inspector, path, token="not-the-token")[0] == 403
     wrong = {"Authorization": "Bearer not-the-token"}
     assert call(inspector, path, headers=wrong)[0] == 403

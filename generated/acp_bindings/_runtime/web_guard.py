@@ -80,12 +80,15 @@ class WebGuard:
     """The checks for one listening server. `port` is the port it listens on; `hosts` the names
     it may be reached by (loopback names are added when it listens on loopback); `origins` the
     browser origins allowed besides its own (`scheme://host:port`, as browsers send them);
-    `token` the secret every request must carry (None: no token check)."""
+    `token` the secret every request must carry (None: no token check); `missing_token_status`
+    the answer to a request without it: 401 suits a bearer-auth API (the client should
+    authenticate), 403 a page whose URL carries the token (nothing to ask the person for)."""
 
     port: int
     hosts: frozenset[str] = field(default_factory=frozenset)
     origins: frozenset[str] = field(default_factory=frozenset)
     token: str | None = None
+    missing_token_status: int = 401
 
     @classmethod
     def for_address(
@@ -96,6 +99,7 @@ class WebGuard:
         token: str | None = None,
         also_hosts: Iterable[str] = (),
         also_origins: Iterable[str] = (),
+        missing_token_status: int = 401,
     ) -> WebGuard:
         names = {host.strip("[]").lower(), *(name.lower() for name in also_hosts)}
         if is_loopback(host):
@@ -104,14 +108,21 @@ class WebGuard:
         for name in names:
             shown = f"[{name}]" if ":" in name else name
             origins |= {f"http://{shown}:{port}", f"https://{shown}:{port}"}
-        return cls(port=port, hosts=frozenset(names), origins=frozenset(origins), token=token)
+        return cls(
+            port=port,
+            hosts=frozenset(names),
+            origins=frozenset(origins),
+            token=token,
+            missing_token_status=missing_token_status,
+        )
 
     def refusal(
         self,
         headers: Mapping[str, str],
         query_token: str | None = None,
     ) -> Refusal | None:
-        """Why this request is refused (403, or 401 without a token), or None to serve it.
+        """Why this request is refused (403, or `missing_token_status` without a token), or None
+        to serve it.
         `headers` is looked up case-insensitively by the web library (aiohttp's CIMultiDict)
         or given with canonical names."""
         host, port = split_host(headers.get("Host", ""))
@@ -125,7 +136,7 @@ class WebGuard:
             return None
         offered = bearer_token(headers.get("Authorization")) or query_token
         if offered is None:
-            return Refusal(401, "missing token")
+            return Refusal(self.missing_token_status, "missing token")
         if not hmac.compare_digest(_raw(offered), _raw(self.token)):
             return Refusal(403, "wrong token")
         return None

@@ -73,6 +73,7 @@ class LiveInspector:
         self._asked: list[Asked] = []
         self._count = 0
         self._turn: asyncio.Task[None] | None = None
+        self._cancelled = False  # the running turn was cancelled: its writes are refused
         self.error: str | None = None
         self.listed: list[dict[str, Any]] = []  # what session/list last answered
         self.deleted: set[str] = set()  # not listed any more
@@ -126,7 +127,10 @@ class LiveInspector:
             self._changed()
 
     async def _confirm(self, what: str) -> bool:
-        """A v1 agent's file write or command, asked on the page as a permission request."""
+        """A v1 agent's file write or command, asked on the page as a permission request (v1
+        has no permission request of its own for these). Refused once the turn is cancelled."""
+        if self._cancelled:
+            return False
         request = models.RequestPermissionRequest(
             session_id=self.link.session.session_id,
             title=f"The agent asks to {what}",
@@ -158,6 +162,7 @@ class LiveInspector:
         if attachment is not None:
             blocks.append(resource_block(attachment))
         self.error = None
+        self._cancelled = False
         self._turn = asyncio.create_task(self._run_turn(blocks))
         self._changed()
 
@@ -173,7 +178,13 @@ class LiveInspector:
     async def cancel(self) -> None:
         if not self.running:
             raise ActionError("no turn is running")
+        self._cancelled = True
         await self.link.cancel()
+        # The runtime answers the agent's own permission requests; a write or command asked
+        # by `_confirm` is the page's to refuse.
+        for asked in self._asked:
+            if not asked.answer.done():
+                asked.answer.set_result(CANCELLED)
         self._changed()
 
     async def new_session(self) -> None:

@@ -90,8 +90,12 @@ async def serve(settings: Settings, console: Console) -> int:
         return EXIT_USAGE
     port = sock.getsockname()[1]
     token = new_token()
-    guard = WebGuard.for_address(
-        settings.host, port, token=token, also_hosts=names_of(settings.host)
+    guard = WebGuard.for_address(  # 403 without the token: the page has no login to offer
+        settings.host,
+        port,
+        token=token,
+        also_hosts=names_of(settings.host),
+        missing_token_status=403,
     )
     runner = web.AppRunner(make_app(source, guard, changes), handle_signals=False)
     stop = asyncio.Event()

@@ -160,6 +160,8 @@ class Handlers:
             "view": self.source.view(at, request.query.get("session")),
             "traffic": self.source.log.summaries(),
             "records": [line.record for line in self.source.log.lines],
+            # what each line changed, as `/api/line` says it: the report has no server to ask
+            "touches": [touches(line.record) for line in self.source.log.lines],
         }
         html, _nonce = report_page(report)
         headers = {**NO_STORE, "Content-Disposition": 'attachment; filename="session.html"'}
@@ -235,16 +237,25 @@ async def _send(response: web.StreamResponse, event: str, data: Any) -> None:
 
 def touches(record: dict[str, Any]) -> dict[str, Any] | None:
     """Which part of the state a `session/update` changes: the entity its merge rule names and
-    the key it is filed under (read from the runtime's rule table)."""
+    the key it is filed under (read from the runtime's rule table; a v1 agent's tags that v2
+    lacks from v1's, and v1's single plan is the plan `V1UpdateReader` files it under)."""
+    from ..._bindings import merge_rules
     from ..._bindings._runtime.jsonvalue import parse_pointer, resolve
-    from ..._bindings.merge_rules import MERGE_RULES, UPDATE_TAG
+    from ..._bindings._runtime.v1_client_updates import V1_PLAN, V1_PLAN_ID
 
     message = record.get("message")
     params = message.get("params") if isinstance(message, dict) else None
     update = params.get("update") if isinstance(params, dict) else None
-    tag = update.get(UPDATE_TAG) if isinstance(update, dict) else None
-    rule = MERGE_RULES.get(tag) if isinstance(tag, str) else None
-    if rule is None:
+    tag = update.get(merge_rules.UPDATE_TAG) if isinstance(update, dict) else None
+    if not isinstance(tag, str):
         return None
+    tables = [merge_rules.MERGE_RULES]
+    with contextlib.suppress(ImportError):  # bindings generated without v1 have no such module
+        from ..._bindings.v1 import merge_rules as v1_rules
+
+        tables.append(v1_rules.MERGE_RULES)
+    rule = next((table[tag] for table in tables if tag in table), None)
+    if rule is None:
+        return {"tag": tag, "entity": "plan", "key": V1_PLAN_ID} if tag == V1_PLAN else None
     key = resolve(update, parse_pointer(rule.key)) if rule.key else None
     return {"tag": tag, "entity": rule.entity, "key": key if isinstance(key, str) else None}

@@ -52,6 +52,9 @@
     const agent = view.agent || {};
     $("source").textContent = (view.mode === "live" ? "agent: " : "trace: ") + view.source;
     $("agent").textContent = [agent.name, agent.version].filter(Boolean).join(" ");
+    const negotiated = typeof agent.protocolVersion === "number";
+    $("protocol").hidden = !negotiated;
+    $("protocol").textContent = negotiated ? "ACP v" + agent.protocolVersion : "";
     const session = view.session;
     const state = session ? session.state || "(no state yet)" : "(no session)";
     const stop = session && session.state === "idle" && session.stopReason ? " · " + session.stopReason : "";
@@ -285,7 +288,10 @@
     selected = n;
     drawTraffic();
     let detail;
-    if (report) detail = { record: report.records[n], summary: report.traffic[n], touches: null };
+    if (report) {
+      const touches = report.touches ? report.touches[n] : null;  // older reports have none
+      detail = { record: report.records[n], summary: report.traffic[n], touches: touches };
+    }
     else detail = await api("/api/line?n=" + n);
     $("line-detail").hidden = false;
     $("line-head").textContent = "line " + n + " · " + detail.summary.label;
