@@ -67,7 +67,7 @@ def test_its_tests_pass_in_a_fresh_venv(project: tuple[Path, Path]) -> None:
     folder, bin_dir = project
     proc = run([str(bin_dir / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"], folder)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "3 passed" in proc.stdout
+    assert "5 passed" in proc.stdout
 
 
 def test_the_console_script_serves_turns_over_pipes(project: tuple[Path, Path]) -> None:
@@ -81,7 +81,7 @@ def test_the_console_script_serves_turns_over_pipes(project: tuple[Path, Path]) 
         AGENT_COMMAND=str(script),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "3 passed" in proc.stdout
+    assert "5 passed" in proc.stdout
     shown = run([str(script), "--help"], folder)
     assert shown.returncode == 0 and "--slow SECONDS" in shown.stdout
 
