@@ -33,6 +33,7 @@ REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 import stream  # noqa: E402
 from report import Row, fmt_rate, table, us, versions  # noqa: E402
+from rows_v1 import regression_rows, v1_rows  # noqa: E402
 
 # The runtime as it was before the performance work: its rows are the "before" of each fix.
 BASELINE_REV = "87b4f2f"
@@ -146,7 +147,7 @@ def generation(repeat: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in runs.items()}
 
 
-def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[Row]:
+def run_all(repeat: int, only: set[str] | None, baseline: Path | None, rev: str) -> list[Row]:
     ours_dir = REPO / "generated"
     mine: dict[str, Path] = {"ours": ours_dir}
     if baseline is not None:
@@ -165,6 +166,14 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
     def wanted(name: str) -> bool:
         return only is None or name in only
 
+    seen: dict[str, dict[str, dict[str, float]]] = {}  # measure -> impl -> values, for (8)
+
+    def sample_kept(
+        measure: str, impls: dict[str, Path], times: int
+    ) -> dict[str, dict[str, float]]:
+        seen[measure] = got = sample(measure, impls, times)
+        return got
+
     def before(values: dict[str, dict[str, float]], name: str, show: Callable[[float], str]) -> str:
         return show(values["base"][name]) if "base" in values else "-"
 
@@ -172,7 +181,7 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
         name = f"line_{kind}"
         if not wanted(name):
             continue
-        got = sample(name, {**mine, "sdk": ours_dir, "json": ours_dir}, repeat)
+        got = sample_kept(name, {**mine, "sdk": ours_dir, "json": ours_dir}, repeat)
         ours, sdk, loads = got["ours"][name], got["sdk"][name], got["json"][name]
         what = "agent_message_chunk lines" if kind == "chunks" else "the 200k mixed stream"
         rows.append(
@@ -198,7 +207,7 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
             )
         )
     if wanted("ingest"):
-        got = sample("ingest", {**mine, "sdk": ours_dir}, repeat)
+        got = sample_kept("ingest", {**mine, "sdk": ours_dir}, repeat)
         ours, sdk = got["ours"]["ingest"], got["sdk"]["ingest"]
         rows.append(
             Row(
@@ -244,7 +253,7 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
                 )
             )
     if wanted("round_trips"):
-        trips = sample("round_trips", {**mine, "sdk": ours_dir}, repeat)
+        trips = sample_kept("round_trips", {**mine, "sdk": ours_dir}, repeat)
         our_trips, sdk_trips = trips["ours"], trips["sdk"]
         for name, label in (("session_new", "session/new"), ("ext", "extension request")):
             rows.append(
@@ -269,6 +278,7 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
                 before(trips, "turn", lambda s: f"{s:.3f} s"),
             )
         )
+    rows += v1_rows(wanted, sample, ours_dir, repeat)
     if wanted("merge"):
         merges = sample("merge", mine, repeat)
         ratio = merges["ours"]["merge_ratio"]
@@ -296,7 +306,7 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
                 sends["validate_share"] <= 0.3,
             )
         )
-    return rows
+    return rows + regression_rows(seen, rev)
 
 
 def main() -> None:
@@ -305,7 +315,7 @@ def main() -> None:
     parser.add_argument(
         "--only",
         help="comma-separated: line_chunks,line_mixed,ingest,"
-        "import,generate,round_trips,merge,outgoing",
+        "import,generate,round_trips,line_v1,round_trips_v1,merge,outgoing",
     )
     parser.add_argument("--baseline", default=BASELINE_REV, help="git revision for 'before'")
     parser.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")
@@ -316,7 +326,7 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         baseline = extract_baseline(args.baseline, Path(tmp))
-        rows = run_all(args.repeat, only, baseline)
+        rows = run_all(args.repeat, only, baseline, args.baseline)
     load = os.getloadavg() if hasattr(os, "getloadavg") else ()
     header = [
         f"Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; took {time.perf_counter() - started:.0f} s",

@@ -64,6 +64,10 @@ MODE_CATEGORY: Final = "mode"
 TOOL_CALL_DEFAULTS: Final[Mapping[str, str]] = {"kind": "other", "status": "pending"}
 
 
+# What a v2 chunk carries: a v1 chunk with only these is the v2 chunk once it has a messageId.
+_CHUNK_FIELDS: Final = frozenset((UPDATE_TAG_FIELD, "messageId", "content", "_meta"))
+
+
 def new_message_id() -> str:
     return str(uuid.uuid4())
 
@@ -240,6 +244,9 @@ class V1UpdateReader:
         else:
             message_id = new_message_id()
         self._open_role, self._open_id = role, message_id
+        if update.keys() <= _CHUNK_FIELDS and update.get("_meta", True) is not None:
+            update["messageId"] = message_id  # decoded for us: changed in place, not copied
+            return update
         chunk = {UPDATE_TAG_FIELD: tag, "messageId": message_id, "content": update.get("content")}
         if update.get("_meta") is not None:
             chunk["_meta"] = update["_meta"]
