@@ -46,7 +46,9 @@ def run_sdk() -> None:
             self.sessions = 0
 
         async def initialize(self, protocol_version: int, **kwargs: Any) -> acp.InitializeResponse:
-            return acp.InitializeResponse(protocol_version=protocol_version)
+            # The SDK speaks v1: a client asking for a newer version gets v1's answer.
+            version = min(protocol_version, acp.PROTOCOL_VERSION)
+            return acp.InitializeResponse(protocol_version=version)
 
         async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
             self.sessions += 1

@@ -33,6 +33,7 @@ REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 import stream  # noqa: E402
 from report import Row, fmt_rate, table, us, versions  # noqa: E402
+from rows_v1 import regression_rows, v1_rows  # noqa: E402
 
 # The runtime as it was before the performance work: its rows are the "before" of each fix.
 BASELINE_REV = "87b4f2f"
@@ -146,34 +147,7 @@ def generation(repeat: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in runs.items()}
 
 
-def v1_rows(trips: dict[str, dict[str, float]], before: Callable[..., str]) -> list[Row]:
-    """(5v1): the official SDK's v1 client (0.12.1) on our agent, which serves it v1 from the
-    same author code, against the same client on the SDK's own agent."""
-    ours, sdk = trips["ours"], trips["sdk"]
-    label = "(5v1) v1 client (SDK 0.12.1) on each agent:"
-    return [
-        Row(
-            f"{label} session/new round trips",
-            fmt_rate(ours["session_new"]),
-            f"SDK agent {fmt_rate(sdk['session_new'])}",
-            ours["session_new"] / sdk["session_new"],
-            ">= 1.0",
-            ours["session_new"] >= sdk["session_new"],
-            before(trips, "session_new", fmt_rate),
-        ),
-        Row(
-            f"{label} one prompt turn streaming 10k chunks (time)",
-            f"{ours['turn']:.3f} s",
-            f"SDK agent {sdk['turn']:.3f} s",
-            ours["turn"] / sdk["turn"],
-            "<= 0.6",
-            ours["turn"] / sdk["turn"] <= 0.6,
-            before(trips, "turn", lambda s: f"{s:.3f} s"),
-        ),
-    ]
-
-
-def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[Row]:
+def run_all(repeat: int, only: set[str] | None, baseline: Path | None, rev: str) -> list[Row]:
     ours_dir = REPO / "generated"
     mine: dict[str, Path] = {"ours": ours_dir}
     if baseline is not None:
@@ -192,6 +166,14 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
     def wanted(name: str) -> bool:
         return only is None or name in only
 
+    seen: dict[str, dict[str, dict[str, float]]] = {}  # measure -> impl -> values, for (8)
+
+    def sample_kept(
+        measure: str, impls: dict[str, Path], times: int
+    ) -> dict[str, dict[str, float]]:
+        seen[measure] = got = sample(measure, impls, times)
+        return got
+
     def before(values: dict[str, dict[str, float]], name: str, show: Callable[[float], str]) -> str:
         return show(values["base"][name]) if "base" in values else "-"
 
@@ -199,7 +181,7 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
         name = f"line_{kind}"
         if not wanted(name):
             continue
-        got = sample(name, {**mine, "sdk": ours_dir, "json": ours_dir}, repeat)
+        got = sample_kept(name, {**mine, "sdk": ours_dir, "json": ours_dir}, repeat)
         ours, sdk, loads = got["ours"][name], got["sdk"][name], got["json"][name]
         what = "agent_message_chunk lines" if kind == "chunks" else "the 200k mixed stream"
         rows.append(
@@ -224,23 +206,8 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
                 before(got, name, us),
             )
         )
-    if wanted("line_v1"):
-        # Only this tree's bindings: the baseline revision drives no v1 agent.
-        got = sample("line_v1", {"ours": ours_dir, "sdk": ours_dir}, repeat)
-        ours, sdk = got["ours"]["line_v1"], got["sdk"]["line_v1"]
-        rows.append(
-            Row(
-                "(1) raw v1 session/update line to state, client on a v1 agent, the 200k v1 stream",
-                us(ours),
-                f"SDK 0.12.1 json.loads+model_validate {us(sdk)}",
-                ours / sdk,
-                "<= 1.0",
-                ours <= sdk,
-                "-",
-            )
-        )
     if wanted("ingest"):
-        got = sample("ingest", {**mine, "sdk": ours_dir}, repeat)
+        got = sample_kept("ingest", {**mine, "sdk": ours_dir}, repeat)
         ours, sdk = got["ours"]["ingest"], got["sdk"]["ingest"]
         rows.append(
             Row(
@@ -286,7 +253,7 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
                 )
             )
     if wanted("round_trips"):
-        trips = sample("round_trips", {**mine, "sdk": ours_dir}, repeat)
+        trips = sample_kept("round_trips", {**mine, "sdk": ours_dir}, repeat)
         our_trips, sdk_trips = trips["ours"], trips["sdk"]
         for name, label in (("session_new", "session/new"), ("ext", "extension request")):
             rows.append(
@@ -311,10 +278,7 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
                 before(trips, "turn", lambda s: f"{s:.3f} s"),
             )
         )
-    if wanted("round_trips_v1"):
-        # No "before": a baseline revision's agent does not serve v1.
-        both = {"ours": ours_dir, "sdk": ours_dir}
-        rows += v1_rows(sample("round_trips_v1", both, repeat), before)
+    rows += v1_rows(wanted, sample, ours_dir, repeat)
     if wanted("merge"):
         merges = sample("merge", mine, repeat)
         ratio = merges["ours"]["merge_ratio"]
@@ -342,7 +306,7 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None) -> list[R
                 sends["validate_share"] <= 0.3,
             )
         )
-    return rows
+    return rows + regression_rows(seen, rev)
 
 
 def main() -> None:
@@ -350,8 +314,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="processes per implementation")
     parser.add_argument(
         "--only",
-        help="comma-separated: line_chunks,line_mixed,line_v1,ingest,"
-        "import,generate,round_trips,round_trips_v1,merge,outgoing",
+        help="comma-separated: line_chunks,line_mixed,ingest,"
+        "import,generate,round_trips,line_v1,round_trips_v1,merge,outgoing",
     )
     parser.add_argument("--baseline", default=BASELINE_REV, help="git revision for 'before'")
     parser.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")
@@ -362,7 +326,7 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         baseline = extract_baseline(args.baseline, Path(tmp))
-        rows = run_all(args.repeat, only, baseline)
+        rows = run_all(args.repeat, only, baseline, args.baseline)
     load = os.getloadavg() if hasattr(os, "getloadavg") else ()
     header = [
         f"Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; took {time.perf_counter() - started:.0f} s",

@@ -68,9 +68,9 @@ def timed_async(make: Callable[[], Awaitable[float]], repeat: int = INNER) -> fl
 # -- (1) one raw line to session state ------------------------------------------------------
 
 
-def our_client(reader: Any, version: int = 2) -> tuple[Any, Any]:
+def our_client(reader: Any, version: int | None = None) -> tuple[Any, Any]:
     """A client connection with the benchmark session already set up (as after session/new);
-    `version` 1: as after a v1 agent answered `initialize` (its lines read by the v1 dialect)."""
+    `version`: the protocol version `initialize` negotiated (None: the baseline's way, unset)."""
     from acp_bindings import Client
     from acp_bindings._runtime.client_side import ClientSession
     from acp_bindings._runtime.connection import Connection
@@ -82,13 +82,15 @@ def our_client(reader: Any, version: int = 2) -> tuple[Any, Any]:
     # package has no `snapshot` module to type it with).
     session: ClientSession[Any] = ClientSession(client.lifecycle, stream.SESSION)
     client.lifecycle.sessions[stream.SESSION] = session
-    if version != 2:
+    if version is not None:  # the versioned dispatcher routes by it
         client.lifecycle.protocol_version = version
     return connection, session
 
 
-def line_to_state(impl: str, lines: list[bytes], repeat: int = INNER, version: int = 2) -> float:
-    """Seconds per line (`version`: the protocol our client negotiated, see `our_client`)."""
+def line_to_state(
+    impl: str, lines: list[bytes], repeat: int = INNER, version: int | None = None
+) -> float:
+    """Seconds per line; `version`: the one our client's connection negotiated."""
     if impl == "json":
         loads = json.loads
 
@@ -191,13 +193,18 @@ def agent_argv(impl: str, generated: str) -> list[str]:
     return [sys.executable, script, "sdk" if impl == "sdk" else "ours", generated]
 
 
-async def ours_round_trips(generated: str) -> dict[str, float]:
+async def ours_round_trips(
+    generated: str, agent: str = "ours", version: int | None = None
+) -> dict[str, float]:
+    """Our client against `agent` (`ours` or `sdk`); `version`: the one it must negotiate."""
     from acp_bindings import Client
 
     client = Client()
-    agent = await client.spawn(agent_argv("ours", generated))
+    process = await client.spawn(agent_argv(agent, generated))
     try:
         await client.lifecycle.initialize()
+        negotiated = client.lifecycle.protocol_version
+        assert version is None or negotiated == version, negotiated
         await client.lifecycle.new_session(cwd="/")  # warm-up
         start = time.perf_counter()
         for _ in range(ROUND_TRIPS):
@@ -219,13 +226,13 @@ async def ours_round_trips(generated: str) -> dict[str, float]:
         chunks = sum(len(m["content"]) for m in messages if m["role"] == "agent")
         assert chunks == 100 + INNER * TURN_CHUNKS, chunks
     finally:
-        await agent.close()
+        await process.close()
     return {"session_new": new_rate, "ext": ext_rate, "turn": statistics.median(turns)}
 
 
-async def sdk_round_trips(agent: list[str] | None = None) -> dict[str, float]:
-    """The official SDK's client (v1) against its own agent, or against `agent` (ours, which
-    then serves it v1)."""
+async def sdk_round_trips(agent: tuple[str, ...] = ("sdk",), ext: bool = True) -> dict[str, float]:
+    """The SDK's (v1) client against `agent`: agents.py's arguments (`sdk`, or `ours DIR`).
+    `ext`: also time extension requests (our agent answers them on v2 only)."""
     import acp
     from acp.helpers import text_block
 
@@ -240,20 +247,21 @@ async def sdk_round_trips(agent: list[str] | None = None) -> dict[str, float]:
             raise NotImplementedError
 
     script = str(Path(__file__).resolve().parent / "agents.py")
-    argv = agent or [sys.executable, script, "sdk"]
     client = cast(acp.Client, BenchClient())  # only what the bench calls, not the whole protocol
-    async with acp.spawn_agent_process(client, argv[0], *argv[1:]) as (conn, _):
+    async with acp.spawn_agent_process(client, sys.executable, script, *agent) as (conn, _):
         await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
         await conn.new_session(cwd="/")
         start = time.perf_counter()
         for _ in range(ROUND_TRIPS):
             await conn.new_session(cwd="/")
         new_rate = ROUND_TRIPS / (time.perf_counter() - start)
-        await conn.ext_method("bench/echo", {"n": 1})
-        start = time.perf_counter()
-        for n in range(ROUND_TRIPS):
-            await conn.ext_method("bench/echo", {"n": n})
-        ext_rate = ROUND_TRIPS / (time.perf_counter() - start)
+        ext_rate = 0.0
+        if ext:
+            await conn.ext_method("bench/echo", {"n": 1})
+            start = time.perf_counter()
+            for n in range(ROUND_TRIPS):
+                await conn.ext_method("bench/echo", {"n": n})
+            ext_rate = ROUND_TRIPS / (time.perf_counter() - start)
         session = await conn.new_session(cwd="/")
         await conn.prompt(session_id=session.session_id, prompt=[text_block("100")])
         turns = []
@@ -262,7 +270,8 @@ async def sdk_round_trips(agent: list[str] | None = None) -> dict[str, float]:
             await conn.prompt(session_id=session.session_id, prompt=[text_block(str(TURN_CHUNKS))])
             turns.append(time.perf_counter() - start)
         assert received == 100 + INNER * TURN_CHUNKS, received
-    return {"session_new": new_rate, "ext": ext_rate, "turn": statistics.median(turns)}
+    times = {"session_new": new_rate, "turn": statistics.median(turns)}
+    return {**times, "ext": ext_rate} if ext else times
 
 
 # -- (6) merge growth, outgoing validation --------------------------------------------------
@@ -342,16 +351,18 @@ def main() -> None:
         result = {measure: line_to_state(impl, stream.chunks(CHUNK_LINES))}
     elif measure == "line_mixed":
         result = {measure: line_to_state(impl, recorded(flavour), repeat=1)}
-    elif measure == "line_v1":  # a v1 agent's stream: ours reads it as v1, the SDK speaks v1
-        result = {measure: line_to_state(impl, recorded("sdk"), repeat=1, version=1)}
     elif measure == "ingest":
         result = {measure: ingest(impl, recorded(flavour))}
     elif measure == "round_trips":
         run = sdk_round_trips() if impl == "sdk" else ours_round_trips(generated)
         result = asyncio.run(run)
-    elif measure == "round_trips_v1":  # the SDK's v1 client on each agent: ours serves it v1
-        agent = None if impl == "sdk" else agent_argv("ours", generated)
-        result = asyncio.run(sdk_round_trips(agent))
+    elif measure in ("line_v1", "round_trips_v1"):
+        import worker_v1  # v1 against the SDK: the SDK-flavoured (v1) stream for every impl
+
+        if measure == "line_v1":
+            result = {measure: worker_v1.line_v1(impl, recorded("sdk"))}
+        else:
+            result = worker_v1.round_trips_v1(impl, generated)
     elif measure == "merge":
         result = merge_growth()
     elif measure == "outgoing":

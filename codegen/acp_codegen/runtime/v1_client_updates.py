@@ -236,7 +236,8 @@ class V1UpdateReader:
         else:
             message_id = new_message_id()
         self._open_role, self._open_id = role, message_id
-        return {**update, "messageId": message_id}
+        update["messageId"] = message_id  # decoded for us: changed in place, not copied
+        return update
 
     @staticmethod
     def _tool_call(update: dict[str, Any]) -> dict[str, Any]:
