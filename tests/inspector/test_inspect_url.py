@@ -45,6 +45,31 @@ def test_a_turn_with_a_permission_over_the_network(
     assert inspector.interrupt() == 0
 
 
+def test_a_restarted_inspector_resumes_a_session_with_its_history(
+    demo_url: str, start_inspector: StartInspector, page: Any
+) -> None:
+    first = start_inspector("--url", demo_url, "--header", BEARER)
+    page.goto(first.url)
+    page.fill("#prompt-text", "remember me")
+    page.click("#send")
+    page.click('#permission-options button[data-option="allow"]')
+    expect(page.locator("#state")).to_have_text("idle · end_turn")
+    session_id = page.locator("#sessions li.current").get_attribute("title")
+    assert first.interrupt() == 0  # the connection ends; the session waits on the agent
+
+    second = start_inspector("--url", demo_url, "--header", BEARER)
+    page.goto(second.url)
+    expect(page.locator(".message")).to_have_count(0)  # a new session of its own
+    page.click("#list-sessions")
+    listed = page.locator(f'#sessions li[title="{session_id}"]')
+    expect(listed).to_contain_text("(not open)")
+    listed.locator(".session-resume").click()
+    expect(page.locator("#sessions li.current")).to_have_attribute("title", str(session_id))
+    expect(page.locator(".message.user")).to_have_text("userremember me")
+    expect(page.locator(".message.agent")).to_have_text("agentremember me ")
+    expect(page.locator(".traffic-row", has_text="session/resume")).to_have_count(2)
+
+
 def test_a_missing_token_is_one_line(demo_url: str) -> None:
     proc = inspect("--url", demo_url)
     assert proc.returncode == 2

@@ -227,9 +227,14 @@ class LiveInspector:
         self._changed()
 
     async def resume(self, session_id: str) -> None:
+        """Reopen a listed session. One this connection never held (another connection's, as
+        after `inspect --url` is restarted) is replayed from its start, so the page shows its
+        history (on v1: `session/load`); one held here already shows it."""
         self._idle_only()
         lifecycle = self.link.lifecycle
-        await self._manage(lifecycle.resume_session(session_id, str(self.link.cwd)), "resume")
+        replay = {} if session_id in lifecycle.sessions else {"replayFrom": {"type": "start"}}
+        resumed = lifecycle.resume_session(session_id, str(self.link.cwd), **replay)
+        await self._manage(resumed, "resume")
         self.link.use(session_id)
         self._changed()
 
