@@ -32,6 +32,11 @@ def inspect(*args: str) -> subprocess.CompletedProcess[str]:
         (("--trace", "/nonexistent.jsonl"), "--trace /nonexistent.jsonl: No such file"),
         (("--", "/nonexistent/agent"), "cannot start '/nonexistent/agent'"),
         (("--", "cat"), "cat is not an ACP agent"),
+        (("--url", "ftp://x/"), "give an http://, https://, ws:// or wss:// URL"),
+        (("--url", "http://x/", "--header", "no colon"), "write it as 'Name: value'"),
+        (("--header", "A: b", "--", "agent"), "--header only applies with --url"),
+        (("--url", "http://x/", "--", "agent"), "either --url or the agent's command"),
+        (("--trace", "t.jsonl", "--url", "http://x/"), "either --trace FILE or an agent command"),
     ],
 )
 def test_refusals_are_one_line_and_exit_2(args: tuple[str, ...], said: str) -> None:

@@ -15,7 +15,7 @@ import pytest
 from acp_codegen._bindings import Client, RpcError, v1
 
 from .sdk_cache import py_sdk_sources
-from .v1_drive import drive, message_texts
+from .v1_drive import TurnClient, drive, message_texts
 
 HERE = Path(__file__).resolve().parent
 TS_V1_AGENT = HERE / "ts_v1_agent.mjs"
@@ -141,3 +141,35 @@ def test_the_generated_client_answers_v1_file_requests_through_typed_handlers(
         "read: some notes\nwrote NOTES.txt\noutside refused\nno terminal\n"
     )
     assert client.written == {str(tmp_path / "NOTES.txt"): "SOME NOTES\n"}
+
+
+def test_our_client_loads_a_session_of_the_python_sdks_v1_example_agent(
+    py_example_agent: Path, py_sdk_v1_path: Path, tmp_path: Path
+) -> None:
+    """`session/load` as our client sends it (v1's `mcpServers` included) is accepted by the
+    SDK's example agent; the loaded session takes turns. It does not advertise `loadSession`,
+    so a resume asking for replay is a plain `session/resume`, which it does not serve."""
+
+    async def scenario() -> tuple[str | None, list[tuple[str, str]], RpcError]:
+        client = TurnClient(approve=True, cancel=False)
+        env = {**os.environ, "PYTHONPATH": str(py_sdk_v1_path)}
+        process = await client.spawn([sys.executable, str(py_example_agent)], env=env)
+        try:
+            await client.lifecycle.initialize()
+            assert client.lifecycle.agent_capabilities.get("loadSession") is not True
+            session = await client.lifecycle.new_session(cwd=str(tmp_path))
+            loaded = await client.lifecycle.load_session(session.session_id, str(tmp_path))
+            assert loaded is session and not loaded.closed
+            stop = await loaded.run_turn([{"type": "text", "text": "after the load"}])
+            with pytest.raises(RpcError) as refused:
+                await client.lifecycle.resume_session(
+                    session.session_id, str(tmp_path), replayFrom={"type": "start"}
+                )
+            return stop, message_texts(loaded.snapshot()), refused.value
+        finally:
+            await process.close()
+
+    stop, texts, refused = asyncio.run(asyncio.wait_for(scenario(), 120))
+    assert stop == "end_turn"
+    assert texts == [("user", "after the load"), ("agent", "Client sent:after the load")]
+    assert refused.code == -32601

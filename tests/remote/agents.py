@@ -20,7 +20,7 @@ sys.path.insert(0, str(REPO / "generated"))
 
 from acp_bindings import Client as Client  # noqa: E402
 from acp_bindings import ClientSession as ClientSession  # noqa: E402
-from acp_bindings import PermissionRequest, message_text  # noqa: E402
+from acp_bindings import PermissionRequest, ProtocolUsageError, message_text  # noqa: E402
 from acp_bindings._runtime.http_server import RemoteServer  # noqa: E402
 from acp_bindings._runtime.remote_link import RemoteLimits  # noqa: E402
 from acp_bindings._runtime.web_guard import WebGuard  # noqa: E402
@@ -38,7 +38,13 @@ def demo_agent_class() -> Any:
     return module.DemoAgent
 
 
-__all__ = ["Client", "ClientSession", "RemoteLimits", "message_text"]  # for the tests
+__all__ = [  # for the tests
+    "Client",
+    "ClientSession",
+    "ProtocolUsageError",
+    "RemoteLimits",
+    "message_text",
+]
 
 
 class AllowingClient(Client):

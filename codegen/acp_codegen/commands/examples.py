@@ -33,6 +33,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "inspect": (
         "acp-codegen inspect -- acp-codegen demo-agent --slow 0.3",
+        "acp-codegen inspect --url http://127.0.0.1:8000/ --header 'Authorization: Bearer TOKEN'",
         "acp-codegen inspect --trace session.trace.jsonl",
     ),
     "schema": (

@@ -52,6 +52,7 @@ from .state import SessionState
 from .tables import MergeRule
 from .v1_client_wire import (
     PROTOCOL_V1,
+    SESSION_LOAD,
     V1ClientWire,
     V1Tables,
     prompt_capabilities_as_v2,
@@ -192,8 +193,7 @@ class ClientSide(Generic[SnapshotT]):
             "capabilities": self.capabilities,
         }
         if self.v1 is not None:
-            # v1 agents read their own names for these (v2 agents ignore unknown members):
-            # an agent that serves only v1 answers 1 and knows who we are and what we serve.
+            # v1's names for these (v2 agents ignore unknown members): a v1-only agent knows us.
             params["clientInfo"] = self.info
             params["clientCapabilities"] = self.v1.capabilities
         try:
@@ -236,9 +236,22 @@ class ClientSide(Generic[SnapshotT]):
     async def resume_session(
         self, session_id: str, cwd: str, **params: Any
     ) -> ClientSession[SnapshotT]:
-        """`session/resume`; replayed history (updates sent before the result) is kept."""
+        """`session/resume`; replayed history (updates sent before the result) is kept. v1's
+        resume replays nothing: asked to (`replayFrom`), a v1 agent is sent `session/load`."""
+        wire = self._v1_wire()
+        if wire is not None and wire.loads_instead(session_id, params, self.agent_capabilities):
+            return await self.load_session(session_id, cwd, **params)
         params = {"sessionId": session_id, "cwd": cwd, **params}
         return await self._set_up(SESSION_RESUME, params, session_id)
+
+    async def load_session(
+        self, session_id: str, cwd: str, **params: Any
+    ) -> ClientSession[SnapshotT]:
+        """v1's `session/load`: the history the agent replays before answering is folded in."""
+        if self.initialized and self._v1_wire() is None:
+            raise ProtocolUsageError("session/load is v1's: on v2 resume with replayFrom")
+        params = {"sessionId": session_id, "cwd": cwd, **params}
+        return await self._set_up(SESSION_LOAD, params, session_id)
 
     async def _set_up(
         self, method: str, params: dict[str, Any], session_id: str | None
@@ -283,10 +296,7 @@ class ClientSide(Generic[SnapshotT]):
             granted = prompt_capabilities_as_v2(granted)
         problems = prompt_content_problems(content, granted)
         if problems:
-            where = ", ".join(
-                f"{'/'.join(str(p) for p in problem['loc'])}: {problem['msg']}"
-                for problem in problems
-            )
+            where = ", ".join(f"{'/'.join(map(str, p['loc']))}: {p['msg']}" for p in problems)
             raise ProtocolUsageError(f"prompt not allowed by the agent's capabilities: {where}")
 
     # -- Dispatcher -----------------------------------------------------------------------------

@@ -234,9 +234,12 @@ class SessionRegistry:
         session = self.sessions.get(session_id)
         if session is None:
             return await self._load(session_id, params)
-        if session.peer is not self._peer and not session.closed:
+        moved = session.peer is not self._peer
+        if moved and not session.closed:
             await self._detach(session)  # resumed from another connection: it moves here
         session.attach(self._peer, params, self.client_capabilities)
+        if moved:  # it speaks this connection's version now, not the old connection's
+            session.dialect = None if self.dialect_for is None else self.dialect_for(session)
         return session
 
     async def _load(self, session_id: str, params: dict[str, Any]) -> AgentSession:

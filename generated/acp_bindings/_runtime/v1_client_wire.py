@@ -48,6 +48,7 @@ from .v1_client_updates import V1UpdateReader, state_update
 logger = logging.getLogger(__name__)
 
 PROTOCOL_V1: Final = 1
+SESSION_LOAD: Final = "session/load"  # v1's reattach with replay (v2: session/resume)
 Repairs = Mapping[str, Any]  # method -> repair function (see `ValidatingDispatcher`)
 # v1's client services and the capability (path in `clientCapabilities`) each one needs.
 FS_READ: Final = "fs/read_text_file"
@@ -172,13 +173,30 @@ class V1ClientWire:
         self._checks.notification(method, params)
 
     def setup_params(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """v1 requires the MCP server list in `session/new` (and load); none given is none."""
-        return {"mcpServers": [], **params} if method == SESSION_NEW else params
+        """v1 requires the MCP server list in `session/new` and `session/load`; none given is
+        none."""
+        return {"mcpServers": [], **params} if method in (SESSION_NEW, SESSION_LOAD) else params
 
     def setup_done(self, session: ClientSession[Any], result: Any) -> None:
-        """Fold what a session setup result says (v1: modes and config options)."""
-        for update in self.reader(session.session_id).session_setup(result):
+        """Fold what a session setup result says (v1: modes and config options); a message a
+        load replayed ends with the replay (the next chunk starts a new one)."""
+        reader = self.reader(session.session_id)
+        reader.end_message()
+        for update in reader.session_setup(result):
             session.apply(update, owned=True)
+
+    def loads_instead(
+        self, session_id: str, params: dict[str, Any], agent_capabilities: Any
+    ) -> bool:
+        """Whether a resume asking for replay (`replayFrom`, taken out of `params`: v1's
+        resume has no such field) is sent as `session/load`, which replays the history: when
+        the agent can load (`loadSession`); else it is a resume without replay, logged."""
+        if params.pop("replayFrom", None) is None:
+            return False
+        if isinstance(agent_capabilities, dict) and agent_capabilities.get("loadSession") is True:
+            return True
+        logger.warning("session %s: resumed without replay (no loadSession)", session_id)
+        return False
 
     async def prompt(self, session: ClientSession[Any], blocks: list[Any]) -> str:
         """One v1 turn (see `ClientSession.prompt`); the session is idle afterwards, also when

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..console import Console
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
-from .remote import RemoteTarget, remote_target
+from .remote import add_remote_options, agent_target
 
 NAME = "chat"
 TEXT = (
@@ -41,19 +41,7 @@ def add_command(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         KEYS,
         "acp-codegen chat [options] (-- AGENT_CMD [ARGS...] | --url URL)",
     )
-    cmd.add_argument(
-        "--url",
-        help="reach an agent served at URL instead of starting one (http(s):// for Streamable "
-        "HTTP, ws(s):// for WebSocket; needs aiohttp)",
-    )
-    cmd.add_argument(
-        "--header",
-        action="append",
-        default=[],
-        metavar="'NAME: VALUE'",
-        help="with --url: send this header with every request (repeatable), e.g. "
-        "'Authorization: Bearer TOKEN'",
-    )
+    add_remote_options(cmd)
     cmd.add_argument(
         "--prompt", metavar="TEXT", help="send TEXT as one turn, print it as plain text, exit"
     )
@@ -108,16 +96,10 @@ def env_trace() -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    argv: list[str] | RemoteTarget = list(args.agent)
-    if args.url is not None:
-        if argv:
-            return usage_error("give either --url or the agent's command, not both")
-        try:
-            argv = remote_target(args.url, args.header)
-        except ValueError as problem:
-            return usage_error(str(problem))
-    elif args.header:
-        return usage_error("--header only applies with --url")
+    try:
+        argv = agent_target(args)
+    except ValueError as problem:
+        return usage_error(str(problem))
     if not argv:
         return usage_error("give the agent's command after --, e.g. acp-codegen chat -- ./agent.py")
     cwd = session_cwd(args)

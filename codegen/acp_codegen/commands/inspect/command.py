@@ -1,5 +1,6 @@
-"""`acp-codegen inspect [options] -- AGENT_CMD [ARGS...]` and `acp-codegen inspect --trace FILE`:
-a local web page showing what an agent does, live or replayed from a recorded trace."""
+"""`acp-codegen inspect [options] -- AGENT_CMD [ARGS...]` (or `--url URL` for an agent served
+remotely) and `acp-codegen inspect --trace FILE`: a local web page showing what an agent does,
+live or replayed from a recorded trace."""
 
 from __future__ import annotations
 
@@ -8,25 +9,27 @@ from pathlib import Path
 from typing import Any
 
 from ..chat.command import agent_command_parser, env_trace, session_cwd, usage_error
+from ..chat.remote import add_remote_options, agent_target
 from ..console import Console
 
 NAME = "inspect"
 TEXT = (
-    "watch an ACP agent in your browser: start AGENT_CMD and serve a local page showing its "
-    "sessions, conversation, tool calls, plan, permission requests and raw traffic; or open a "
-    "recorded trace (--trace) and step through it"
+    "watch an ACP agent in your browser: start AGENT_CMD (or reach one served at --url) and "
+    "serve a local page showing its sessions, conversation, tool calls, plan, permission "
+    "requests and raw traffic; or open a recorded trace (--trace) and step through it"
 )
 MORE = """\
 the page is served on 127.0.0.1 with a random token in its URL; every request must carry it.
-Ctrl-C stops the server and the agent. Needs acp-codegen's [inspect] extra (aiohttp), e.g.
-pip install "acp-codegen[inspect]".
+Ctrl-C stops the server and the agent (an agent reached by --url is disconnected from, not
+stopped). Needs acp-codegen's [inspect] extra (aiohttp), e.g. pip install "acp-codegen[inspect]".
 """
 
 
 def add_command(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     """The `inspect` subcommand on the CLI's subparsers (`sub`: argparse's subparsers action)."""
-    usage = "acp-codegen inspect [options] -- AGENT_CMD [ARGS...] | --trace FILE"
+    usage = "acp-codegen inspect [options] (-- AGENT_CMD [ARGS...] | --url URL | --trace FILE)"
     cmd = agent_command_parser(sub, parents, NAME, TEXT, MORE, usage)
+    add_remote_options(cmd)
     cmd.add_argument(
         "--trace", type=Path, metavar="FILE", help="open a recorded trace instead of an agent"
     )
@@ -50,9 +53,12 @@ def add_command(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     console = Console()
-    argv: list[str] = list(args.agent)
+    try:
+        argv = agent_target(args)
+    except ValueError as problem:
+        return usage_error(str(problem))
     if args.trace is not None and argv:
-        return usage_error("give either --trace FILE or an agent command, not both")
+        return usage_error("give either --trace FILE or an agent command (or --url), not both")
     if args.trace is None and not argv:
         return usage_error(
             "give the agent's command after --, e.g. acp-codegen inspect -- ./agent.py"

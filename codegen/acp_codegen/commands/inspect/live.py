@@ -1,6 +1,7 @@
 """`inspect -- AGENT_CMD`: one agent driven by chat's `AgentLink` (the same client runtime and
 typed snapshot), with the page's actions: prompt, cancel, answer a permission request, open or
-switch sessions. The agent command is fixed here at start; nothing the page sends runs another."""
+switch sessions. The agent (command or URL) is fixed here at start; nothing the page sends
+runs or reaches another."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 from ..._bindings import models, session_snapshot
 from ..chat.link import RUNTIME_LOGGER, AgentLink, ChatError
 from ..chat.permissions import CANCELLED
+from ..chat.remote import RemoteTarget
 from .replay import permission_view
 from .traffic_log import TrafficLog
 from .view import (
@@ -59,16 +62,31 @@ class ProblemMarks(logging.Handler):
             self._log.mark(received[-1].summary["n"], record.getMessage()[:300])
 
 
+def agent_heading(argv: Sequence[str] | RemoteTarget) -> str:
+    """The page's name for the agent: its command (program without its folder) or its URL
+    without user info and query (where a secret may hide; the headers are never shown)."""
+    if isinstance(argv, RemoteTarget):
+        url = urlsplit(argv.url)
+        host = url.netloc.rpartition("@")[2]
+        return urlunsplit((url.scheme, host, url.path, "", ""))
+    return shlex.join([Path(argv[0]).name, *argv[1:]])
+
+
 class LiveInspector:
     """The agent process and its sessions, as the page sees and drives them."""
 
     mode = "live"
 
     def __init__(
-        self, argv: Sequence[str], *, cwd: Path, trace: Path | None, changed: Callable[[], None]
+        self,
+        argv: Sequence[str] | RemoteTarget,
+        *,
+        cwd: Path,
+        trace: Path | None,
+        changed: Callable[[], None],
     ) -> None:
         self.log = TrafficLog()
-        self.name = shlex.join([Path(argv[0]).name, *argv[1:]])  # the page's heading
+        self.name = agent_heading(argv)
         self._changed = changed
         self._asked: list[Asked] = []
         self._count = 0
@@ -209,9 +227,14 @@ class LiveInspector:
         self._changed()
 
     async def resume(self, session_id: str) -> None:
+        """Reopen a listed session. One this connection never held (another connection's, as
+        after `inspect --url` is restarted) is replayed from its start, so the page shows its
+        history (on v1: `session/load`); one held here already shows it."""
         self._idle_only()
         lifecycle = self.link.lifecycle
-        await self._manage(lifecycle.resume_session(session_id, str(self.link.cwd)), "resume")
+        replay = {} if session_id in lifecycle.sessions else {"replayFrom": {"type": "start"}}
+        resumed = lifecycle.resume_session(session_id, str(self.link.cwd), **replay)
+        await self._manage(resumed, "resume")
         self.link.use(session_id)
         self._changed()
 

@@ -14,6 +14,7 @@ from aiohttp import web
 
 from ..._bindings._runtime.web_guard import WebGuard, is_loopback, new_token
 from ..chat.link import ChatError
+from ..chat.remote import RemoteTarget
 from ..console import Console
 from ..exits import EXIT_OK, EXIT_USAGE
 from .live import LiveInspector
@@ -24,7 +25,7 @@ from .traffic_log import TraceFileError, TrafficLog, read_trace
 
 @dataclass(frozen=True)
 class Settings:
-    argv: list[str]
+    argv: list[str] | RemoteTarget
     trace: Path | None
     record: Path | None
     host: str
