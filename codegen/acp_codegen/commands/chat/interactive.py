@@ -53,6 +53,7 @@ class Chat:
             verbose=args.verbosity > 1,
             show_traffic=self.screen.aside,
             notice=self.note,
+            tell=self.note,
         )
         self.cwd = cwd
         self.quitting = asyncio.Event()

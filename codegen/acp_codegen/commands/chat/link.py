@@ -16,38 +16,33 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, TypeVar, cast
 
-from ... import __version__
 from ..._bindings import (
     AgentProxy,
-    Client,
     ClientSession,
     ConnectionClosed,
-    PermissionRequest,
     ProtocolUsageError,
     RpcError,
     SessionSnapshot,
     models,
-    permission_request,
     session_snapshot,
 )
 from ..._bindings._runtime.client_side import ClientSide
 from ..._bindings._runtime.remote_client import RemoteAgent, connect_remote
 from ..._bindings._runtime.stdio import AgentProcess, spawn_agent
 from ..._bindings._runtime.trace import Tracer
-from ..._bindings._runtime.wire import to_wire
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
+from .chat_client import Asker, ChatClient, Listener
+from .reattach import Backoff, GaveUp, retrying
 from .remote import RemoteTarget
-from .services import Confirm, V1Services
+from .services import Confirm
 from .traffic import TrafficTap
 
 T = TypeVar("T")
 STOP_INTERNAL_ERROR = "_internal_error"  # how the bindings end a turn whose handler raised
-NOTICE_TAG = "notice"
 STDERR_LINES = 6  # of a failed turn: a traceback's last frame and its error
-Asker = Callable[[models.RequestPermissionRequest], Awaitable[models.RequestPermissionOutcome]]
-Listener = Callable[[models.SessionUpdate], None]
 # The runtime logs what it drops or repairs; shown with --verbose only.
 RUNTIME_LOGGER = "acp_codegen._bindings"
+PATIENCE = Backoff()  # how a dropped remote connection is retried
 
 
 class ChatError(Exception):
@@ -56,49 +51,6 @@ class ChatError(Exception):
     def __init__(self, message: str, code: int) -> None:
         super().__init__(message)
         self.code = code
-
-
-class ChatClient(V1Services, Client):
-    """The client `chat` is: it answers permission requests through `ask`, hands each session
-    update to `listener` (once the session has folded it in). It advertises no optional v2
-    client feature; to v1 agents it serves files and terminals under the working directory
-    (`V1Services`, asking `confirm` before writes and commands)."""
-
-    info = models.Implementation(name="acp-codegen-chat", version=__version__)
-    capabilities = models.ClientCapabilities()
-
-    def __init__(self, ask: Asker, cwd: Path, confirm: Confirm) -> None:
-        self._ask = ask
-        self.serve_files(cwd, confirm)
-        self.listener: Listener | None = None
-        self.notice: Callable[[str], None] | None = None
-
-    async def session_update(self, *, params: models.UpdateSessionNotification) -> None:
-        # Notices are live events, not history: no snapshot keeps them, so they are shown as
-        # they come. Read by tag, so they show whether or not the schema models them.
-        # A typed update says its tag: only a notice (or an update of unknown shape) is worth
-        # converting back to JSON, which would otherwise cost as much as the rest of the fold.
-        tag = getattr(params.update, "session_update", None)
-        text = notice_text(to_wire(params.update)) if tag in (None, NOTICE_TAG) else None
-        if text is not None and self.notice is not None:
-            self.notice(text)
-        elif self.listener is not None:
-            self.listener(params.update)
-
-    async def on_permission(
-        self, session: ClientSession, request: PermissionRequest
-    ) -> models.RequestPermissionOutcome:
-        return await self._ask(permission_request(request))
-
-
-def notice_text(update: Any) -> str | None:
-    """A `notice` update as one line (`notice [warning]: Title: detail`), None for others."""
-    if not isinstance(update, dict) or update.get("sessionUpdate") != NOTICE_TAG:
-        return None
-    severity = update.get("severity")
-    head = f"notice [{severity}]" if isinstance(severity, str) and severity else "notice"
-    parts = [str(part) for part in (update.get("title"), update.get("description")) if part]
-    return f"{head}: {': '.join(parts)}"
 
 
 class AgentLink:
@@ -117,6 +69,8 @@ class AgentLink:
         show_traffic: Callable[[str], None] | None = None,
         notice: Callable[[str], None] | None = None,
         on_record: Callable[[dict[str, Any]], None] | None = None,
+        tell: Callable[[str], None] | None = None,
+        backoff: Backoff = PATIENCE,
     ) -> None:
         self.remote = argv if isinstance(argv, RemoteTarget) else None
         self.argv = [] if isinstance(argv, RemoteTarget) else list(argv)
@@ -139,6 +93,9 @@ class AgentLink:
         self._session: ClientSession | None = None
         self.agent_name = self.remote.url if self.remote is not None else self.argv[0]
         self.protocol_version: int | None = None  # negotiated at initialize
+        self._tell = tell  # where the one line about a reconnect goes
+        self.backoff = backoff
+        self._reattaching = asyncio.Lock()
         logging.getLogger(RUNTIME_LOGGER).setLevel(logging.WARNING if verbose else logging.CRITICAL)
 
     def connected_text(self) -> str:
@@ -254,10 +211,78 @@ class AgentLink:
         return await self.turn_with([models.TextContent(type="text", text=text)])
 
     async def turn_with(self, blocks: Sequence[models.ContentBlock]) -> str | None:
-        """`turn` with any content blocks (text, an attached resource, ...)."""
+        """`turn` with any content blocks (text, an attached resource, ...). With a remote
+        agent whose connection dropped (before or during the turn), reattach first; a turn the
+        drop cut short ends as the agent reports it after the resume (`cancelled`)."""
         if self._stderr is not None:
             self._turn_stderr_at = self._stderr.seek(0, 2)
-        return await self._guarded(self.session.run_turn(blocks), EXIT_DIFFERS, "the turn")
+        if self.dropped:
+            await self.reattach()
+        try:
+            return await self._guarded(self.session.run_turn(blocks), EXIT_DIFFERS, "the turn")
+        except ChatError:
+            if not self.dropped:
+                raise
+        await self.reattach()
+        stop = self.snapshot()["stopReason"]
+        return stop if isinstance(stop, str) else None
+
+    @property
+    def process(self) -> AgentProcess | RemoteAgent | None:
+        """The agent process or remote connection chat talks to now (None once stopped)."""
+        return self._process
+
+    @property
+    def dropped(self) -> bool:
+        """Whether this is a remote agent whose connection has ended under us."""
+        process = self._process
+        return isinstance(process, RemoteAgent) and process.connection.closed
+
+    async def reattach(self) -> None:
+        """Connect to the remote agent again (same URL and headers), initialize and resume
+        the session with its whole history replayed (v1: `session/load`). The new connection
+        gets a fresh client runtime, so the session's state is rebuilt from the replay rather
+        than folded on top of what was seen; the listener hears none of the replay. Says so in
+        one line; `ChatError` (exit 1) when every attempt failed or the agent refused."""
+        async with self._reattaching:
+            if not self.dropped:
+                return  # someone else reattached while we waited
+            session_id = self.session.session_id
+            listener, self._client.listener = self._client.listener, None
+            try:
+                await self._drop_process()
+                await retrying(lambda: self._resume(session_id), self.backoff)
+            except GaveUp as error:
+                raise ChatError(f"lost {self.agent_name}: {error}", EXIT_DIFFERS) from None
+            except (RpcError, ProtocolUsageError) as error:
+                raise ChatError(
+                    f"cannot resume {session_id} on {self.agent_name}: {error}", EXIT_DIFFERS
+                ) from None
+            finally:
+                self._client.listener = listener
+        if self._tell is not None:
+            self._tell(f"[reconnected: {self.agent_name}, session {session_id} resumed]")
+
+    async def _resume(self, session_id: str) -> None:
+        """One reattach attempt; closes what it opened when it fails."""
+        self._process = await self._spawn()
+        try:
+            try:
+                await self._client.lifecycle.initialize()
+            except RpcError as error:  # over HTTP, "cannot reach" comes as initialize's error
+                raise ConnectionError(str(error)) from None
+            self._session = await self._client.lifecycle.resume_session(
+                session_id, str(self.cwd), replayFrom={"type": "start"}
+            )
+        except BaseException:
+            await self._drop_process()
+            raise
+
+    async def _drop_process(self) -> None:
+        process, self._process = self._process, None
+        if isinstance(process, RemoteAgent):
+            with contextlib.suppress(Exception):
+                await process.close()
 
     async def cancel(self) -> None:
         with contextlib.suppress(ConnectionClosed):

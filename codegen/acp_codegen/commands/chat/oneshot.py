@@ -45,6 +45,7 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
         verbose=verbosity > 1,
         show_traffic=log.aside,
         notice=None if verbosity == QUIET else log.note,
+        tell=None if verbosity == QUIET else log.note,
     )
     await link.start()
     if verbosity != QUIET:

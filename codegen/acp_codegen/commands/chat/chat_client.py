@@ -1,0 +1,60 @@
+"""The client `chat` is on the wire: how it answers permission requests, hears session updates
+and shows the agent's notices."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from ... import __version__
+from ..._bindings import Client, ClientSession, PermissionRequest, models, permission_request
+from ..._bindings._runtime.wire import to_wire
+from .services import Confirm, V1Services
+
+NOTICE_TAG = "notice"
+Asker = Callable[[models.RequestPermissionRequest], Awaitable[models.RequestPermissionOutcome]]
+Listener = Callable[[models.SessionUpdate], None]
+
+
+class ChatClient(V1Services, Client):
+    """The client `chat` is: it answers permission requests through `ask`, hands each session
+    update to `listener` (once the session has folded it in). It advertises no optional v2
+    client feature; to v1 agents it serves files and terminals under the working directory
+    (`V1Services`, asking `confirm` before writes and commands)."""
+
+    info = models.Implementation(name="acp-codegen-chat", version=__version__)
+    capabilities = models.ClientCapabilities()
+
+    def __init__(self, ask: Asker, cwd: Path, confirm: Confirm) -> None:
+        self._ask = ask
+        self.serve_files(cwd, confirm)
+        self.listener: Listener | None = None
+        self.notice: Callable[[str], None] | None = None
+
+    async def session_update(self, *, params: models.UpdateSessionNotification) -> None:
+        # Notices are live events, not history: no snapshot keeps them, so they are shown as
+        # they come. Read by tag, so they show whether or not the schema models them.
+        # A typed update says its tag: only a notice (or an update of unknown shape) is worth
+        # converting back to JSON, which would otherwise cost as much as the rest of the fold.
+        tag = getattr(params.update, "session_update", None)
+        text = notice_text(to_wire(params.update)) if tag in (None, NOTICE_TAG) else None
+        if text is not None and self.notice is not None:
+            self.notice(text)
+        elif self.listener is not None:
+            self.listener(params.update)
+
+    async def on_permission(
+        self, session: ClientSession, request: PermissionRequest
+    ) -> models.RequestPermissionOutcome:
+        return await self._ask(permission_request(request))
+
+
+def notice_text(update: Any) -> str | None:
+    """A `notice` update as one line (`notice [warning]: Title: detail`), None for others."""
+    if not isinstance(update, dict) or update.get("sessionUpdate") != NOTICE_TAG:
+        return None
+    severity = update.get("severity")
+    head = f"notice [{severity}]" if isinstance(severity, str) and severity else "notice"
+    parts = [str(part) for part in (update.get("title"), update.get("description")) if part]
+    return f"{head}: {': '.join(parts)}"
