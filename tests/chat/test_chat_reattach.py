@@ -51,11 +51,23 @@ class Asker:
         return models.SelectedPermissionOutcome(outcome="selected", option_id=option.option_id)
 
 
+class Told(list[str]):
+    """The lines chat says about reconnecting; `said` is set at the first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.said = asyncio.Event()
+
+    def __call__(self, line: str) -> None:
+        self.append(line)
+        self.said.set()
+
+
 async def refuse(what: str) -> bool:
     return False
 
 
-def linked(url: str, asker: Asker, told: list[str], cwd: Path, trace: Path | None = None) -> Any:
+def linked(url: str, asker: Asker, told: Told, cwd: Path, trace: Path | None = None) -> Any:
     return AgentLink(
         RemoteTarget(url, HEADERS),
         cwd=cwd,
@@ -63,8 +75,9 @@ def linked(url: str, asker: Asker, told: list[str], cwd: Path, trace: Path | Non
         confirm=refuse,
         trace=trace,
         verbose=False,
-        tell=told.append,
+        tell=told,
         backoff=AT_ONCE,
+        reconnect=True,
     )
 
 
@@ -88,11 +101,11 @@ def url_for(demo_url: str, scheme: str) -> str:
 
 
 @pytest.mark.parametrize("scheme", ["http", "ws"])
-def test_a_drop_while_idle_is_reattached_at_the_next_turn(
+def test_a_drop_while_idle_is_reattached_at_once(
     demo_url: str, scheme: str, tmp_path: Path
 ) -> None:
     async def scenario() -> None:
-        told: list[str] = []
+        told = Told()
         link = linked(url_for(demo_url, scheme), Asker(), told, tmp_path)
         await link.start()
         try:
@@ -100,12 +113,13 @@ def test_a_drop_while_idle_is_reattached_at_the_next_turn(
             before = said(link)
             session_id = link.session.session_id
             await cut(link)
-            assert link.dropped  # noticed at the next turn
-            assert await link.turn("second words") == "end_turn"
+            await told.said.wait()  # no turn asked for it: chat noticed the drop by itself
             assert told == [f"[reconnected: {link.agent_name}, session {session_id} resumed]"]
-            assert link.session.session_id == session_id
+            assert link.session.session_id == session_id and not link.dropped
+            assert said(link) == before  # the replay, each message once
+            assert await link.turn("second words") == "end_turn"
             after = said(link)
-            assert after[: len(before)] == before  # the replay, each message once
+            assert after[: len(before)] == before
             assert [text for role, text in after[len(before) :] if role == "user"] == [
                 "second words"
             ]
@@ -120,7 +134,7 @@ def test_a_drop_during_a_turn_ends_it_as_the_agent_reports(
     demo_url: str, scheme: str, tmp_path: Path
 ) -> None:
     async def scenario() -> None:
-        told: list[str] = []
+        told = Told()
         asker = Asker()
         link = linked(url_for(demo_url, scheme), asker, told, tmp_path)
         await link.start()
@@ -146,7 +160,7 @@ def test_a_drop_during_a_turn_ends_it_as_the_agent_reports(
 def test_a_v1_agent_is_reattached_by_session_load(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with served(agent=v1_only_demo(), token=TOKEN) as agent:
-            told: list[str] = []
+            told = Told()
             trace = tmp_path / "trace.jsonl"
             link = linked(agent.ws_url, Asker(), told, tmp_path, trace)
             await link.start()
@@ -155,9 +169,10 @@ def test_a_v1_agent_is_reattached_by_session_load(tmp_path: Path) -> None:
                 assert await link.turn("first words") == "end_turn"
                 before = said(link)
                 await cut(link)
+                await told.said.wait()
+                assert said(link) == before
                 assert await link.turn("second words") == "end_turn"
                 assert len(told) == 1
-                assert said(link)[: len(before)] == before
             finally:
                 await link.stop()
             methods = sent_methods(trace)
@@ -168,7 +183,7 @@ def test_a_v1_agent_is_reattached_by_session_load(tmp_path: Path) -> None:
 
 def test_an_agent_gone_for_good_is_given_up_on(tmp_path: Path) -> None:
     async def scenario(url: str, process: subprocess.Popen[str]) -> None:
-        told: list[str] = []
+        told = Told()
         link = linked(url, Asker(), told, tmp_path)
         await link.start()
         try:

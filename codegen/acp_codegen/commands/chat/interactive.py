@@ -54,6 +54,7 @@ class Chat:
             show_traffic=self.screen.aside,
             notice=self.note,
             tell=self.note,
+            reconnect=True,
         )
         self.cwd = cwd
         self.quitting = asyncio.Event()

@@ -71,6 +71,7 @@ class AgentLink:
         on_record: Callable[[dict[str, Any]], None] | None = None,
         tell: Callable[[str], None] | None = None,
         backoff: Backoff = PATIENCE,
+        reconnect: bool = False,
     ) -> None:
         self.remote = argv if isinstance(argv, RemoteTarget) else None
         self.argv = [] if isinstance(argv, RemoteTarget) else list(argv)
@@ -95,7 +96,10 @@ class AgentLink:
         self.protocol_version: int | None = None  # negotiated at initialize
         self._tell = tell  # where the one line about a reconnect goes
         self.backoff = backoff
+        self.reconnect = reconnect and self.remote is not None  # reattach when it drops
         self._reattaching = asyncio.Lock()
+        self._watcher: asyncio.Future[None] | None = None  # reattaches as soon as a drop happens
+        self._lost: ChatError | None = None  # why reattaching gave up
         logging.getLogger(RUNTIME_LOGGER).setLevel(logging.WARNING if verbose else logging.CRITICAL)
 
     def connected_text(self) -> str:
@@ -165,6 +169,8 @@ class AgentLink:
         except ChatError:
             await self.stop()
             raise
+        if self.reconnect:
+            self._watcher = asyncio.ensure_future(self._watch())
 
     def _not_an_agent(self) -> ChatError | None:
         """Why the command failed initialize when it is plainly no ACP agent at all: it sent
@@ -211,17 +217,19 @@ class AgentLink:
         return await self.turn_with([models.TextContent(type="text", text=text)])
 
     async def turn_with(self, blocks: Sequence[models.ContentBlock]) -> str | None:
-        """`turn` with any content blocks (text, an attached resource, ...). With a remote
-        agent whose connection dropped (before or during the turn), reattach first; a turn the
-        drop cut short ends as the agent reports it after the resume (`cancelled`)."""
+        """`turn` with any content blocks (text, an attached resource, ...). With `reconnect`,
+        a dropped connection (before or during the turn) is reattached; a turn the drop cut
+        short ends as the agent reports it after the resume (`cancelled`)."""
         if self._stderr is not None:
             self._turn_stderr_at = self._stderr.seek(0, 2)
-        if self.dropped:
+        if self.reconnect:  # when the connection dropped, or is being reattached now
             await self.reattach()
+        process = self._process
         try:
             return await self._guarded(self.session.run_turn(blocks), EXIT_DIFFERS, "the turn")
         except ChatError:
-            if not self.dropped:
+            dropped = isinstance(process, RemoteAgent) and process.connection.closed
+            if not (self.reconnect and dropped):
                 raise
         await self.reattach()
         stop = self.snapshot()["stopReason"]
@@ -229,7 +237,7 @@ class AgentLink:
 
     @property
     def process(self) -> AgentProcess | RemoteAgent | None:
-        """The agent process or remote connection chat talks to now (None once stopped)."""
+        """The agent process or remote connection talked to now (None once stopped)."""
         return self._process
 
     @property
@@ -239,12 +247,13 @@ class AgentLink:
         return isinstance(process, RemoteAgent) and process.connection.closed
 
     async def reattach(self) -> None:
-        """Connect to the remote agent again (same URL and headers), initialize and resume
-        the session with its whole history replayed (v1: `session/load`). The new connection
-        gets a fresh client runtime, so the session's state is rebuilt from the replay rather
-        than folded on top of what was seen; the listener hears none of the replay. Says so in
-        one line; `ChatError` (exit 1) when every attempt failed or the agent refused."""
+        """When the connection dropped: connect again (same URL and headers), initialize,
+        resume the session with its history replayed (v1: `session/load`) into a fresh client
+        runtime, so its state is rebuilt, not folded on top (the listener hears none of it).
+        Says so in one line; `ChatError` (exit 1, now and ever after) when it gives up."""
         async with self._reattaching:
+            if self._lost is not None:
+                raise self._lost
             if not self.dropped:
                 return  # someone else reattached while we waited
             session_id = self.session.session_id
@@ -253,15 +262,26 @@ class AgentLink:
                 await self._drop_process()
                 await retrying(lambda: self._resume(session_id), self.backoff)
             except GaveUp as error:
-                raise ChatError(f"lost {self.agent_name}: {error}", EXIT_DIFFERS) from None
+                self._lost = ChatError(f"lost {self.agent_name}: {error}", EXIT_DIFFERS)
+                raise self._lost from None
             except (RpcError, ProtocolUsageError) as error:
-                raise ChatError(
-                    f"cannot resume {session_id} on {self.agent_name}: {error}", EXIT_DIFFERS
-                ) from None
+                why = f"cannot resume {session_id} on {self.agent_name}: {error}"
+                self._lost = ChatError(why, EXIT_DIFFERS)
+                raise self._lost from None
             finally:
                 self._client.listener = listener
         if self._tell is not None:
             self._tell(f"[reconnected: {self.agent_name}, session {session_id} resumed]")
+
+    async def _watch(self) -> None:
+        """Reattach as soon as the connection drops, idle or not. When that gives up, the next
+        turn fails with why (the caller reports it and ends the chat)."""
+        while isinstance(self._process, RemoteAgent):
+            await self._process.connection.wait_closed()
+            try:
+                await self.reattach()
+            except ChatError:
+                return
 
     async def _resume(self, session_id: str) -> None:
         """One reattach attempt; closes what it opened when it fails."""
@@ -298,6 +318,8 @@ class AgentLink:
 
     async def stop(self) -> None:
         """End the agent process (end of stdin, then terminate, then kill)."""
+        if self._watcher is not None:
+            self._watcher.cancel()
         if self._process is not None:
             process, self._process = self._process, None
             if isinstance(process, AgentProcess):

@@ -46,6 +46,7 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
         show_traffic=log.aside,
         notice=None if verbosity == QUIET else log.note,
         tell=None if verbosity == QUIET else log.note,
+        reconnect=True,
     )
     await link.start()
     if verbosity != QUIET:
