@@ -2,11 +2,13 @@
 with `--http` (a real process), chat's `AgentLink` driven directly, its connection closed from
 the test while idle or while a turn waits on a permission answer. Chat reconnects, resumes the
 session with its history replayed (`session/load` for a v1 agent), says so in one line, and the
-session shows each earlier message once; when the agent is gone it gives up (exit 1)."""
+session shows each earlier message once; when the agent is gone it gives up (exit 1), and
+when the agent no longer has the session it does not ask again."""
 
 from __future__ import annotations
 
 import asyncio
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -86,10 +88,11 @@ def said(link: AgentLink) -> list[tuple[str, str]]:
 
 
 async def cut(link: AgentLink) -> None:
-    """Drop chat's connection under it, as a network failure would."""
+    """Drop chat's connection under it, as a network failure would (unless chat is already
+    reconnecting, having seen it drop)."""
     process = link.process
-    assert process is not None
-    await process.close()
+    if process is not None:
+        await process.close()
 
 
 def run(coroutine: Any) -> Any:
@@ -243,3 +246,37 @@ def test_the_backoff_grows_and_is_bounded() -> None:
         assert tries[-2:] == [2, -1]
 
     asyncio.run(scenario())
+
+
+def test_an_agent_that_lost_the_session_is_not_asked_again(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port free a moment ago, for both lives of the agent
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = [*DEMO, "--http", f"127.0.0.1:{port}"]
+    trace = tmp_path / "trace.jsonl"
+
+    async def scenario(url: str) -> Any:
+        link = linked(url, Asker(), Told(), tmp_path, trace)
+        await link.start()
+        return link, link.session.session_id
+
+    async def after_restart(link: AgentLink, session_id: str) -> None:
+        try:
+            await cut(link)
+            with pytest.raises(ChatError) as raised:
+                await link.turn("still there?")
+            assert raised.value.code == 1
+            assert f"cannot resume {session_id} on {link.agent_name}" in str(raised.value)
+        finally:
+            await link.stop()
+
+    loop = asyncio.new_event_loop()
+    try:
+        with served_process(argv, token=TOKEN) as url:
+            link, session_id = loop.run_until_complete(scenario(url))
+        with served_process(argv, token=TOKEN):  # a new process: the session died with the old
+            loop.run_until_complete(asyncio.wait_for(after_restart(link, session_id), HANG_GUARD))
+    finally:
+        loop.close()
+    methods = sent_methods(trace)
+    assert (methods.count("initialize"), methods.count("session/resume")) == (2, 1)
