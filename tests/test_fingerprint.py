@@ -161,3 +161,26 @@ def test_the_tools_own_bindings_do_not_shape_the_digest(
     assert after_template != before
     (package / "tool.py").write_text("a = 2\n")
     assert digest() != after_template
+
+
+def test_the_committed_manifest_carries_the_current_generator_fingerprint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A generator change committed without regenerating passes `check` (the files are the
+    same) but leaves a stale fingerprint: the README's first command would then rewrite the
+    manifest in a fresh clone. A run on a copy of the project must leave it byte for byte."""
+    import shutil
+
+    from conftest import REPO
+
+    for name in ("pyproject.toml", "schema", "generated"):
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / name)
+        else:
+            shutil.copy(source, tmp_path / name)
+    manifest = tmp_path / "generated" / "acp_bindings" / MANIFEST
+    before = manifest.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    assert main(["generate", "-q"]) == 0
+    assert manifest.read_bytes() == before, "regenerate: acp-codegen generate, and commit"
