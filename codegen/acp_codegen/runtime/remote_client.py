@@ -86,9 +86,12 @@ async def connect_remote(
     headers: Mapping[str, str] | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     trace: TraceTarget | Tracer | None = None,
+    cookies: Mapping[str, str] | None = None,
 ) -> RemoteAgent:
     """A started connection to the agent at `url` (nothing is sent until the first request,
-    which must be `initialize`)."""
+    which must be `initialize`). `cookies` (e.g. an earlier connection's `RemoteAgent.cookies`)
+    are sent from the first request on, so a proxy's affinity cookie brings a reconnect back
+    to the backend that holds the session."""
     try:
         import aiohttp
     except ImportError:
@@ -100,6 +103,10 @@ async def connect_remote(
     queue = FrameQueue(max_frame_bytes=max_message_bytes)
     # unsafe=True: keep cookies of hosts given by IP address too (a proxy at 10.0.0.5).
     session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+    if cookies:  # scoped to the agent's host, never sent elsewhere
+        from yarl import URL
+
+        session.cookie_jar.update_cookies(cookies, URL(url))
     transport: Transport
     try:
         if scheme in ("ws", "wss"):

@@ -100,6 +100,7 @@ class AgentLink:
         self._reattaching = asyncio.Lock()
         self._watcher: asyncio.Future[None] | None = None  # reattaches as soon as a drop happens
         self._lost: ChatError | None = None  # why reattaching gave up
+        self._cookies: dict[str, str] = {}  # of the last connection: a proxy's affinity cookie
         logging.getLogger(RUNTIME_LOGGER).setLevel(logging.WARNING if verbose else logging.CRITICAL)
 
     def connected_text(self) -> str:
@@ -199,6 +200,7 @@ class AgentLink:
                 self._client.dispatcher,
                 headers=self.remote.headers,
                 trace=Tracer(cast(IO[bytes], self._tap)),
+                cookies=self._cookies,
             )
         return await spawn_agent(
             self.argv,
@@ -301,6 +303,7 @@ class AgentLink:
     async def _drop_process(self) -> None:
         process, self._process = self._process, None
         if isinstance(process, RemoteAgent):
+            self._cookies = process.cookies
             with contextlib.suppress(Exception):
                 await process.close()
 
@@ -371,13 +374,10 @@ class AgentLink:
         parts: list[str] = []
         if self._exit_code() is not None:
             parts.append(f"exit code {self._exit_code()}")
-        last = self._last_stderr_line()
+        last = "".join(self._stderr_tail(0, 1)).strip()
         if last:
             parts.append(f"last stderr line: {last}")
         return f" ({'; '.join(parts)})" if parts else ""
-
-    def _last_stderr_line(self) -> str:
-        return "".join(self._stderr_tail(0, 1)).strip()
 
     def turn_failure(self, stop: str | None) -> str | None:
         """For a turn the agent's code failed (`_internal_error`): the last lines it wrote on
