@@ -95,6 +95,7 @@ class LiveInspector:
         self.error: str | None = None
         self.listed: list[dict[str, Any]] = []  # what session/list last answered
         self.deleted: set[str] = set()  # not listed any more
+        self.reconnected: str | None = None  # the line about the last reattach
         self.link = AgentLink(
             argv,
             cwd=cwd,
@@ -103,12 +104,18 @@ class LiveInspector:
             trace=trace,
             verbose=False,
             on_record=self._heard,
+            tell=self._reattached,
+            reconnect=True,  # a dropped --url connection is reattached, its session resumed
         )
         self.link.listen(lambda _update: changed())
         self._marks = ProblemMarks(self.log)
 
     def _heard(self, record: dict[str, Any]) -> None:
         self.log.add(record)
+
+    def _reattached(self, line: str) -> None:
+        self.reconnected = line
+        self._changed()
 
     async def start(self) -> None:
         logging.getLogger(RUNTIME_LOGGER).addHandler(self._marks)
@@ -313,6 +320,7 @@ class LiveInspector:
             if asked is None
             else permission_view(asked.key, asked.request.model_dump(mode="json", by_alias=True)),
             "error": self.error,
+            "reconnected": self.reconnected,
         }
 
 

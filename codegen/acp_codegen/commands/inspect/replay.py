@@ -158,6 +158,7 @@ class TraceReplay:
             "running": bool(fold.prompts),
             "permission": permission,
             "error": None,
+            "reconnected": None,
         }
 
 

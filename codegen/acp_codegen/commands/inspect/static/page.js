@@ -66,6 +66,8 @@
     renderSession(session);
     renderPermission(view.permission);
     showError(view.error);
+    $("reconnected").hidden = !view.reconnected;
+    $("reconnected").textContent = view.reconnected || "";
     const live = view.mode === "live";
     $("prompt-form").hidden = !live;
     $("new-session").hidden = !live;
