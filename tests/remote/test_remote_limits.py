@@ -211,3 +211,61 @@ def test_an_open_websocket_is_never_idle() -> None:
             await socket.close()
 
     run(scenario())
+
+
+def test_a_half_open_websocket_is_closed_by_the_heartbeat_and_its_turn_cancelled() -> None:
+    """The client starts a turn that waits forever, then goes silent without closing: it never
+    answers a ping nor reads. The server's heartbeat closes the socket, the connection goes,
+    the agent's turn is cancelled, and the next client is served."""
+    from acp_bindings import Agent, Prompt, Session
+
+    started, cancelled = asyncio.Event(), asyncio.Event()
+
+    class EndlessAgent(Agent):
+        async def on_prompt(self, session: Session, prompt: Prompt) -> str | None:
+            started.set()
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+            return None
+
+    limits = RemoteLimits(heartbeat_seconds=0.2)
+
+    async def scenario() -> None:
+        async with (
+            served(limits=limits, agent=EndlessAgent()) as agent,
+            aiohttp.ClientSession() as http,
+        ):
+            socket = await http.ws_connect(agent.ws_url, autoping=False)
+            await socket.send_str(json.dumps(initialize()))
+            assert json.loads((await socket.receive()).data)["id"] == 0
+            new = {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/"}}
+            await socket.send_str(json.dumps(new))
+            answer = await socket.receive()
+            while answer.type is aiohttp.WSMsgType.PING:  # seen, never answered
+                answer = await socket.receive()
+            session = json.loads(answer.data)["result"]["sessionId"]
+            text = [{"type": "text", "text": "forever"}]
+            params = {"sessionId": session, "prompt": text}
+            await socket.send_str(
+                json.dumps(
+                    {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": params}
+                )
+            )
+            await started.wait()
+            (link,) = agent.server.links.values()
+            # From here the client is silent and reads nothing, its socket still open.
+            await link.closed.wait()
+            await cancelled.wait()
+            assert agent.server.links == {}
+            # Only now does the client look: the socket was cut, not closed politely.
+            last = await socket.receive()
+            while last.type in (aiohttp.WSMsgType.PING, aiohttp.WSMsgType.TEXT):  # queued before
+                last = await socket.receive()
+            assert last.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED), last
+            assert socket.close_code != aiohttp.WSCloseCode.OK
+            await still_serves(http, agent.url)
+
+    run(scenario())

@@ -28,7 +28,6 @@ from .remote_wire import CONNECTION_HEADER, peek
 
 logger = logging.getLogger(__name__)
 _PROTOCOL_ERROR = 1002
-_HEARTBEAT_SECONDS = 30.0  # pings find half-open sockets; the client must answer in time
 
 
 async def serve_websocket(
@@ -41,7 +40,7 @@ async def serve_websocket(
         return web.Response(status=503, text=str(problem), content_type="text/plain")
     socket = web.WebSocketResponse(
         max_msg_size=limits.max_message_bytes,
-        heartbeat=_HEARTBEAT_SECONDS,
+        heartbeat=limits.heartbeat_seconds,  # pings find half-open sockets
         decode_text=False,  # text frames as bytes: the connection parses them itself
     )
     socket.headers[CONNECTION_HEADER] = link.id
