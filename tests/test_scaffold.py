@@ -102,7 +102,9 @@ def test_the_project_depends_on_pydantic_only(scaffolded: Path) -> None:
     assert "acp_codegen" not in imported and "acp_bindings" not in imported
     third_party = imported - set(sys.stdlib_module_names) - {PACKAGE, "agent_client"}
     # pydantic's own dependencies are fine: installing pydantic brings them.
-    assert third_party <= {"pydantic", "pydantic_core", "typing_extensions", "pytest", "aiohttp"}
+    # aiohttp and its URL type (yarl, installed with it) only for the remote transports.
+    allowed = {"pydantic", "pydantic_core", "typing_extensions", "pytest", "aiohttp", "yarl"}
+    assert third_party <= allowed
 
 
 def test_its_readme_uses_the_venv_by_path_never_activated(scaffolded: Path) -> None:
