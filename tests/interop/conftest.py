@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .sdk_cache import PY_SDK_V1_VERSION, py_sdk, ts_sdk
+from .sdk_cache import PY_SDK_V1_VERSION, py_sdk, py_sdk_http_extra, ts_sdk
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +21,13 @@ def ts_prefix() -> Path:
 def py_sdk_path() -> Path:
     """The folder to put on PYTHONPATH for the Python SDK pre-release."""
     return py_sdk()
+
+
+@pytest.fixture(scope="session")
+def py_sdk_http_path(py_sdk_path: Path) -> Path:
+    """The folder to put on PYTHONPATH beside `py_sdk_path` for the pre-release's remote
+    transports (`acp.http`, `acp.ws`) and the ASGI server its HTTP server runs on."""
+    return py_sdk_http_extra()
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,13 @@
 (`acp.experimental.v2`), serving on stdio; our generated Client drives it in test_py_sdk.py,
 which runs it with the SDK on PYTHONPATH.
 
+    python py_sdk_agent.py                 # on stdio
+    python py_sdk_agent.py --serve HOST    # over Streamable HTTP and WebSocket (acp.http)
+
+Served, it is the SDK's ASGI application (`acp.http.asgi.create_asgi_app`, one agent per
+connection through its version router) on uvicorn, on a free port of HOST; it prints
+`serving ACP on URL` once listening.
+
 The same turn as ts_agent.mjs: each prompt is answered with its insertion receipt
 ({messageId} of the user_message the agent reports), then the turn runs: running, a thought, the
 prompt's words streamed back as chunks of one agent message, usage, idle end_turn. The SDK
@@ -84,5 +91,32 @@ class EchoAgent:
         await update(idle)
 
 
+def connected_agent(connection: Any) -> EchoAgent:
+    """What the SDK's server calls for each new connection (its agent factory)."""
+    agent = EchoAgent()
+    agent.on_connect(connection)
+    return agent
+
+
+async def serve(host: str) -> None:
+    """The SDK's ASGI application on uvicorn, on a socket bound here so the free port it got
+    can be printed before serving."""
+    import socket
+
+    import uvicorn
+    from acp.experimental import AgentProtocolRouter
+    from acp.http.asgi import create_asgi_app
+
+    app = create_asgi_app(AgentProtocolRouter(v2=connected_agent))
+    listener = socket.create_server((host, 0))
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="websockets-sansio"))
+    print(f"serving ACP on http://{host}:{port}/acp", flush=True)
+    await server.serve(sockets=[listener])
+
+
 if __name__ == "__main__":
-    asyncio.run(run_agent(EchoAgent()))
+    if sys.argv[1:2] == ["--serve"]:
+        asyncio.run(serve(sys.argv[2]))
+    else:
+        asyncio.run(run_agent(EchoAgent()))

@@ -4,6 +4,7 @@ suite itself: its top-level package is `acp`).
 
     python py_sdk_client.py CWD -- AGENT_COMMAND [ARGS...]
     python py_sdk_client.py CWD --ws URL TOKEN     # an agent served remotely (acp.ws)
+    python py_sdk_client.py CWD --http URL TOKEN   # the same over Streamable HTTP (acp.http)
 
 The same run as ts_client.mjs: initialize, session/new, a turn whose permission request is
 allowed, a turn cancelled (session/cancel) while its permission request is pending, session/list,
@@ -48,8 +49,9 @@ class RecordingClient:
         asked = {"answer": answer, "options": [o.option_id for o in options], "withdrawn": False}
         self.permissions.append(asked)
         if answer == "cancel":
-            await self.connection.cancel_session(session_id=session_id)
             try:
+                # Over HTTP the withdrawal may come before the POST of session/cancel returns.
+                await self.connection.cancel_session(session_id=session_id)
                 await asyncio.Event().wait()  # until $/cancel_request cancels this handler
             except asyncio.CancelledError:
                 asked["withdrawn"] = True
@@ -78,17 +80,25 @@ async def turn(client: RecordingClient, session_id: str, text: str) -> dict[str,
             return {"receipt": wire(receipt), "updates": updates}
 
 
-async def main(cwd: str, agent: list[str], remote: tuple[str, str] | None) -> dict[str, Any]:
+async def remote_transport(transport: str, url: str, token: str) -> Any:
+    """The SDK's own client transport for `url`: `acp.ws` or `acp.http`."""
+    headers = {"Authorization": f"Bearer {token}"}
+    if transport == "--ws":
+        from acp.ws import create_websocket_stream
+
+        return await create_websocket_stream(url, headers=headers)
+    from acp.http import create_http_stream
+
+    return create_http_stream(url, headers=headers)
+
+
+async def main(cwd: str, agent: list[str], remote: tuple[str, str, str] | None) -> dict[str, Any]:
     recorder = Recorder()
     logging.getLogger().addHandler(recorder)
     client = RecordingClient()
     process = None
     if remote is not None:
-        from acp.ws import create_websocket_stream
-
-        url, token = remote
-        transport = await create_websocket_stream(url, headers={"Authorization": f"Bearer {token}"})
-        connection = connect_to_agent(client, transport)
+        connection = connect_to_agent(client, await remote_transport(*remote))
     else:
         process = await asyncio.create_subprocess_exec(
             *agent, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
@@ -126,7 +136,7 @@ async def main(cwd: str, agent: list[str], remote: tuple[str, str] | None) -> di
 
 if __name__ == "__main__":
     cwd, dashes, *agent = sys.argv[1:]
-    assert dashes in ("--", "--ws") and agent, __doc__
-    remote = (agent[0], agent[1]) if dashes == "--ws" else None
+    assert dashes in ("--", "--ws", "--http") and agent, __doc__
+    remote = None if dashes == "--" else (dashes, agent[0], agent[1])
     summary = asyncio.run(asyncio.wait_for(main(cwd, agent, remote), HANG_GUARD))
     print(json.dumps(summary))

@@ -115,6 +115,42 @@ def py_sdk(version: str = PY_SDK_VERSION) -> Path:
     return cached_install(cache_root() / "pip" / f"acp-{version}", installed, install)
 
 
+# What the pre-release's `http` extra asks for (httpx2[http2], starlette, websockets) and an
+# ASGI server to run its `AcpServer` on (uvicorn), each with its own dependencies: the whole
+# set pinned, installed without resolution so a new release upstream changes nothing here.
+# typing_extensions, which they also need, comes with pydantic in the environment running them.
+PY_SDK_HTTP_EXTRA = (
+    "httpx2==2.16.2",
+    "httpcore2==2.16.2",
+    "h11==0.16.0",
+    "h2==4.4.1",
+    "hpack==4.2.0",
+    "hyperframe==6.1.0",
+    "anyio==4.16.0",
+    "idna==3.20",
+    "truststore==0.10.5",
+    "starlette==1.10.0",
+    "websockets==17.4",
+    "uvicorn==0.54.0",
+    "click==8.5.1",
+)
+
+
+def py_sdk_http_extra() -> Path:
+    """A folder to put on PYTHONPATH beside `py_sdk()` for its remote transports (`acp.http`,
+    `acp.ws`): the packages of PY_SDK_HTTP_EXTRA."""
+
+    def installed(folder: Path) -> bool:
+        pins = (pin.split("==") for pin in PY_SDK_HTTP_EXTRA)
+        return all((folder / f"{name}-{version}.dist-info").is_dir() for name, version in pins)
+
+    def install(folder: Path) -> str | None:
+        pip = [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        return run_install([*pip, "--no-deps", "--target", str(folder), *PY_SDK_HTTP_EXTRA])
+
+    return cached_install(cache_root() / "pip" / f"acp-{PY_SDK_VERSION}-http", installed, install)
+
+
 def py_sdk_sources(version: str = PY_SDK_V1_VERSION) -> Path:
     """The Python SDK's published source distribution at `version`, unpacked (its `examples/`
     are the agents and clients upstream ships as the way to use it)."""

@@ -1,9 +1,15 @@
-"""The official Python SDK pre-release's remote clients against our agents served with
-`--http`. Its WebSocket client (`acp.ws`, which needs the `websockets` package) drives the
-example agent through the session scenario with a bearer token. Its Streamable HTTP client
-(`acp.http`) needs `httpx2[http2]` and is not run here (docs/remote.md, Interoperability).
+"""The official Python SDK pre-release's remote transports against ours, both ways:
 
-Skipped without the SDK or a package index locally, failing in CI (sdk_cache.unavailable)."""
+- its Streamable HTTP client (`acp.http.create_http_stream`) and its WebSocket client
+  (`acp.ws.create_websocket_stream`) drive the example agent served with `--http` through the
+  session scenario (a permission allowed, a turn cancelled with its request withdrawn, list,
+  close), bearer token on;
+- our client runs a turn against an agent written with the SDK and served by the SDK's own
+  server (`acp.http.asgi.create_asgi_app`, on uvicorn), over HTTP and over WebSocket.
+
+Its transports need the `http` extra (httpx2, starlette, websockets) and an ASGI server, pinned
+and installed into the test cache by sdk_cache.py. Skipped without the SDK or a package index
+locally, failing in CI (sdk_cache.unavailable)."""
 
 from __future__ import annotations
 
@@ -16,47 +22,49 @@ import pytest
 
 from tests.remote.processes import served_process
 
-from .sdk_cache import cache_root, cached_install, run_install
-from .surface import DEMO_AGENT, DEMO_REPLY, assert_session_surface, summary_of
-from .test_py_sdk import PY_CLIENT, summarised
+from .surface import DEMO_AGENT, DEMO_REPLY, assert_session_surface, our_client_turn, summary_of
+from .test_py_sdk import PY_AGENT, PY_CLIENT, summarised
 
-pytestmark = pytest.mark.network  # installs the SDK and websockets once (then cached)
+pytestmark = pytest.mark.network  # installs the SDK and its http extra once (then cached)
 
-WEBSOCKETS_VERSION = "17.4"
 TOKEN = "py-sdk-remote-token"
 
 
-@pytest.fixture(scope="session")
-def py_websockets() -> Path:
-    """A folder to put on PYTHONPATH holding `websockets` (what `acp.ws` needs)."""
-
-    def installed(folder: Path) -> bool:
-        return (folder / f"websockets-{WEBSOCKETS_VERSION}.dist-info").is_dir()
-
-    def install(folder: Path) -> str | None:
-        pip = [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-        spec = f"websockets=={WEBSOCKETS_VERSION}"
-        return run_install([*pip, "--no-deps", "--target", str(folder), spec])
-
-    return cached_install(
-        cache_root() / "pip" / f"websockets-{WEBSOCKETS_VERSION}", installed, install
-    )
-
-
 @pytest.fixture(scope="module")
-def demo_ws_url() -> Iterator[str]:
+def demo_url() -> Iterator[str]:
     with served_process([*DEMO_AGENT, "--http", "127.0.0.1:0"], token=TOKEN) as url:
-        yield "ws" + url.removeprefix("http")
+        yield url
 
 
-def test_the_py_sdk_websocket_client_drives_the_example_agent(
-    py_sdk_path: Path, py_websockets: Path, demo_ws_url: str, tmp_path: Path
+def sdk_pythonpath(*folders: Path) -> str:
+    return os.pathsep.join(str(folder) for folder in folders)
+
+
+@pytest.mark.parametrize("transport", ["http", "ws"])
+def test_the_py_sdk_remote_clients_drive_the_example_agent(
+    py_sdk_path: Path, py_sdk_http_path: Path, demo_url: str, transport: str, tmp_path: Path
 ) -> None:
-    pythonpath = os.pathsep.join(str(path) for path in (py_sdk_path, py_websockets))
-    argv = [sys.executable, str(PY_CLIENT), str(tmp_path), "--ws", demo_ws_url, TOKEN]
-    summary = summary_of(argv, PYTHONPATH=pythonpath)
+    url = demo_url if transport == "http" else "ws" + demo_url.removeprefix("http")
+    argv = [sys.executable, str(PY_CLIENT), str(tmp_path), f"--{transport}", url, TOKEN]
+    summary = summary_of(argv, PYTHONPATH=sdk_pythonpath(py_sdk_path, py_sdk_http_path))
     summary["protocolVersion"] = summary["initialized"]["protocolVersion"]
     summary["agentName"] = summary["initialized"]["info"]["name"]
     summary["turns"] = [summarised(turn) for turn in summary["turns"]]
     assert summary["agentName"] == "acp-codegen-demo-agent"
     assert_session_surface(summary, tmp_path, reply=DEMO_REPLY)
+
+
+@pytest.fixture(scope="module")
+def py_sdk_served_url(py_sdk_path: Path, py_sdk_http_path: Path) -> Iterator[str]:
+    argv = [sys.executable, str(PY_AGENT), "--serve", "127.0.0.1"]
+    env = {"PYTHONPATH": sdk_pythonpath(py_sdk_path, py_sdk_http_path)}
+    with served_process(argv, env=env) as url:
+        yield url
+
+
+@pytest.mark.parametrize("transport", ["http", "ws"])
+def test_our_client_reaches_an_agent_served_by_the_py_sdk_server(
+    py_sdk_served_url: str, transport: str, tmp_path: Path
+) -> None:
+    url = py_sdk_served_url
+    our_client_turn(url if transport == "http" else "ws" + url.removeprefix("http"), tmp_path)

@@ -114,7 +114,7 @@ def test_one_reader_per_stream() -> None:
     run(scenario())
 
 
-def test_a_turn_goes_to_the_session_stream_and_answers_go_back_with_its_header() -> None:
+def test_a_turn_goes_to_the_session_stream_and_answers_go_back_without_a_wrong_header() -> None:
     async def scenario() -> None:
         async with served() as agent, aiohttp.ClientSession() as http:
             client, main = await opened(http, agent.url)
@@ -128,8 +128,10 @@ def test_a_turn_goes_to_the_session_stream_and_answers_go_back_with_its_header()
             assert all(m.get("params", {}).get("sessionId") == session for m in seen[1:])
             assert seen[0]["id"] == 2  # the prompt's receipt came on the session's stream
             answer = allow(asked)
-            assert (await client.post(answer))[0] == 400  # the request came on a session
-            assert (await client.post(answer, session=session))[0] == 202
+            # The request came on the session's stream: another session's header is refused;
+            # no header is taken (the request's id names the session), as is the right one.
+            assert (await client.post(answer, session="other"))[0] == 400
+            assert (await client.post(answer))[0] == 202
             while seen[-1].get("params", {}).get("update", {}).get("state") != "idle":
                 seen.append(await anext(events))
             assert seen[-1]["params"]["update"]["stopReason"] == "end_turn"

@@ -233,9 +233,11 @@ class RemoteServer:
 def _session_problem(link: RemoteLink, envelope: Envelope, header: str | None) -> str | None:
     """Why a POST's `Acp-Session-Id` does not fit its message (as the TS SDK checks it)."""
     if envelope.is_response:
+        # The request's id already says which session it came on, so an answer without the
+        # header is taken (the Python SDK's client sends none; the TS server refuses it).
         asked, session = link.asked_session(envelope)
-        if asked and session is not None and header != session:
-            return "Missing Acp-Session-Id" if header is None else "Mismatched Acp-Session-Id"
+        if asked and None not in (header, session) and header != session:
+            return "Mismatched Acp-Session-Id"
         return None
     needs = envelope.method in SESSION_SCOPED_METHODS or envelope.session_id is not None
     if needs and header is None:
