@@ -6,17 +6,18 @@ later request of that connection goes to the same process."""
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests.interop.sdk_cache import unavailable
-from tests.remote.processes import served_process
+from tests.remote.processes import LISTENING, served_process
 
 DEMO = [sys.executable, str(Path(__file__).resolve().parents[2] / "examples" / "demo_agent.py")]
 AFFINITY_COOKIE = "ACP_AFFINITY"
@@ -49,8 +50,26 @@ class Cluster:
     backends: dict[str, subprocess.Popen[str]]  # cookie value -> agent process
 
 
+@dataclass
+class Backend:
+    """How to start one agent process behind the proxy, which prints its URL (`banner`)."""
+
+    argv: list[str]
+    banner: re.Pattern[str] = LISTENING
+    cwd: str | None = None
+
+
+def demo_agent_serving(public: str) -> Backend:
+    """The example agent's own server (`--http`), on a free port."""
+    return Backend([*DEMO, "--http", "127.0.0.1:0", "--public", public])
+
+
 @contextlib.contextmanager
-def behind_haproxy(token: str) -> Iterator[Cluster]:
+def behind_haproxy(
+    token: str, backend: Callable[[str], Backend] = demo_agent_serving
+) -> Iterator[Cluster]:
+    """The proxy in front of two processes `backend(public)` starts, where `public` is the
+    proxy's HOST:PORT (the address the agents must accept in `Host`)."""
     haproxy = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin")
     if haproxy is None:
         unavailable("haproxy is not installed (Debian: apt-get install haproxy)")
@@ -59,12 +78,19 @@ def behind_haproxy(token: str) -> Iterator[Cluster]:
         listener.bind(("127.0.0.1", 0))
         listener.listen(512)
         port = listener.getsockname()[1]
-        public = ["--public", f"127.0.0.1:{port}"]
         processes: dict[str, subprocess.Popen[str]] = {}
         addresses: dict[str, str] = {}
         for name in ("a", "b"):
-            argv = [*DEMO, "--http", "127.0.0.1:0", *public]
-            url = stack.enter_context(served_process(argv, token=token, keep=processes, name=name))
+            started = backend(f"127.0.0.1:{port}")
+            served = served_process(
+                started.argv,
+                token=token,
+                keep=processes,
+                name=name,
+                banner=started.banner,
+                cwd=started.cwd,
+            )
+            url = stack.enter_context(served)
             addresses[name] = url.removeprefix("http://").rstrip("/")
         config = CONFIG.format(
             listener=listener.fileno(), cookie=AFFINITY_COOKIE, a=addresses["a"], b=addresses["b"]
