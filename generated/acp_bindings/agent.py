@@ -25,6 +25,7 @@ from ._runtime.remote_link import RemoteLimits
 from ._runtime.stdio import serve_stdio
 from ._runtime.tolerant import result_from_wire
 from ._runtime.trace import TraceTarget
+from ._runtime.v1_agent_renamed import overrides
 from ._runtime.v1_agent_side import V1AgentSide
 from ._runtime.versioned import VersionedDispatcher
 from ._runtime.versions import negotiate
@@ -121,6 +122,9 @@ class Agent:
     client_services: v1_agent.ClientProxy  # set when a connection is served
     info: ClassVar[models.Implementation] = models.Implementation(name="acp-agent", version="0.0.0")
     capabilities: ClassVar[models.AgentCapabilities] = models.AgentCapabilities()
+    # The login methods offered in `initialize` (`authMethods`); override `auth_login` (and
+    # `auth_logout`) to serve them.
+    auth_methods: ClassVar[Sequence[models.AuthMethod]] = ()
     # What each session keeps for `session/resume` replay, in bytes of JSON (None: no bound).
     # Past it the oldest updates are dropped: a resume replays the newest part of the session.
     history_limit: int | None = DEFAULT_HISTORY_LIMIT
@@ -198,7 +202,14 @@ class Agent:
         if V1 not in self.protocol_versions:
             return v2
         v1_checks = OutgoingChecks(sent=v1_methods.CLIENT_SPECS, answered=v1_methods.AGENT_SPECS)
-        v1_side = V1AgentSide(self.lifecycle, v1_checks, AgentDispatcher(self))
+        # v1's authenticate, logout, set_config_option and set_mode are served by the
+        # author's v2 handlers of the same meaning, when the author wrote them.
+        v1_side = V1AgentSide(
+            self.lifecycle,
+            v1_checks,
+            AgentDispatcher(self),
+            serves=lambda method: overrides(self, Agent, AGENT_SPECS, method),
+        )
         if self.strict:
             v1 = ValidatingDispatcher(v1_methods.AGENT_SPECS, v1_side)
         else:
@@ -236,6 +247,7 @@ class Agent:
             connection,
             info=to_wire(self.info),
             capabilities=to_wire(self.capabilities),
+            auth_methods=[to_wire(method) for method in self.auth_methods],
             on_prompt=self._serve_prompt,
             session_hooks=hooks,
             checks=checks,

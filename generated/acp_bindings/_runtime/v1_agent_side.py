@@ -22,6 +22,12 @@ What differs from v2, per request (the updates are `v1_agent_wire`'s):
   left out, logged.
 - `session/cancel`: the turn ends, and its prompt is answered `cancelled`.
 
+- `authenticate`, `logout`, `session/set_config_option`, `session/set_mode`: the author's
+  typed v2 handlers (`auth/login`, `auth/logout`, `session/set_config_option`), see
+  `v1_agent_renamed`; -32601 when the author did not override them. `auth.logout` is
+  advertised when `auth/logout` is served; a session's answer carries v1 `modes` (from its
+  option of category `mode`) when `session/set_config_option` is served and it has one.
+
 Extension methods (`_...`) go to the author's `ext_method` / `ext_notification`, as on v2.
 Other methods are answered -32601: the author's typed handlers are v2's.
 """
@@ -31,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .agent_session import Accepted, AgentSession, Prompt, new_id
@@ -54,6 +60,15 @@ from .protocol import (
     prompt_content_problems,
 )
 from .sessions import invalid
+from .v1_agent_renamed import (
+    LOGOUT,
+    SET_MODE,
+    V2_HANDLER,
+    RenamedMethods,
+    v1_auth_methods,
+    v1_config_options,
+    v1_modes,
+)
 from .v1_agent_wire import V1SessionDialect, v1_stop_reason
 from .versions import negotiate
 
@@ -71,8 +86,9 @@ AVAILABLE_COMMANDS = "availableCommands"  # a v2 result field, a v1 update
 _REGISTRY = {SESSION_LIST: "list", SESSION_CLOSE: "close", SESSION_DELETE: "delete"}
 
 
-def v1_agent_capabilities(side: AgentSide) -> dict[str, Any]:
-    """v1 `agentCapabilities` for what `side` serves (its v2 capabilities are the author's)."""
+def v1_agent_capabilities(side: AgentSide, logout: bool = False) -> dict[str, Any]:
+    """v1 `agentCapabilities` for what `side` serves (its v2 capabilities are the author's);
+    `logout`: whether the author serves it (`auth/logout`)."""
     registry = side.registry
     history = registry.history_limit is None or registry.history_limit > 0
     session: dict[str, Any] = {"list": {}, "resume": {}, "close": {}}
@@ -91,6 +107,8 @@ def v1_agent_capabilities(side: AgentSide) -> dict[str, Any]:
         "mcpCapabilities": {name: mcp.get(name) is not None for name in ("http", "sse")},
         "sessionCapabilities": session,
     }
+    if logout:
+        out["auth"] = {"logout": {}}
     if "_meta" in side.capabilities:
         out["_meta"] = side.capabilities["_meta"]
     return out
@@ -101,13 +119,20 @@ class V1AgentSide:
     version is settled per connection). `checks` are built from v1's method tables."""
 
     def __init__(
-        self, side: AgentSide, checks: OutgoingChecks, extensions: Dispatcher | None = None
+        self,
+        side: AgentSide,
+        checks: OutgoingChecks,
+        extensions: Dispatcher | None = None,
+        serves: Callable[[str], bool] = lambda method: False,
     ) -> None:
+        """`serves(v2_method)`: whether the author overrode the typed handler of that v2
+        method (`extensions`), which then serves v1's renamed methods too."""
         self.side = side
         self.checks = checks
         # Where extension methods (`_...`, free-form on every version) go: the author's
         # `ext_method` / `ext_notification` through the typed dispatcher.
         self._extensions = extensions
+        self._renamed = RenamedMethods(extensions, serves)
         # Per session: prompts accepted and not yet taken up by a turn, and those taken up by
         # the running turn (answered when it reports idle). By the prompt's messageId.
         self._accepted: dict[str, dict[str, asyncio.Future[str | None]]] = {}
@@ -139,6 +164,8 @@ class V1AgentSide:
         registry = self.side.registry
         if method == SESSION_PROMPT:
             return await self._prompt(params)
+        if method in V2_HANDLER:
+            return await self._renamed.handle(method, params)
         if method == SESSION_NEW:
             result = await registry.new(params)
             session_id = result.get("sessionId")
@@ -151,6 +178,7 @@ class V1AgentSide:
         commands = result.get(AVAILABLE_COMMANDS)
         if isinstance(commands, list) and isinstance(session_id, str):
             self._after_answer(session_id, commands)
+        self._renamed.remember(session_id, result)
         return self._fields(method, result)
 
     async def _registry_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -175,9 +203,9 @@ class V1AgentSide:
         side.initialized = True
         result: dict[str, Any] = {
             "protocolVersion": V1,
-            "agentCapabilities": v1_agent_capabilities(side),
+            "agentCapabilities": v1_agent_capabilities(side, self._renamed.served(LOGOUT)),
             "agentInfo": side.info,
-            "authMethods": side.auth_methods,
+            "authMethods": v1_auth_methods(side.auth_methods),
         }
         return result
 
@@ -219,7 +247,13 @@ class V1AgentSide:
         left = sorted(key for key in result if key not in allowed and key != AVAILABLE_COMMANDS)
         if left:
             logger.debug("v1: %s result fields %s not sent (no v1 form)", method, left)
-        return {key: value for key, value in result.items() if key in allowed}
+        fields = {key: value for key, value in result.items() if key in allowed}
+        if "configOptions" in fields:
+            fields["configOptions"] = v1_config_options(fields["configOptions"])
+            modes = v1_modes(result["configOptions"])
+            if "modes" not in fields and modes and self._renamed.served(SET_MODE):
+                fields["modes"] = modes
+        return fields
 
     async def _prompt(self, params: dict[str, Any]) -> dict[str, Any]:
         """Accept the prompt as v2 does (its turn, queueing, cancellation), then answer once

@@ -66,6 +66,7 @@ from .protocol import (
     UPDATE_TAG_FIELD,
     USER_MESSAGE,
 )
+from .v1_agent_renamed import v1_config_options
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ V1_TOOL_CALL = "tool_call"
 AVAILABLE_COMMANDS_UPDATE = "available_commands_update"
 V1_PLAN = "plan"
 USER_MESSAGE_CHUNK = "user_message_chunk"
+CONFIG_OPTION_UPDATE = "config_option_update"
 # A v2 whole message and the v1 chunk its blocks become.
 CHUNK_OF = {
     AGENT_MESSAGE: AGENT_MESSAGE_CHUNK,
@@ -185,6 +187,8 @@ class V1SessionDialect:
             return []
         if tag == AVAILABLE_COMMANDS_UPDATE:
             return self._commands(fields)
+        if tag == CONFIG_OPTION_UPDATE:  # v1 names an option's id `id`
+            fields["configOptions"] = v1_config_options(fields.get("configOptions"))
         return [{UPDATE_TAG_FIELD: tag, **fields}]
 
     def _commands(self, fields: dict[str, Any]) -> list[dict[str, Any]]:
