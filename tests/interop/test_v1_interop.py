@@ -116,3 +116,27 @@ def test_the_ts_sdk_v1_client_drives_a_scaffolded_agent(
     argv = ts_v1_client(ts_prefix, tmp_path, SCAFFOLDED_AGENT)
     summary = summary_of(argv, PYTHONPATH=str(scaffolded / "src"))
     assert_v1_surface(summary, tmp_path, "my-agent", SCAFFOLDED_REPLY)
+
+
+def test_the_py_sdk_v1_client_logs_in_and_sets_options(
+    py_sdk_v1_path: Path, tmp_path: Path
+) -> None:
+    """v1's authenticate, session/set_mode, session/set_config_option and logout reach the
+    author's v2 hooks (tests/runtime/configured_agent.py), answered in v1's words."""
+    agent = [sys.executable, str(HERE.parent / "runtime" / "configured_agent.py")]
+    argv = [sys.executable, str(HERE / "py_sdk_v1_renamed_client.py"), str(tmp_path), "--", *agent]
+    summary = summary_of(argv, PYTHONPATH=str(py_sdk_v1_path))
+    assert summary["sdkErrors"] == []
+    initialized = summary["initialized"]
+    assert initialized["authMethods"] == [{"id": "browser", "name": "Log in with a browser"}]
+    assert initialized["agentCapabilities"]["auth"] == {"logout": {}}
+    assert summary["authenticated"] == {} and summary["loggedOut"] == {}
+    modes = summary["session"]["modes"]
+    assert modes["currentModeId"] == "ask"
+    assert [mode["id"] for mode in modes["availableModes"]] == ["ask", "code"]
+    assert summary["setMode"] == {}
+    # The one boolean option turned on; its answer shows the mode set_mode chose, too.
+    (switched,) = summary["switched"]
+    values = {option["id"]: option["currentValue"] for option in switched["configOptions"]}
+    assert values == {"mode": "code", "verbose": True}
+    assert summary["agentExitCode"] == 0

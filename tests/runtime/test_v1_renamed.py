@@ -5,75 +5,19 @@ and -32601 from an agent that did not."""
 
 from __future__ import annotations
 
-import copy
 import sys
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "generated"))
 
 import acp_bindings as acp  # noqa: E402
-from acp_bindings import models  # noqa: E402
 from acp_bindings.v1 import models as v1_models  # noqa: E402
 
+from .configured_agent import ConfiguredAgent  # noqa: E402
 from .streams import run  # noqa: E402
 from .test_v1_agent import V1_INIT, V2_INIT, V1Client, connected  # noqa: E402
-
-MODE: dict[str, Any] = {
-    "configId": "mode",
-    "name": "Mode",
-    "category": "mode",
-    "type": "select",
-    "currentValue": "ask",
-    "options": [
-        {"value": "ask", "name": "Ask"},
-        {"value": "code", "name": "Code", "description": "Edits files"},
-    ],
-}
-VERBOSE: dict[str, Any] = {
-    "configId": "verbose",
-    "name": "Verbose",
-    "type": "boolean",
-    "currentValue": False,
-}
-LOGIN = models.AuthMethodAgent(type="agent", method_id="browser", name="Log in with a browser")
-
-
-class ConfiguredAgent(acp.Agent):
-    """Serves logins and a mode and a boolean option per session, recording every call."""
-
-    auth_methods: ClassVar[list[models.AuthMethod]] = [LOGIN]
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, Any]] = []
-        self.options: dict[str, list[dict[str, Any]]] = {}
-
-    async def on_prompt(self, session: acp.Session, prompt: acp.Prompt) -> str | None:
-        return None
-
-    async def on_new_session(self, session: acp.Session) -> dict[str, Any]:
-        self.options[session.session_id] = [copy.deepcopy(MODE), copy.deepcopy(VERBOSE)]
-        return {"configOptions": self.options[session.session_id]}
-
-    async def auth_login(self, *, params: models.LoginAuthRequest) -> models.LoginAuthResponse:
-        self.calls.append(("auth/login", params.method_id))
-        return models.LoginAuthResponse()
-
-    async def auth_logout(self, *, params: models.LogoutAuthRequest) -> models.LogoutAuthResponse:
-        self.calls.append(("auth/logout", None))
-        return models.LogoutAuthResponse()
-
-    async def session_set_config_option(
-        self, *, params: models.SetSessionConfigOptionRequest
-    ) -> models.SetSessionConfigOptionResponse:
-        wire = params.model_dump(by_alias=True, exclude={"meta"})
-        self.calls.append(("session/set_config_option", wire))
-        options = self.options[wire["sessionId"]]
-        for option in options:
-            if option["configId"] == wire["configId"]:
-                option["currentValue"] = wire["value"]
-        return models.SetSessionConfigOptionResponse.model_validate({"configOptions": options})
 
 
 class PlainAgent(acp.Agent):
@@ -207,3 +151,17 @@ def test_v2_clients_still_reach_the_same_hooks_by_their_v2_names() -> None:
     ]
     assert logged_in["result"] == {}
     assert agent.calls == [("auth/login", "browser")]
+
+
+def test_a_config_option_update_goes_out_in_v1_words() -> None:
+    async def main() -> list[Any]:
+        client, _, created = await v1_session(ConfiguredAgent())
+        prompt = [{"type": "text", "text": "flip"}]
+        await client.call("session/prompt", {"sessionId": created["sessionId"], "prompt": prompt})
+        return client.updates
+
+    (update,) = run(main())
+    assert update["sessionUpdate"] == "config_option_update"
+    v1_models.ConfigOptionUpdate.model_validate(update)
+    values = {option["id"]: option["currentValue"] for option in update["configOptions"]}
+    assert values == {"mode": "ask", "verbose": True}

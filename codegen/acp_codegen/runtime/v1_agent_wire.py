@@ -26,8 +26,9 @@ v2 `session/update` object per report). On a v1 connection each session gets a
   patch.
 - `available_commands_update`: the `command` entries, without v2's `type` tag (other kinds:
   logged).
-- the rest (`usage_update`, `notice`, `session_info_update`, `compaction_*`,
-  `config_option_update`) as they are, when v1's types accept them.
+- `config_option_update`: its options' `configId` named `id`, as v1 names it.
+- the rest (`usage_update`, `notice`, `session_info_update`, `compaction_*`) as they are,
+  when v1's types accept them.
 
 Every translated update is checked against v1's types; one that does not fit is logged and not
 sent (the author's call was valid v2: the lifecycle goes on). Nothing is dropped unlogged.
