@@ -13,13 +13,11 @@ is recorded as "sdkErrors". Prints one JSON summary on stdout."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import sys
 from typing import Any
 
 from acp import PROTOCOL_VERSION, connect_to_agent, schema
-from sdk_script import HANG_GUARD, Recorder, wire
+from sdk_script import Recorder, run_script, wire
 
 
 class RecordingClient:
@@ -97,7 +95,4 @@ async def main(cwd: str, agent: list[str]) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    cwd, dashes, *agent = sys.argv[1:]
-    assert dashes == "--" and agent, __doc__
-    summary = asyncio.run(asyncio.wait_for(main(cwd, agent), HANG_GUARD))
-    print(json.dumps(summary))
+    run_script(main, __doc__ or "")

@@ -11,13 +11,11 @@ answer is recorded as the SDK parsed it; what it logs at warning level or above 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import sys
 from typing import Any
 
 from acp import PROTOCOL_VERSION, connect_to_agent, schema
-from sdk_script import HANG_GUARD, Recorder, wire
+from sdk_script import Recorder, run_script, wire
 
 
 class QuietClient:
@@ -69,7 +67,4 @@ async def main(cwd: str, agent: list[str]) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    cwd, dashes, *agent = sys.argv[1:]
-    assert dashes == "--" and agent, __doc__
-    summary = asyncio.run(asyncio.wait_for(main(cwd, agent), HANG_GUARD))
-    print(json.dumps(summary))
+    run_script(main, __doc__ or "")

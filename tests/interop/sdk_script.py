@@ -4,7 +4,11 @@ needs nothing of the SDK."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
+import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 HANG_GUARD = 100.0  # only turns a hang into a failure
@@ -24,3 +28,12 @@ class Recorder(logging.Handler):
 def wire(model: Any) -> Any:
     """A model of the SDK as the JSON it was read from (fields it was not given left out)."""
     return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def run_script(main: Callable[[str, list[str]], Awaitable[dict[str, Any]]], usage: str) -> None:
+    """`script.py CWD -- AGENT_COMMAND [ARGS...]`: print the JSON summary `main(cwd, agent)`
+    returns (a hang is turned into a failure by HANG_GUARD)."""
+    cwd, dashes, *agent = sys.argv[1:]
+    assert dashes == "--" and agent, usage
+    summary = asyncio.run(asyncio.wait_for(main(cwd, agent), HANG_GUARD))
+    print(json.dumps(summary))
