@@ -104,9 +104,11 @@ def test_set_mode_sets_the_option_of_category_mode() -> None:
             session_id,
             await client.call("session/set_mode", {"sessionId": session_id, "modeId": "code"}),
             await client.call("session/set_mode", {"sessionId": "elsewhere", "modeId": "code"}),
+            await client.call("session/close", {"sessionId": session_id}),
+            await client.call("session/set_mode", {"sessionId": session_id, "modeId": "ask"}),
         ]
 
-    session_id, switched, unknown = run(main())
+    session_id, switched, unknown, closed, after_close = run(main())
     assert switched["result"] == {}
     assert agent.calls == [
         (
@@ -116,6 +118,9 @@ def test_set_mode_sets_the_option_of_category_mode() -> None:
     ]
     assert agent.options[session_id][0]["currentValue"] == "code"
     assert unknown["error"]["code"] == -32602  # no session here has a mode option by that id
+    assert closed["result"] == {}
+    assert after_close["error"]["code"] == -32602  # a closed session's options are forgotten
+    assert len(agent.calls) == 1
 
 
 def test_an_agent_without_the_hooks_offers_none_and_refuses_them() -> None:

@@ -116,6 +116,11 @@ class RenamedMethods:
             if isinstance(options, list):
                 self.options[session_id] = options
 
+    def forget(self, session_id: Any) -> None:
+        """The session was closed or deleted: its options go (a resume answers them anew)."""
+        if isinstance(session_id, str):
+            self.options.pop(session_id, None)
+
     async def handle(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if self._typed is None or not self.served(method):
             raise RpcError.method_not_found(method)

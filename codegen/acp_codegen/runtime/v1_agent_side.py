@@ -181,6 +181,8 @@ class V1AgentSide:
         if method in _REGISTRY:
             registry = self.side.registry
             result: dict[str, Any] = await getattr(registry, _REGISTRY[method])(params)
+            if method in (SESSION_CLOSE, SESSION_DELETE):
+                self._renamed.forget(params.get("sessionId"))
             return result
         raise RpcError.method_not_found(method)
 
