@@ -98,9 +98,11 @@ def web_app(argv: list[str]) -> Any:
     """The example agent as an aiohttp application, for a production server:
 
         ACP_TOKEN=... python -m aiohttp.web -H 127.0.0.1 -P 8000 demo_agent:web_app
+        ACP_TOKEN=... gunicorn 'demo_agent:web_app(["--public", "127.0.0.1:8000"])' \
+            --worker-class aiohttp.GunicornWebWorker --bind 127.0.0.1:8000
 
-    (run from examples/; `--public HOST:PORT` after it names the address clients use, when
-    it is not 127.0.0.1:8000). The token is required: the app cannot see where it is bound."""
+    (run from examples/; `--public HOST:PORT` names the address clients use, when it is not
+    127.0.0.1:8000). The token is required: the app cannot see where it is bound."""
     parser = argparse.ArgumentParser(prog="demo_agent:web_app")
     parser.add_argument("--public", metavar="HOST:PORT", default="127.0.0.1:8000")
     host, port = host_port(parser.parse_args(argv).public)
