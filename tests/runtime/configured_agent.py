@@ -45,9 +45,12 @@ class ConfiguredAgent(acp.Agent):
         self.options: dict[str, list[dict[str, Any]]] = {}
 
     async def on_prompt(self, session: acp.Session, prompt: acp.Prompt) -> str | None:
-        """Any prompt turns the boolean option over and tells the client so."""
+        """Any prompt turns the boolean option over, "code" switches to that mode too; the
+        client is told so."""
         options = self.options[session.session_id]
         options[1]["currentValue"] = not options[1]["currentValue"]
+        if prompt.text == "code":
+            options[0]["currentValue"] = "code"
         update = {"sessionUpdate": "config_option_update", "configOptions": options}
         await session.send_update(models.ConfigOptionUpdate.model_validate(update))
         return None

@@ -170,3 +170,18 @@ def test_a_config_option_update_goes_out_in_v1_words() -> None:
     v1_models.ConfigOptionUpdate.model_validate(update)
     values = {option["id"]: option["currentValue"] for option in update["configOptions"]}
     assert values == {"mode": "ask", "verbose": True}
+
+
+def test_a_mode_the_agent_changes_is_told_as_current_mode_update() -> None:
+    async def main() -> list[Any]:
+        client, _, created = await v1_session(ConfiguredAgent())
+        prompt = [{"type": "text", "text": "code"}]
+        for _ in range(2):  # the second update leaves the mode as it was
+            params = {"sessionId": created["sessionId"], "prompt": prompt}
+            await client.call("session/prompt", params)
+        return client.updates
+
+    options, mode, unchanged = run(main())
+    assert options["sessionUpdate"] == unchanged["sessionUpdate"] == "config_option_update"
+    assert mode == {"sessionUpdate": "current_mode_update", "currentModeId": "code"}
+    v1_models.CurrentModeUpdate.model_validate(mode)

@@ -220,8 +220,16 @@ class V1AgentSide:
                 if not future.done():
                     future.set_result(reason)
 
+        def options(configured: Any) -> str | None:
+            return self._renamed.updated(session_id, configured)
+
         return V1SessionDialect(
-            session_id, self.side.connection, self.checks, on_echo=echoed, on_idle=idle
+            session_id,
+            self.side.connection,
+            self.checks,
+            on_echo=echoed,
+            on_idle=idle,
+            on_options=options,
         )
 
     def _after_answer(self, session_id: str, commands: list[Any]) -> None:

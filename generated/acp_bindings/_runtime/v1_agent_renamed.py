@@ -13,9 +13,9 @@ author's typed v2 handlers:
   category `mode`, set to `modeId` (v2 has no modes: a mode is such an option).
 
 A method whose handler the author did not override is answered -32601, as before.
-`RenamedMethods.options` keeps each session's options as the agent last answered them (session/new,
-load, resume, set_config_option), which is where set_mode finds the mode option and where the
-v1 `modes` of a session's answer come from.
+`RenamedMethods.options` keeps each session's options as the agent last gave them (answers to
+session/new, load, resume, set_config_option; config_option_update), which is where set_mode
+finds the mode option; a session's v1 `modes` and `current_mode_update` come from it too.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any, Final
 
 from .dispatch import Dispatcher, MethodTable, index_methods
 from .errors import RpcError
+from .jsonvalue import copy_json
 from .sessions import invalid
 
 AUTHENTICATE: Final = "authenticate"
@@ -117,8 +118,21 @@ class RenamedMethods:
         """Keep the options an answer about session `session_id` carried (v2 form)."""
         if isinstance(session_id, str) and isinstance(result, dict):
             options = result.get("configOptions")
-            if isinstance(options, list):
-                self.options[session_id] = options
+            if isinstance(options, list):  # a copy: the author may change theirs in place
+                self.options[session_id] = copy_json(options)
+
+    def updated(self, session_id: str, options: Any) -> str | None:
+        """The agent told the client `options` (a `config_option_update`): keep them; the mode
+        to tell a v1 client with `current_mode_update`, when it was offered modes (set_mode is
+        served) and the mode option's value changed (None otherwise)."""
+        before = mode_option(self.options.get(session_id))
+        self.remember(session_id, {"configOptions": options})
+        after = mode_option(options)
+        if after is None or not self.served(SET_MODE):
+            return None
+        value = after.get("currentValue")
+        unchanged = before is not None and before.get("currentValue") == value
+        return None if unchanged or not isinstance(value, str) else value
 
     def forget(self, session_id: Any) -> None:
         """The session was closed or deleted: its options go (a resume answers them anew)."""

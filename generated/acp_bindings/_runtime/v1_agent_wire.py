@@ -30,7 +30,8 @@ v2 `session/update` object per report). On a v1 connection each session gets a
   patch.
 - `available_commands_update`: the `command` entries, without v2's `type` tag (other kinds:
   logged).
-- `config_option_update`: its options' `configId` named `id`, as v1 names it.
+- `config_option_update`: its options' `configId` named `id`, as v1 names it; followed by a
+  `current_mode_update` when the session was offered v1 `modes` and its mode option changed.
 - the rest (`usage_update`, `notice`, `session_info_update`, `compaction_*`) as they are,
   when v1's types accept them.
 
@@ -76,6 +77,7 @@ AVAILABLE_COMMANDS_UPDATE = "available_commands_update"
 V1_PLAN = "plan"
 USER_MESSAGE_CHUNK = "user_message_chunk"
 CONFIG_OPTION_UPDATE = "config_option_update"
+CURRENT_MODE_UPDATE = "current_mode_update"
 # A v2 whole message and the v1 chunk its blocks become.
 CHUNK_OF = {
     AGENT_MESSAGE: AGENT_MESSAGE_CHUNK,
@@ -110,7 +112,9 @@ def _not_sent(session_id: str, what: str, why: str) -> None:
 class V1SessionDialect:
     """One session's v1 wire: turns v2 update objects into v1 ones and sends them (`peer`,
     checked by `checks`, v1's tables). `on_echo` gets the messageId of each prompt the turn
-    took up (its echo), `on_idle` the stop reason of each idle report."""
+    took up (its echo), `on_idle` the stop reason of each idle report, `on_options` the
+    options (v2 form) of each `config_option_update`, answering the mode to tell with
+    `current_mode_update` (None: nothing to tell)."""
 
     def __init__(
         self,
@@ -120,6 +124,7 @@ class V1SessionDialect:
         *,
         on_echo: Callable[[str], None] | None = None,
         on_idle: Callable[[str | None], None] | None = None,
+        on_options: Callable[[Any], str | None] | None = None,
     ) -> None:
         self.session_id = session_id
         self._peer = peer
@@ -127,6 +132,7 @@ class V1SessionDialect:
         self._checks = checks
         self._on_echo = on_echo
         self._on_idle = on_idle
+        self._on_options = on_options
         self._streamed: set[str] = set()  # message ids with chunks on the wire
         self._reported: set[str] = set()  # tool call ids sent as `tool_call`
         self._content: dict[str, list[Any]] = {}  # tool call content so far, by id
@@ -188,9 +194,20 @@ class V1SessionDialect:
             return []
         if tag == AVAILABLE_COMMANDS_UPDATE:
             return self._commands(fields)
-        if tag == CONFIG_OPTION_UPDATE:  # v1 names an option's id `id`
-            fields["configOptions"] = v1_config_options(fields.get("configOptions"))
+        if tag == CONFIG_OPTION_UPDATE:
+            return self._config_options(fields)
         return [{UPDATE_TAG_FIELD: tag, **fields}]
+
+    def _config_options(self, fields: dict[str, Any]) -> list[dict[str, Any]]:
+        """v1 names an option's id `id`; a v1 client that was offered modes learns a change
+        of the mode option from `current_mode_update`, which is what it watches."""
+        options = fields.get("configOptions")
+        out = [{UPDATE_TAG_FIELD: CONFIG_OPTION_UPDATE, **fields}]
+        out[0]["configOptions"] = v1_config_options(options)
+        mode = None if self._on_options is None else self._on_options(options)
+        if mode is not None:
+            out.append({UPDATE_TAG_FIELD: CURRENT_MODE_UPDATE, "currentModeId": mode})
+        return out
 
     def _commands(self, fields: dict[str, Any]) -> list[dict[str, Any]]:
         """v2's command list is tagged by `type` (`command`, or kinds v1 lacks); v1's holds
