@@ -17,7 +17,6 @@ What differs from v2, per request (the updates are `v1_agent_wire`'s):
   `available_commands_update` right after the answer; other result fields v1's types lack are
   left out, logged.
 - `session/cancel`: the turn ends, and its prompt is answered `cancelled`.
-
 - `authenticate`, `logout`, `session/set_config_option`, `session/set_mode`: the author's
   typed v2 handlers (`auth/login`, `auth/logout`, `session/set_config_option`), see
   `v1_agent_renamed`; -32601 when the author did not override them. `auth.logout` is
@@ -220,16 +219,13 @@ class V1AgentSide:
                 if not future.done():
                     future.set_result(reason)
 
-        def options(configured: Any) -> str | None:
-            return self._renamed.updated(session_id, configured)
-
         return V1SessionDialect(
             session_id,
             self.side.connection,
             self.checks,
             on_echo=echoed,
             on_idle=idle,
-            on_options=options,
+            on_options=lambda configured: self._renamed.updated(session_id, configured),
         )
 
     def _after_answer(self, session_id: str, commands: list[Any]) -> None:
