@@ -75,4 +75,11 @@ def _drain_in_background(process: subprocess.Popen[str]) -> None:
 
     assert process.stdout is not None
     stream = process.stdout
-    threading.Thread(target=lambda: [None for _ in stream], daemon=True).start()
+
+    def drain() -> None:
+        # served_process closes the pipe once the agent is stopped: reading ends there.
+        with contextlib.suppress(ValueError, OSError):
+            for _ in stream:
+                pass
+
+    threading.Thread(target=drain, daemon=True).start()
