@@ -19,7 +19,6 @@ besides ws_server.py that imports aiohttp, so a generated package works without 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sys
 from collections.abc import Callable, Mapping
@@ -43,6 +42,7 @@ from .remote_wire import (
     peek,
 )
 from .web_guard import TOKEN_QUERY_PARAMETER, Refusal, bind_problem
+from .ws_server import abort, serve_websocket
 
 logger = logging.getLogger(__name__)
 KEEP_ALIVE_SECONDS: Final = 15.0  # an SSE comment this often keeps proxies from timing out
@@ -130,8 +130,6 @@ class RemoteServer:
             return await self._post(request)
         if request.method == "GET":
             if request.headers.get("Upgrade", "").lower() == "websocket":
-                from .ws_server import serve_websocket
-
                 return await serve_websocket(
                     request, lambda: self.new_link(websocket=True), self.limits
                 )
@@ -200,7 +198,7 @@ class RemoteServer:
         if lease is None:
             return _text(409, "Outbound stream already has an active receiver")
         try:
-            return await _stream_events(request, stream, lease)
+            return await _stream_events(request, stream, lease, self.limits.write_seconds)
         finally:
             stream.release(lease)
             link.touch()
@@ -262,9 +260,15 @@ def _refuse_body(body: bytes) -> web.Response:
     return _text(400, "Invalid JSON-RPC message")
 
 
-async def _stream_events(request: web.Request, stream: Outbox, lease: object) -> web.StreamResponse:
+async def _stream_events(
+    request: web.Request, stream: Outbox, lease: object, write_seconds: float
+) -> web.StreamResponse:
     """Hand the stream's messages to one SSE response until the stream ends or the client
-    leaves; a message whose write failed goes back to the stream."""
+    leaves; a message whose write failed goes back to the stream. A write that has not gone
+    out within `write_seconds` (the client stopped reading; its socket's buffers are full)
+    drops the stream: the TCP connection is aborted, so neither this handler nor the server's
+    shutdown waits on it. The message being written goes back to the stream: its end was
+    still queued here, so the client cannot have had all of it."""
     response = web.StreamResponse(
         headers={
             "Content-Type": EVENT_STREAM_TYPE,
@@ -278,14 +282,24 @@ async def _stream_events(request: web.Request, stream: Outbox, lease: object) ->
             frame = await stream.next(KEEP_ALIVE_SECONDS, lease)
         except StreamClosed:
             break
+        event = b":\n\n" if frame is None else b"data: " + frame + b"\n\n"
         try:
-            await response.write(b":\n\n" if frame is None else b"data: " + frame + b"\n\n")
+            await asyncio.wait_for(response.write(event), write_seconds)
+        except TimeoutError:
+            if frame is not None:
+                stream.unget(frame)
+            abort(request, "an event stream's reader stopped reading")
+            return response
         except BaseException:  # the client left (or the handler was cancelled because it did)
             if frame is not None:
                 stream.unget(frame)
             raise
-    with contextlib.suppress(ConnectionError):
-        await response.write_eof()
+    try:
+        await asyncio.wait_for(response.write_eof(), write_seconds)
+    except TimeoutError:
+        abort(request, "an event stream's reader stopped reading")
+    except ConnectionError:
+        pass  # the client left after the last message
     return response
 
 

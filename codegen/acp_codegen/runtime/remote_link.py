@@ -16,7 +16,8 @@ that opened the connection, so it is handed to `initialize`'s caller instead.
 Limits (`RemoteLimits`): message size, bytes queued for clients that are behind (the agent's
 writes wait, and a client that takes nothing for `stall_seconds` loses the connection),
 session streams per connection, how long a connection may sit idle (no stream attached and no
-message from the client), and how often a WebSocket is pinged to find a half-open socket.
+message from the client), how often a WebSocket is pinged to find a half-open socket, and
+how long one write to a client may take before its stream is dropped.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class RemoteLimits:
     max_connections: int = 1024  # per server: initialize beyond it is answered 503
     max_id_length: int = 1024  # request and session ids, as the TS SDK checks them
     heartbeat_seconds: float = 30.0  # WebSocket ping interval; no pong in half of it: closed
+    write_seconds: float = 30.0  # one write to a client that has not gone out: stream dropped
 
     def __post_init__(self) -> None:
         for name in self.__dataclass_fields__:

@@ -68,7 +68,7 @@ async def serve_websocket(
                     await socket.close(code=WSCloseCode.INTERNAL_ERROR)
                     break
                 await socket.send_frame(answer, WSMsgType.TEXT)
-                pump = asyncio.create_task(_pump(link, socket))
+                pump = asyncio.create_task(_pump(link, socket, request, limits.write_seconds))
                 continue
             if envelope.is_initialize:
                 refused = RpcError(-32600, "Initialize not allowed on existing connection")
@@ -86,13 +86,17 @@ async def serve_websocket(
         if pump is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await pump
-        await socket.close()
+        await _close(socket, request, limits.write_seconds)
     return socket
 
 
-async def _pump(link: RemoteLink, socket: web.WebSocketResponse) -> None:
+async def _pump(
+    link: RemoteLink, socket: web.WebSocketResponse, request: web.Request, write_seconds: float
+) -> None:
     """Send the agent's messages in order until the connection ends, then close the socket.
-    The socket holds the connection's stream meanwhile: an open socket is never idle."""
+    The socket holds the connection's stream meanwhile: an open socket is never idle. A frame
+    that has not gone out within `write_seconds` (the peer stopped reading) ends the
+    connection: the TCP connection is aborted, so nothing waits on it."""
     lease = link.main.acquire()
     try:
         while True:
@@ -101,10 +105,33 @@ async def _pump(link: RemoteLink, socket: web.WebSocketResponse) -> None:
             except StreamClosed:
                 break
             if frame is not None:
-                await socket.send_frame(frame, WSMsgType.TEXT)
+                await asyncio.wait_for(socket.send_frame(frame, WSMsgType.TEXT), write_seconds)
+    except TimeoutError:
+        link.close_soon("the peer stopped reading")
+        abort(request, "a WebSocket peer stopped reading")
     except ConnectionError as problem:
         logger.debug("websocket %s: %s", link.id, problem)
         link.close_soon("the socket failed")
     finally:
         link.main.release(lease)
-        await socket.close()
+        await _close(socket, request, write_seconds)
+
+
+async def _close(socket: web.WebSocketResponse, request: web.Request, write_seconds: float) -> None:
+    """Close the socket politely if the peer takes the close frame in time, else abort it;
+    a socket the heartbeat gave up on is aborted too (what it still queues has no reader)."""
+    try:
+        await asyncio.wait_for(socket.close(), write_seconds)
+    except TimeoutError:
+        abort(request, "a WebSocket peer took no close frame")
+    transport = request.transport
+    if transport is not None and transport.is_closing() and transport.get_write_buffer_size():
+        abort(request, "a closed WebSocket's peer read nothing more")
+
+
+def abort(request: web.Request, reason: str) -> None:
+    """Drop the request's TCP connection at once, with whatever is still queued for it."""
+    transport = request.transport
+    if transport is not None:
+        logger.info("dropping a client's connection: %s", reason)
+        transport.abort()
