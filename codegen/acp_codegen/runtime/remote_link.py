@@ -17,7 +17,8 @@ Limits (`RemoteLimits`): message size, bytes queued for clients that are behind 
 writes wait, and a client that takes nothing for `stall_seconds` loses the connection),
 session streams per connection, how long a connection may sit idle (no stream attached and no
 message from the client), how often a WebSocket is pinged to find a half-open socket, and
-how long one write to a client may take before its stream is dropped.
+how long one write to a client may take before its stream is dropped; an event stream with
+nothing to send gets a comment every `keep_alive_seconds`, so proxies keep it open.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class RemoteLimits:
     max_id_length: int = 1024  # request and session ids, as the TS SDK checks them
     heartbeat_seconds: float = 30.0  # WebSocket ping interval; no pong in half of it: closed
     write_seconds: float = 30.0  # one write to a client that has not gone out: stream dropped
+    keep_alive_seconds: float = 15.0  # an idle SSE stream gets a comment this often
 
     def __post_init__(self) -> None:
         for name in self.__dataclass_fields__:

@@ -49,7 +49,6 @@ from .web_guard import TOKEN_QUERY_PARAMETER, Refusal, bind_problem
 from .ws_server import abort, serve_websocket
 
 logger = logging.getLogger(__name__)
-KEEP_ALIVE_SECONDS: Final = 15.0  # an SSE comment this often keeps proxies from timing out
 _REAP_EVERY: Final = 5.0
 
 
@@ -202,7 +201,7 @@ class RemoteServer:
         if lease is None:
             return _text(409, "Outbound stream already has an active receiver")
         try:
-            return await _stream_events(request, stream, lease, self.limits.write_seconds)
+            return await _stream_events(request, stream, lease, self.limits)
         finally:
             stream.release(lease)
             link.touch()
@@ -265,14 +264,15 @@ def _refuse_body(body: bytes) -> web.Response:
 
 
 async def _stream_events(
-    request: web.Request, stream: Outbox, lease: object, write_seconds: float
+    request: web.Request, stream: Outbox, lease: object, limits: RemoteLimits
 ) -> web.StreamResponse:
     """Hand the stream's messages to one SSE response until the stream ends or the client
-    leaves; a message whose write failed goes back to the stream. A write that has not gone
-    out within `write_seconds` (the client stopped reading; its socket's buffers are full)
-    drops the stream: the TCP connection is aborted, so neither this handler nor the server's
-    shutdown waits on it. The message being written goes back to the stream: its end was
-    still queued here, so the client cannot have had all of it."""
+    leaves, with a comment after `keep_alive_seconds` without one; a message whose write
+    failed goes back to the stream. A write that has not gone out within `write_seconds`
+    (the client stopped reading; its socket's buffers are full) drops the stream: the TCP
+    connection is aborted, so neither this handler nor the server's shutdown waits on it.
+    The message being written goes back to the stream: its end was still queued here, so
+    the client cannot have had all of it."""
     response = web.StreamResponse(
         headers={
             "Content-Type": EVENT_STREAM_TYPE,
@@ -283,12 +283,12 @@ async def _stream_events(
     await response.prepare(request)
     while True:
         try:
-            frame = await stream.next(KEEP_ALIVE_SECONDS, lease)
+            frame = await stream.next(limits.keep_alive_seconds, lease)
         except StreamClosed:
             break
         event = b":\n\n" if frame is None else b"data: " + frame + b"\n\n"
         try:
-            await asyncio.wait_for(response.write(event), write_seconds)
+            await asyncio.wait_for(response.write(event), limits.write_seconds)
         except TimeoutError:
             if frame is not None:
                 stream.unget(frame)
@@ -299,7 +299,7 @@ async def _stream_events(
                 stream.unget(frame)
             raise
     try:
-        await asyncio.wait_for(response.write_eof(), write_seconds)
+        await asyncio.wait_for(response.write_eof(), limits.write_seconds)
     except TimeoutError:
         abort(request, "an event stream's reader stopped reading")
     except ConnectionError:

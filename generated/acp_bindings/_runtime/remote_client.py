@@ -21,7 +21,7 @@ from .connection import Connection
 from .dispatch import Dispatcher
 from .frames import FrameQueue, FrameSink
 from .remote_outgoing import Outgoing
-from .remote_wire import DEFAULT_MAX_MESSAGE_BYTES
+from .remote_wire import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_MAX_MESSAGE_BYTES
 from .trace import Tracer, TraceTarget, tracer_for
 
 if TYPE_CHECKING:
@@ -91,16 +91,21 @@ async def connect_remote(
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     trace: TraceTarget | Tracer | None = None,
     cookies: Mapping[str, str] | None = None,
+    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
 ) -> RemoteAgent:
     """A started connection to the agent at `url` (nothing is sent until the first request,
     which must be `initialize`). `cookies` (e.g. an earlier connection's `RemoteAgent.cookies`)
     are sent from the first request on, so a proxy's affinity cookie brings a reconnect back
-    to the backend that holds the session."""
+    to the backend that holds the session. Over WebSocket a ping goes out every
+    `heartbeat_seconds`; a server whose pong has not come within half of it (gone without
+    closing: a half-open socket) ends the connection."""
     try:
         import aiohttp
     except ImportError:
         raise ImportError(NEEDS_AIOHTTP) from None
 
+    if not heartbeat_seconds > 0:
+        raise ValueError("heartbeat_seconds must be positive")
     scheme = url.split(":", 1)[0].lower()
     if scheme not in ("http", "https", "ws", "wss"):
         raise ValueError(f"{url}: an agent URL starts with http://, https://, ws:// or wss://")
@@ -117,7 +122,7 @@ async def connect_remote(
             from .ws_client import WebSocketTransport
 
             transport = await WebSocketTransport.open(
-                session, url, headers, queue, max_message_bytes
+                session, url, headers, queue, max_message_bytes, heartbeat_seconds
             )
         else:
             from .http_client import HttpTransport
