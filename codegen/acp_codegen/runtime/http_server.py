@@ -284,7 +284,8 @@ async def _stream_events(
             break
         event = b":\n\n" if frame is None else b"data: " + frame + b"\n\n"
         try:
-            await asyncio.wait_for(response.write(event), limits.write_seconds)
+            async with asyncio.timeout(limits.write_seconds):  # no task per write: order kept
+                await response.write(event)
         except TimeoutError:
             if frame is not None:
                 stream.unget(frame)
@@ -295,7 +296,8 @@ async def _stream_events(
                 stream.unget(frame)
             raise
     try:
-        await asyncio.wait_for(response.write_eof(), limits.write_seconds)
+        async with asyncio.timeout(limits.write_seconds):
+            await response.write_eof()
     except TimeoutError:
         abort(request, "an event stream's reader stopped reading")
     except ConnectionError:

@@ -109,7 +109,8 @@ async def _pump(
             except StreamClosed:
                 break
             if frame is not None:
-                await asyncio.wait_for(socket.send_frame(frame, WSMsgType.TEXT), write_seconds)
+                async with asyncio.timeout(write_seconds):  # no task per frame: order kept
+                    await socket.send_frame(frame, WSMsgType.TEXT)
     except TimeoutError:
         link.close_soon("the peer stopped reading")
         abort(request, "a WebSocket peer stopped reading")
@@ -125,7 +126,8 @@ async def _close(socket: web.WebSocketResponse, request: web.Request, write_seco
     """Close the socket politely if the peer takes the close frame in time, else abort it;
     a socket the heartbeat gave up on is aborted too (what it still queues has no reader)."""
     try:
-        await asyncio.wait_for(socket.close(), write_seconds)
+        async with asyncio.timeout(write_seconds):
+            await socket.close()
     except TimeoutError:
         abort(request, "a WebSocket peer took no close frame")
     transport = request.transport
