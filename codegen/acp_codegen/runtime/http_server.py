@@ -41,6 +41,7 @@ from .remote_wire import (
     Envelope,
     peek,
 )
+from .trace import Tracer, TraceTarget, tracer_for
 from .web_guard import TOKEN_QUERY_PARAMETER, Refusal, bind_problem
 from .ws_server import abort, serve_websocket
 
@@ -70,10 +71,12 @@ class RemoteServer:
         *,
         guard: Gate | None,
         limits: RemoteLimits | None = None,
+        trace: TraceTarget | Tracer | None = None,
     ) -> None:
         self.dispatcher_factory = dispatcher_factory
         self.guard = guard
         self.limits = limits or RemoteLimits()
+        self.tracer = tracer_for(trace)  # every connection's traffic (default: ACP_TRACE)
         self.links: dict[str, RemoteLink] = {}
         self._reaper: asyncio.Task[None] | None = None
 
@@ -93,6 +96,8 @@ class RemoteServer:
         if self._reaper is not None:
             self._reaper.cancel()
         await asyncio.gather(*(link.close() for link in list(self.links.values())))
+        if self.tracer is not None:
+            self.tracer.close()
 
     async def _reap(self) -> None:
         """Close connections idle past the limit (their client vanished without DELETE)."""
@@ -111,6 +116,7 @@ class RemoteServer:
             self.limits,
             websocket=websocket,
             on_closed=self._forget,
+            trace=self.tracer,
         )
         self.links[link.id] = link
         return link
@@ -312,6 +318,7 @@ def web_app(
     port: int,
     access: Access,
     limits: RemoteLimits | None = None,
+    trace: TraceTarget | None = None,
 ) -> web.Application:
     """The aiohttp application serving `dispatcher_factory` (one dispatcher per connection),
     for running under another server (`python -m aiohttp.web`, gunicorn's aiohttp worker).
@@ -321,7 +328,7 @@ def web_app(
     if access.token is None and not access.insecure:
         raise ValueError("web_app needs a token, or insecure=True to run without one")
     guard = access.guard(host, port)
-    return RemoteServer(dispatcher_factory, guard=guard, limits=limits).app()
+    return RemoteServer(dispatcher_factory, guard=guard, limits=limits, trace=trace).app()
 
 
 async def serve_http(
@@ -332,14 +339,16 @@ async def serve_http(
     access: Access,
     limits: RemoteLimits | None = None,
     ready: Callable[[int], None] | None = None,
+    trace: TraceTarget | None = None,
 ) -> None:
     """Listen on `host:port` until cancelled. Refuses a non-loopback address without a token
-    unless `access.insecure` (ValueError). `ready` gets the bound port (useful with port 0)."""
+    unless `access.insecure` (ValueError). `ready` gets the bound port (useful with port 0).
+    `trace` names a file recording every connection's traffic (default: `ACP_TRACE`)."""
     authenticated = access.token is not None
     problem = bind_problem(host, authenticated=authenticated, insecure=access.insecure)
     if problem is not None:
         raise ValueError(problem)
-    server = RemoteServer(dispatcher_factory, guard=None, limits=limits)
+    server = RemoteServer(dispatcher_factory, guard=None, limits=limits, trace=trace)
     runner = web.AppRunner(server.app(), handler_cancellation=True, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, host, port)

@@ -40,6 +40,7 @@ from .errors import ConnectionClosed
 from .frames import FrameQueue, FrameSink
 from .outbox import Backlog, Outbox
 from .remote_wire import DEFAULT_MAX_MESSAGE_BYTES, SESSION_LOAD, Envelope, IdKey, id_key, peek
+from .trace import Tracer
 
 logger = logging.getLogger(__name__)
 DispatcherFactory = Callable[[Connection], Dispatcher]
@@ -80,6 +81,7 @@ class RemoteLink:
         *,
         websocket: bool = False,
         on_closed: Callable[[RemoteLink], None] | None = None,
+        trace: Tracer | None = None,
     ) -> None:
         self.id = str(uuid.uuid4())
         self.limits = limits
@@ -92,7 +94,8 @@ class RemoteLink:
         self._initial: tuple[IdKey, asyncio.Future[bytes]] | None = None
         self.queue = FrameQueue(max_frame_bytes=limits.max_message_bytes)
         self.sink = FrameSink(self._route, self._room)
-        self.connection = Connection(self.queue, self.sink)
+        traced = None if trace is None else trace.for_connection(self.id)
+        self.connection = Connection(self.queue, self.sink, trace=traced)
         self.connection.dispatcher = dispatcher_factory(self.connection)
         self._loop = asyncio.get_running_loop()
         self.last_active = self._loop.time()
