@@ -31,10 +31,10 @@ from typing import Final, Protocol
 from aiohttp import web
 
 from .errors import ConnectionClosed, RpcError
+from .event_stream import stream_events
 from .framing import decode_line, encode_json
 from .http_options import Access
 from .messages import error_message
-from .outbox import Outbox, StreamClosed
 from .remote_link import DispatcherFactory, LimitExceeded, RemoteLimits, RemoteLink
 from .remote_wire import (
     CONNECTION_HEADER,
@@ -47,7 +47,7 @@ from .remote_wire import (
 )
 from .trace import Tracer, TraceTarget, tracer_for
 from .web_guard import TOKEN_QUERY_PARAMETER, Refusal, bind_problem
-from .ws_server import abort, serve_websocket
+from .ws_server import busy, serve_websocket
 
 logger = logging.getLogger(__name__)
 _REAP_EVERY: Final = 5.0
@@ -81,6 +81,7 @@ class RemoteServer:
         self.guard = guard
         self.limits = limits or RemoteLimits()
         self.tracer = tracer_for(trace)  # every connection's traffic (default: ACP_TRACE)
+        self.open_sockets: Callable[[], int] | None = None  # set by `running`
         self.links: dict[str, RemoteLink] = {}
         self._reaper: asyncio.Task[None] | None = None
 
@@ -131,6 +132,8 @@ class RemoteServer:
     # -- requests -------------------------------------------------------------------------------
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
+        if self.open_sockets is not None and self.open_sockets() > self.limits.max_sockets:
+            return busy("too many open connections")
         if self.guard is not None:
             refusal = self.guard.refusal(request.headers, request.query.get(TOKEN_QUERY_PARAMETER))
             if refusal is not None:
@@ -183,7 +186,7 @@ class RemoteServer:
         try:
             link = self.new_link(websocket=False)
         except LimitExceeded as problem:
-            return _text(503, str(problem))
+            return busy(str(problem))
         try:
             answer = await link.initialize(body, envelope)
         except ConnectionClosed as problem:  # the agent ended the connection during initialize
@@ -207,7 +210,7 @@ class RemoteServer:
         if lease is None:
             return _text(409, "Outbound stream already has an active receiver")
         try:
-            return await _stream_events(request, stream, lease, self.limits)
+            return await stream_events(request, stream, lease, self.limits)
         finally:
             stream.release(lease)
             link.touch()
@@ -269,52 +272,6 @@ def _refuse_body(body: bytes) -> web.Response:
     return _text(400, "Invalid JSON-RPC message")
 
 
-async def _stream_events(
-    request: web.Request, stream: Outbox, lease: object, limits: RemoteLimits
-) -> web.StreamResponse:
-    """Hand the stream's messages to one SSE response until the stream ends or the client
-    leaves, with a comment after `keep_alive_seconds` without one; a message whose write
-    failed goes back to the stream. A write that has not gone out within `write_seconds`
-    (the client stopped reading; its socket's buffers are full) drops the stream: the TCP
-    connection is aborted, so neither this handler nor the server's shutdown waits on it.
-    The message being written goes back to the stream: its end was still queued here, so
-    the client cannot have had all of it."""
-    response = web.StreamResponse(
-        headers={
-            "Content-Type": EVENT_STREAM_TYPE,
-            "Cache-Control": "no-cache",
-            "X-Accel-Buffering": "no",  # nginx: pass each event on at once
-        }
-    )
-    await response.prepare(request)
-    while True:
-        try:
-            frame = await stream.next(limits.keep_alive_seconds, lease)
-        except StreamClosed:
-            break
-        event = b":\n\n" if frame is None else b"data: " + frame + b"\n\n"
-        try:
-            async with asyncio.timeout(limits.write_seconds):  # no task per write: order kept
-                await response.write(event)
-        except TimeoutError:
-            if frame is not None:
-                stream.unget(frame)
-            abort(request, "an event stream's reader stopped reading")
-            return response
-        except BaseException:  # the client left (or the handler was cancelled because it did)
-            if frame is not None:
-                stream.unget(frame)
-            raise
-    try:
-        async with asyncio.timeout(limits.write_seconds):
-            await response.write_eof()
-    except TimeoutError:
-        abort(request, "an event stream's reader stopped reading")
-    except ConnectionError:
-        pass  # the client left after the last message
-    return response
-
-
 def web_app(
     dispatcher_factory: DispatcherFactory,
     *,
@@ -353,8 +310,7 @@ async def serve_http(
     if problem is not None:
         raise ValueError(problem)
     server = RemoteServer(dispatcher_factory, guard=None, limits=limits, trace=trace)
-    runner = web.AppRunner(server.app(), handler_cancellation=True, access_log=None)
-    await runner.setup()
+    runner = await running(server)
     site = web.TCPSite(runner, host, port)
     try:
         await site.start()
@@ -367,6 +323,24 @@ async def serve_http(
         await asyncio.Event().wait()
     finally:
         await runner.cleanup()
+
+
+async def running(server: RemoteServer) -> web.AppRunner:
+    """An aiohttp runner for `server`, set up (add a site to listen). A socket whose request
+    head has not all come `header_seconds` after it connected (or after its last answer) is
+    closed (aiohttp's keep-alive timeout counts from the connection's start too), and open
+    sockets are counted against `max_sockets`."""
+    runner = web.AppRunner(
+        server.app(),
+        handler_cancellation=True,
+        access_log=None,
+        keepalive_timeout=server.limits.header_seconds,
+    )
+    await runner.setup()
+    handlers = runner.server
+    assert handlers is not None
+    server.open_sockets = lambda: len(handlers.connections)
+    return runner
 
 
 def _bound_port(site: web.TCPSite, asked: int) -> int:

@@ -28,6 +28,7 @@ from .remote_wire import CONNECTION_HEADER, peek
 
 logger = logging.getLogger(__name__)
 _PROTOCOL_ERROR = 1002
+RETRY_AFTER = "1"  # seconds, on a 503: a slot may well be free by then
 
 
 async def serve_websocket(
@@ -37,7 +38,7 @@ async def serve_websocket(
     try:
         link = new_link()
     except LimitExceeded as problem:
-        return web.Response(status=503, text=str(problem), content_type="text/plain")
+        return busy(str(problem))
     socket = web.WebSocketResponse(
         max_msg_size=limits.max_message_bytes,
         heartbeat=limits.heartbeat_seconds,  # pings find half-open sockets
@@ -141,3 +142,10 @@ def abort(request: web.Request, reason: str) -> None:
     if transport is not None:
         logger.info("dropping a client's connection: %s", reason)
         transport.abort()
+
+
+def busy(reason: str) -> web.Response:
+    """503, to try again after `RETRY_AFTER`; the socket is closed, which frees its slot."""
+    response = web.Response(status=503, text=reason, headers={"Retry-After": RETRY_AFTER})
+    response.force_close()
+    return response
