@@ -13,7 +13,7 @@ from aiohttp import web
 from .outbox import Outbox, StreamClosed
 from .remote_link import RemoteLimits
 from .remote_wire import EVENT_STREAM_TYPE
-from .ws_server import abort
+from .ws_server import abort, writes_at_once
 
 
 async def stream_events(
@@ -41,8 +41,11 @@ async def stream_events(
             break
         event = b":\n\n" if frame is None else b"data: " + frame + b"\n\n"
         try:
-            async with asyncio.timeout(limits.write_seconds):  # no task per write: order kept
+            if writes_at_once(request, len(event)):
                 await response.write(event)
+            else:
+                async with asyncio.timeout(limits.write_seconds):  # no task per write
+                    await response.write(event)
         except TimeoutError:
             if frame is not None:
                 stream.unget(frame)

@@ -29,6 +29,7 @@ from .remote_wire import CONNECTION_HEADER, peek
 logger = logging.getLogger(__name__)
 _PROTOCOL_ERROR = 1002
 RETRY_AFTER = "1"  # seconds, on a 503: a slot may well be free by then
+_AT_ONCE = 16 * 1024  # under asyncio's default high-water mark of 64 KiB, with room for framing
 
 
 async def serve_websocket(
@@ -109,9 +110,13 @@ async def _pump(
                 frame = await link.main.next(None, lease)
             except StreamClosed:
                 break
-            if frame is not None:
-                async with asyncio.timeout(write_seconds):  # no task per frame: order kept
-                    await socket.send_frame(frame, WSMsgType.TEXT)
+            if frame is None:
+                continue
+            if writes_at_once(request, len(frame)):
+                await socket.send_frame(frame, WSMsgType.TEXT)
+                continue
+            async with asyncio.timeout(write_seconds):  # no task per frame: order kept
+                await socket.send_frame(frame, WSMsgType.TEXT)
     except TimeoutError:
         link.close_soon("the peer stopped reading")
         abort(request, "a WebSocket peer stopped reading")
@@ -149,3 +154,12 @@ def busy(reason: str) -> web.Response:
     response = web.Response(status=503, text=reason, headers={"Retry-After": RETRY_AFTER})
     response.force_close()
     return response
+
+
+def writes_at_once(request: web.Request, size: int) -> bool:
+    """Whether writing `size` more bytes to the request's socket cannot wait: nothing is
+    queued on it (so its writer is not paused) and `size` alone stays under the point where
+    asyncio pauses a writer. Such a write needs no deadline, and arming one costs more than
+    the write itself."""
+    transport = request.transport
+    return transport is not None and not transport.get_write_buffer_size() and size < _AT_ONCE
