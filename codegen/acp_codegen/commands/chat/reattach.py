@@ -65,12 +65,12 @@ async def retrying(
 async def resume_all(
     lifecycle: ClientSide[Any], sessions: Sequence[tuple[str, str]], current: str
 ) -> list[str]:
-    """Resume each of `sessions` (id, cwd) with its history replayed from the start (v1:
-    `session/load`), `current` (the one chat prompts) first. The agent refusing `current` is
-    raised: chat cannot go on without it; refusing another only leaves that one behind.
-    Returns the ids left behind."""
+    """Resume each of `sessions` (id, cwd) in order (as the page lists them) with its history
+    replayed from the start (v1: `session/load`). The agent refusing `current` (the one chat
+    prompts) is raised: chat cannot go on without it; refusing another only leaves that one
+    behind. Returns the ids left behind."""
     left: list[str] = []
-    for session_id, cwd in sorted(sessions, key=lambda each: each[0] != current):
+    for session_id, cwd in sessions:
         try:
             await lifecycle.resume_session(session_id, cwd, replayFrom={"type": "start"})
         except RpcError:
