@@ -501,7 +501,8 @@ def _run(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 # The remote transports (the `http` extra): the only modules that may import aiohttp.
 NEEDS_AIOHTTP = frozenset(
-    f"_runtime/{name}.py" for name in ("http_client", "http_server", "ws_client", "ws_server")
+    f"_runtime/{name}.py"
+    for name in ("http_client", "http_server", "event_stream", "ws_client", "ws_server")
 )
 
 

@@ -71,7 +71,14 @@ def test_the_project_layout(scaffolded: Path) -> None:
     assert f"src/{PACKAGE}/acp/_runtime/connection.py" in files
 
 
-REMOTE_MODULES = {"http_server", "ws_server", "http_client", "ws_client", "remote_client"}
+REMOTE_MODULES = {
+    "http_server",
+    "event_stream",
+    "ws_server",
+    "http_client",
+    "ws_client",
+    "remote_client",
+}
 
 
 def test_the_project_depends_on_pydantic_only(scaffolded: Path) -> None:

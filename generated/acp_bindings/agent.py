@@ -283,20 +283,30 @@ class Agent:
         *,
         access: Access | None = None,
         limits: RemoteLimits | None = None,
+        trace: TraceTarget | None = None,
     ) -> None:
         """Serve over Streamable HTTP and WebSocket on `host:port` until cancelled (needs
         aiohttp: the `http` extra). Each connection is served by a shallow copy of this agent,
         so what `__init__` set is shared and `client`/`lifecycle` are the connection's own.
         Clients must send `Authorization: Bearer <token>` when `access.token` is set; a
         non-loopback `host` is refused without one unless `access.insecure` (default: no
-        token, loopback only)."""
+        token, loopback only). `trace` names a file recording every connection's traffic,
+        each record naming its connection (default: `ACP_TRACE`)."""
         from ._runtime.http_server import serve_http
 
         access = access or Access()
-        await serve_http(self.connection_dispatcher, host, port, access=access, limits=limits)
+        await serve_http(
+            self.connection_dispatcher, host, port, access=access, limits=limits, trace=trace
+        )
 
     def web_app(
-        self, *, host: str, port: int, access: Access, limits: RemoteLimits | None = None
+        self,
+        *,
+        host: str,
+        port: int,
+        access: Access,
+        limits: RemoteLimits | None = None,
+        trace: TraceTarget | None = None,
     ) -> Any:
         """The aiohttp `Application` serving this agent as `serve_http` does, for a production
         server to run (`python -m aiohttp.web`, gunicorn's aiohttp worker). `host`/`port` are
@@ -304,7 +314,12 @@ class Agent:
         from ._runtime.http_server import web_app
 
         return web_app(
-            self.connection_dispatcher, host=host, port=port, access=access, limits=limits
+            self.connection_dispatcher,
+            host=host,
+            port=port,
+            access=access,
+            limits=limits,
+            trace=trace,
         )
 
     def run_http(self, host: str, port: int, **options: Any) -> None:

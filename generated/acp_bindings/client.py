@@ -15,7 +15,7 @@ from ._runtime.dispatch import Dispatcher, ValidatingDispatcher
 from ._runtime.errors import RpcError
 from ._runtime.peer import Peer
 from ._runtime.permission_request import PermissionRequest
-from ._runtime.remote_client import RemoteAgent, connect_remote
+from ._runtime.remote_client import RemoteAgent, connect_remote, resume_sessions
 from ._runtime.stdio import AgentProcess, spawn_agent
 from ._runtime.tolerant import result_from_wire
 from ._runtime.wire import from_wire, to_wire
@@ -287,8 +287,25 @@ class Client:
     async def connect(self, url: str, **options: Any) -> RemoteAgent:
         """Connect to an agent served at `url` (`http(s)://` for Streamable HTTP, `ws(s)://`
         for WebSocket; needs aiohttp, the `http` extra). Options go to `connect_remote`, e.g.
-        `headers={"Authorization": "Bearer ..."}`. Then use it as after `spawn`."""
+        `headers={"Authorization": "Bearer ..."}` or `heartbeat_seconds=10` (the WebSocket
+        ping interval). Then use it as after `spawn`."""
         return await connect_remote(url, self.dispatcher, **options)
+
+    async def reconnect(self, remote: RemoteAgent) -> RemoteAgent:
+        """After `remote`'s connection was lost (or to move to a new one): connect again to
+        the same URL with the same options and cookies, initialize, and resume every session
+        that was open on it, each with its history replayed (`session/load` on a v1 agent).
+        Each session's state is rebuilt in `lifecycle.sessions` (new `ClientSession`
+        objects) and goes on from there; a turn the drop cut short is reported `cancelled`."""
+        sessions = self.lifecycle.sessions.values()
+        open_sessions = [(each.session_id, each.cwd) for each in sessions if not each.closed]
+        fresh = await remote.reconnect()
+        try:
+            await resume_sessions(self.lifecycle, open_sessions)
+        except BaseException:
+            await fresh.close()
+            raise
+        return fresh
 
     async def session_update(self, *, params: models.UpdateSessionNotification) -> None:
         """Handle `session/update` (notification)."""

@@ -21,7 +21,7 @@ sys.path.insert(0, str(REPO / "generated"))
 from acp_bindings import Client as Client  # noqa: E402
 from acp_bindings import ClientSession as ClientSession  # noqa: E402
 from acp_bindings import PermissionRequest, ProtocolUsageError, message_text  # noqa: E402
-from acp_bindings._runtime.http_server import RemoteServer  # noqa: E402
+from acp_bindings._runtime.http_server import RemoteServer, running  # noqa: E402
 from acp_bindings._runtime.remote_link import RemoteLimits  # noqa: E402
 from acp_bindings._runtime.web_guard import WebGuard  # noqa: E402
 
@@ -79,8 +79,7 @@ async def served(
     """The example agent (or `agent`) served on 127.0.0.1, a free port."""
     agent = agent or demo_agent_class()(pause=pause)
     server = RemoteServer(agent.connection_dispatcher, guard=None, limits=limits)
-    runner = web.AppRunner(server.app(), handler_cancellation=True, access_log=None)
-    await runner.setup()
+    runner = await running(server)  # as serve_http sets it up
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = runner.addresses[0][1]

@@ -1,4 +1,4 @@
-"""`inspect --url` getting its session back when the connection drops: the inspector's live
+"""`inspect --url` getting its sessions back when the connection drops: the inspector's live
 model (what the page shows, its `view()`) over the example agent served with `--http` (a real
 process), the connection closed from the test after a turn. The inspector reconnects by
 itself, says so in one line, and shows the session rebuilt from the replay, each message once;
@@ -7,7 +7,8 @@ the next turn works on the resumed session."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,26 +48,38 @@ def messages(view: dict[str, Any]) -> list[tuple[str, str]]:
     return [(m["role"], str(m)) for m in view["session"]["messages"]]
 
 
+@contextlib.asynccontextmanager
+async def inspecting(url: str, cwd: Path) -> AsyncIterator[tuple[LiveInspector, Changes]]:
+    """The inspector's model on the agent at `url`, started; stopped after."""
+    changes = Changes()
+    inspector = LiveInspector(RemoteTarget(url, HEADERS), cwd=cwd, trace=None, changed=changes)
+    await inspector.start()
+    try:
+        yield inspector, changes
+    finally:
+        await inspector.stop()
+
+
+async def drop(inspector: LiveInspector, changes: Changes) -> dict[str, Any]:
+    """Close the inspector's connection as a network failure would; the view once it says it
+    reconnected."""
+    process = inspector.link.process
+    assert process is not None
+    await process.close()
+    await changes.until(lambda: inspector.view()["reconnected"] is not None)
+    return inspector.view()
+
+
 @pytest.mark.parametrize("scheme", ["http", "ws"])
 def test_a_dropped_connection_is_reattached_and_shown_once(
     demo_url: str, scheme: str, tmp_path: Path
 ) -> None:
     async def scenario() -> None:
-        changes = Changes()
-        url = url_for(demo_url, scheme)
-        inspector = LiveInspector(
-            RemoteTarget(url, HEADERS), cwd=tmp_path, trace=None, changed=changes
-        )
-        await inspector.start()
-        try:
+        async with inspecting(url_for(demo_url, scheme), tmp_path) as (inspector, changes):
             await a_turn(inspector, changes, "before the drop")
             before = inspector.view()
             assert before["reconnected"] is None and before["error"] is None
-            process = inspector.link.process
-            assert process is not None
-            await process.close()  # as a network failure would
-            await changes.until(lambda: inspector.view()["reconnected"] is not None)
-            after = inspector.view()
+            after = await drop(inspector, changes)
             session_id = before["sessionId"]
             assert after["sessionId"] == session_id
             assert after["reconnected"] == (
@@ -78,7 +91,35 @@ def test_a_dropped_connection_is_reattached_and_shown_once(
             assert final["error"] is None
             assert messages(final)[: len(messages(before))] == messages(before)
             assert len(messages(final)) > len(messages(before))
-        finally:
-            await inspector.stop()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_every_session_the_page_had_open_is_reattached(
+    demo_url: str, scheme: str, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with inspecting(url_for(demo_url, scheme), tmp_path) as (inspector, changes):
+            await a_turn(inspector, changes, "to the first")
+            first = inspector.view()
+            await inspector.new_session()
+            await a_turn(inspector, changes, "to the second")
+            second = inspector.view()
+            after = await drop(inspector, changes)
+            ids = f"{first['sessionId']}, {second['sessionId']}"
+            assert after["reconnected"] == (
+                f"[reconnected: {inspector.link.agent_name}, sessions {ids} resumed]"
+            )
+            assert [(s["id"], s["open"]) for s in after["sessions"]] == [
+                (first["sessionId"], True),
+                (second["sessionId"], True),
+            ]
+            assert messages(after) == messages(second)  # the page still shows the second
+            inspector.use(first["sessionId"])
+            assert messages(inspector.view()) == messages(first)
+            await a_turn(inspector, changes, "to the first again")
+            assert inspector.view()["error"] is None
+            assert len(messages(inspector.view())) > len(messages(first))
 
     run(scenario())

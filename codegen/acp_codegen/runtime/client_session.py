@@ -49,9 +49,10 @@ class SessionHost(Protocol):
 class ClientSession(Generic[SnapshotT_co]):
     """One session on the client side: its folded state, prompting and cancelling."""
 
-    def __init__(self, client: SessionHost, session_id: str) -> None:
+    def __init__(self, client: SessionHost, session_id: str, cwd: str = "") -> None:
         self.client = client
         self.session_id = session_id
+        self.cwd = cwd  # as the session was set up in: what resuming it again sends
         self.state: SessionState[SnapshotT_co] = client.new_state()
         self.pending_permissions: list[PermissionRequest] = []
         self.closed = False

@@ -16,7 +16,10 @@ that opened the connection, so it is handed to `initialize`'s caller instead.
 Limits (`RemoteLimits`): message size, bytes queued for clients that are behind (the agent's
 writes wait, and a client that takes nothing for `stall_seconds` loses the connection),
 session streams per connection, how long a connection may sit idle (no stream attached and no
-message from the client), and how often a WebSocket is pinged to find a half-open socket.
+message from the client), how often a WebSocket is pinged to find a half-open socket, and
+how long one write to a client may take before its stream is dropped; an event stream with
+nothing to send gets a comment every `keep_alive_seconds`, so proxies keep it open. Per server:
+open sockets (`max_sockets`) and how long a request head may take (`header_seconds`).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from .errors import ConnectionClosed
 from .frames import FrameQueue, FrameSink
 from .outbox import Backlog, Outbox
 from .remote_wire import DEFAULT_MAX_MESSAGE_BYTES, SESSION_LOAD, Envelope, IdKey, id_key, peek
+from .trace import Tracer
 
 logger = logging.getLogger(__name__)
 DispatcherFactory = Callable[[Connection], Dispatcher]
@@ -53,6 +57,10 @@ class RemoteLimits:
     max_connections: int = 1024  # per server: initialize beyond it is answered 503
     max_id_length: int = 1024  # request and session ids, as the TS SDK checks them
     heartbeat_seconds: float = 30.0  # WebSocket ping interval; no pong in half of it: closed
+    write_seconds: float = 30.0  # one write to a client that has not gone out: stream dropped
+    keep_alive_seconds: float = 15.0  # an idle SSE stream gets a comment this often
+    max_sockets: int = 4096  # per server: open TCP connections past it get 503 + Retry-After
+    header_seconds: float = 30.0  # a request head not complete by then: the socket is closed
 
     def __post_init__(self) -> None:
         for name in self.__dataclass_fields__:
@@ -72,6 +80,7 @@ class RemoteLink:
         *,
         websocket: bool = False,
         on_closed: Callable[[RemoteLink], None] | None = None,
+        trace: Tracer | None = None,
     ) -> None:
         self.id = str(uuid.uuid4())
         self.limits = limits
@@ -84,7 +93,8 @@ class RemoteLink:
         self._initial: tuple[IdKey, asyncio.Future[bytes]] | None = None
         self.queue = FrameQueue(max_frame_bytes=limits.max_message_bytes)
         self.sink = FrameSink(self._route, self._room)
-        self.connection = Connection(self.queue, self.sink)
+        traced = None if trace is None else trace.for_connection(self.id)
+        self.connection = Connection(self.queue, self.sink, trace=traced)
         self.connection.dispatcher = dispatcher_factory(self.connection)
         self._loop = asyncio.get_running_loop()
         self.last_active = self._loop.time()

@@ -3,7 +3,9 @@
 Each record is `{"time": <ISO 8601 UTC>, "dir": "send"|"recv", "message": <the JSON>}`; a line
 that is not JSON is kept as `"text"` instead of `"message"`, so a stray print on the peer's
 stdout shows up in the trace as what it is. Set `ACP_TRACE=FILE` (or pass `trace=` to
-`run()` / `spawn()`) to turn it on; the file is appended to, one writer per connection.
+`run()` / `spawn()` / `serve_http()` / `connect()`) to turn it on; the file is appended to.
+An agent serving remote connections writes all of them to one file, each record naming its
+connection: `"connection": <its Acp-Connection-Id>` after `"dir"`.
 """
 
 from __future__ import annotations
@@ -30,17 +32,24 @@ class Tracer:
     """Appends one record per line to a binary file. Writes are unbuffered lines, so a trace
     is complete up to the last message even when the process is killed."""
 
-    def __init__(self, target: TraceTarget) -> None:
+    def __init__(self, target: TraceTarget, *, connection: str | None = None) -> None:
         if isinstance(target, str | os.PathLike):
             self._file: IO[bytes] = open(target, "ab", buffering=0)  # noqa: SIM115
             self._owned = True
         else:
             self._file = target
             self._owned = False
+        # Put in the record as it is: an id the server made (a UUID), nothing to escape.
+        self._label = b"" if connection is None else b'"connection":"' + connection.encode() + b'",'
+
+    def for_connection(self, connection: str) -> Tracer:
+        """A tracer writing to the same file, each record naming `connection`; closing it
+        leaves the file open (this tracer's owner closes it)."""
+        return Tracer(self._file, connection=connection)
 
     def record(self, direction: str, line: bytes) -> None:
         """Record one line as sent or received (without its newline)."""
-        head = b'{"time":"' + _now() + b'","dir":"' + direction.encode() + b'",'
+        head = b'{"time":"' + _now() + b'","dir":"' + direction.encode() + b'",' + self._label
         try:
             decode_line(line)  # a sent frame is always JSON; a received line may not be
             body = b'"message":' + line

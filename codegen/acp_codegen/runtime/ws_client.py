@@ -9,16 +9,15 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping
-from typing import Final, Literal
+from typing import Literal
 
 import aiohttp
 
 from .frames import FrameQueue
 from .remote_outgoing import Outgoing
-from .remote_wire import CONNECTION_HEADER
+from .remote_wire import CONNECTION_HEADER, DEFAULT_HEARTBEAT_SECONDS
 
 logger = logging.getLogger(__name__)
-_HEARTBEAT_SECONDS: Final = 30.0  # pings find a server that vanished without closing
 
 
 class WebSocketTransport:
@@ -39,13 +38,16 @@ class WebSocketTransport:
         headers: Mapping[str, str] | None,
         queue: FrameQueue,
         max_message_bytes: int,
+        heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
     ) -> WebSocketTransport:
+        """Open the socket; a ping goes out every `heartbeat_seconds`, and a server whose pong
+        has not come within half of that (it vanished without closing) ends the connection."""
         try:
             socket = await http.ws_connect(
                 url,
                 headers=dict(headers or {}),
                 max_msg_size=max_message_bytes,
-                heartbeat=_HEARTBEAT_SECONDS,
+                heartbeat=heartbeat_seconds,
                 decode_text=False,
             )
         except aiohttp.WSServerHandshakeError as refused:

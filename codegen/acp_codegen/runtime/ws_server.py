@@ -24,6 +24,8 @@ from .remote_wire import CONNECTION_HEADER, peek
 
 logger = logging.getLogger(__name__)
 _PROTOCOL_ERROR = 1002
+RETRY_AFTER = "1"  # seconds, on a 503: a slot may well be free by then
+_AT_ONCE = 16 * 1024  # under asyncio's default high-water mark of 64 KiB, with room for framing
 
 
 async def serve_websocket(
@@ -33,7 +35,7 @@ async def serve_websocket(
     try:
         link = new_link()
     except LimitExceeded as problem:
-        return web.Response(status=503, text=str(problem), content_type="text/plain")
+        return busy(str(problem))
     socket = web.WebSocketResponse(
         max_msg_size=limits.max_message_bytes,
         heartbeat=limits.heartbeat_seconds,  # pings find half-open sockets
@@ -68,7 +70,7 @@ async def serve_websocket(
                     await socket.close(code=WSCloseCode.INTERNAL_ERROR)
                     break
                 await socket.send_frame(answer, WSMsgType.TEXT)
-                pump = asyncio.create_task(_pump(link, socket))
+                pump = asyncio.create_task(_pump(link, socket, request, limits.write_seconds))
                 continue
             if envelope.is_initialize:
                 refused = RpcError(-32600, "Initialize not allowed on existing connection")
@@ -86,13 +88,17 @@ async def serve_websocket(
         if pump is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await pump
-        await socket.close()
+        await _close(socket, request, limits.write_seconds)
     return socket
 
 
-async def _pump(link: RemoteLink, socket: web.WebSocketResponse) -> None:
+async def _pump(
+    link: RemoteLink, socket: web.WebSocketResponse, request: web.Request, write_seconds: float
+) -> None:
     """Send the agent's messages in order until the connection ends, then close the socket.
-    The socket holds the connection's stream meanwhile: an open socket is never idle."""
+    The socket holds the connection's stream meanwhile: an open socket is never idle. A frame
+    that has not gone out within `write_seconds` (the peer stopped reading) ends the
+    connection: the TCP connection is aborted, so nothing waits on it."""
     lease = link.main.acquire()
     try:
         while True:
@@ -100,11 +106,56 @@ async def _pump(link: RemoteLink, socket: web.WebSocketResponse) -> None:
                 frame = await link.main.next(None, lease)
             except StreamClosed:
                 break
-            if frame is not None:
+            if frame is None:
+                continue
+            if writes_at_once(request, len(frame)):
                 await socket.send_frame(frame, WSMsgType.TEXT)
+                continue
+            async with asyncio.timeout(write_seconds):  # no task per frame: order kept
+                await socket.send_frame(frame, WSMsgType.TEXT)
+    except TimeoutError:
+        link.close_soon("the peer stopped reading")
+        abort(request, "a WebSocket peer stopped reading")
     except ConnectionError as problem:
         logger.debug("websocket %s: %s", link.id, problem)
         link.close_soon("the socket failed")
     finally:
         link.main.release(lease)
-        await socket.close()
+        await _close(socket, request, write_seconds)
+
+
+async def _close(socket: web.WebSocketResponse, request: web.Request, write_seconds: float) -> None:
+    """Close the socket politely if the peer takes the close frame in time, else abort it;
+    a socket the heartbeat gave up on is aborted too (what it still queues has no reader)."""
+    try:
+        async with asyncio.timeout(write_seconds):
+            await socket.close()
+    except TimeoutError:
+        abort(request, "a WebSocket peer took no close frame")
+    transport = request.transport
+    if transport is not None and transport.is_closing() and transport.get_write_buffer_size():
+        abort(request, "a closed WebSocket's peer read nothing more")
+
+
+def abort(request: web.Request, reason: str) -> None:
+    """Drop the request's TCP connection at once, with whatever is still queued for it."""
+    transport = request.transport
+    if transport is not None:
+        logger.info("dropping a client's connection: %s", reason)
+        transport.abort()
+
+
+def busy(reason: str) -> web.Response:
+    """503, to try again after `RETRY_AFTER`; the socket is closed, which frees its slot."""
+    response = web.Response(status=503, text=reason, headers={"Retry-After": RETRY_AFTER})
+    response.force_close()
+    return response
+
+
+def writes_at_once(request: web.Request, size: int) -> bool:
+    """Whether writing `size` more bytes to the request's socket cannot wait: nothing is
+    queued on it (so its writer is not paused) and `size` alone stays under the point where
+    asyncio pauses a writer. Such a write needs no deadline, and arming one costs more than
+    the write itself."""
+    transport = request.transport
+    return transport is not None and not transport.get_write_buffer_size() and size < _AT_ONCE

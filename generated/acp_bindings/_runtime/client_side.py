@@ -121,8 +121,7 @@ class ClientSide(Generic[SnapshotT]):
         self._validate_update = validate_update
         self._on_permission = on_permission
         self._fallback = fallback
-        # Also hand each kept session/update to `fallback` (after it is folded into its
-        # session): the author's typed handler wants to know; off, nobody pays for it.
+        # Also hand each kept session/update (once folded) to `fallback`: the author's handler.
         self._forward_updates = forward_updates and fallback is not None
         self.protocol_version: int | None = None
         self.agent_info: Any = None
@@ -276,7 +275,8 @@ class ClientSide(Generic[SnapshotT]):
                 raise RpcError(ErrorCode.INTERNAL_ERROR, f"{method} result has no sessionId")
         # No await from here on: buffered updates are applied before any newer one.
         session = self.sessions.get(session_id) or ClientSession[SnapshotT](self, session_id)
-        session.closed = False  # a resumed session is open again
+        # Open again if it was resumed; its cwd is kept, to resume it after a lost connection.
+        session.closed, session.cwd = False, str(params.get("cwd", session.cwd))
         self.sessions[session_id] = session
         for update in self._early_updates.pop(session_id, []):
             session.apply(update, owned=True)

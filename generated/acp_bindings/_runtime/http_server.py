@@ -23,7 +23,6 @@ besides ws_server.py that imports aiohttp, so a generated package works without 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sys
 from collections.abc import Callable, Mapping
@@ -32,10 +31,10 @@ from typing import Final, Protocol
 from aiohttp import web
 
 from .errors import ConnectionClosed, RpcError
+from .event_stream import stream_events
 from .framing import decode_line, encode_json
 from .http_options import Access
 from .messages import error_message
-from .outbox import Outbox, StreamClosed
 from .remote_link import DispatcherFactory, LimitExceeded, RemoteLimits, RemoteLink
 from .remote_wire import (
     CONNECTION_HEADER,
@@ -46,10 +45,11 @@ from .remote_wire import (
     Envelope,
     peek,
 )
+from .trace import Tracer, TraceTarget, tracer_for
 from .web_guard import TOKEN_QUERY_PARAMETER, Refusal, bind_problem
+from .ws_server import busy, serve_websocket
 
 logger = logging.getLogger(__name__)
-KEEP_ALIVE_SECONDS: Final = 15.0  # an SSE comment this often keeps proxies from timing out
 _REAP_EVERY: Final = 5.0
 
 
@@ -75,10 +75,13 @@ class RemoteServer:
         *,
         guard: Gate | None,
         limits: RemoteLimits | None = None,
+        trace: TraceTarget | Tracer | None = None,
     ) -> None:
         self.dispatcher_factory = dispatcher_factory
         self.guard = guard
         self.limits = limits or RemoteLimits()
+        self.tracer = tracer_for(trace)  # every connection's traffic (default: ACP_TRACE)
+        self.open_sockets: Callable[[], int] | None = None  # set by `running`
         self.links: dict[str, RemoteLink] = {}
         self._reaper: asyncio.Task[None] | None = None
 
@@ -98,6 +101,8 @@ class RemoteServer:
         if self._reaper is not None:
             self._reaper.cancel()
         await asyncio.gather(*(link.close() for link in list(self.links.values())))
+        if self.tracer is not None:
+            self.tracer.close()
 
     async def _reap(self) -> None:
         """Close connections idle past the limit (their client vanished without DELETE)."""
@@ -116,6 +121,7 @@ class RemoteServer:
             self.limits,
             websocket=websocket,
             on_closed=self._forget,
+            trace=self.tracer,
         )
         self.links[link.id] = link
         return link
@@ -126,6 +132,8 @@ class RemoteServer:
     # -- requests -------------------------------------------------------------------------------
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
+        if self.open_sockets is not None and self.open_sockets() > self.limits.max_sockets:
+            return busy("too many open connections")
         if self.guard is not None:
             refusal = self.guard.refusal(request.headers, request.query.get(TOKEN_QUERY_PARAMETER))
             if refusal is not None:
@@ -134,8 +142,6 @@ class RemoteServer:
             return await self._post(request)
         if request.method == "GET":
             if request.headers.get("Upgrade", "").lower() == "websocket":
-                from .ws_server import serve_websocket
-
                 return await serve_websocket(
                     request, lambda: self.new_link(websocket=True), self.limits
                 )
@@ -180,7 +186,7 @@ class RemoteServer:
         try:
             link = self.new_link(websocket=False)
         except LimitExceeded as problem:
-            return _text(503, str(problem))
+            return busy(str(problem))
         try:
             answer = await link.initialize(body, envelope)
         except ConnectionClosed as problem:  # the agent ended the connection during initialize
@@ -204,7 +210,7 @@ class RemoteServer:
         if lease is None:
             return _text(409, "Outbound stream already has an active receiver")
         try:
-            return await _stream_events(request, stream, lease)
+            return await stream_events(request, stream, lease, self.limits)
         finally:
             stream.release(lease)
             link.touch()
@@ -268,33 +274,6 @@ def _refuse_body(body: bytes) -> web.Response:
     return _text(400, "Invalid JSON-RPC message")
 
 
-async def _stream_events(request: web.Request, stream: Outbox, lease: object) -> web.StreamResponse:
-    """Hand the stream's messages to one SSE response until the stream ends or the client
-    leaves; a message whose write failed goes back to the stream."""
-    response = web.StreamResponse(
-        headers={
-            "Content-Type": EVENT_STREAM_TYPE,
-            "Cache-Control": "no-cache",
-            "X-Accel-Buffering": "no",  # nginx: pass each event on at once
-        }
-    )
-    await response.prepare(request)
-    while True:
-        try:
-            frame = await stream.next(KEEP_ALIVE_SECONDS, lease)
-        except StreamClosed:
-            break
-        try:
-            await response.write(b":\n\n" if frame is None else b"data: " + frame + b"\n\n")
-        except BaseException:  # the client left (or the handler was cancelled because it did)
-            if frame is not None:
-                stream.unget(frame)
-            raise
-    with contextlib.suppress(ConnectionError):
-        await response.write_eof()
-    return response
-
-
 def web_app(
     dispatcher_factory: DispatcherFactory,
     *,
@@ -302,6 +281,7 @@ def web_app(
     port: int,
     access: Access,
     limits: RemoteLimits | None = None,
+    trace: TraceTarget | None = None,
 ) -> web.Application:
     """The aiohttp application serving `dispatcher_factory` (one dispatcher per connection),
     for running under another server (`python -m aiohttp.web`, gunicorn's aiohttp worker).
@@ -311,7 +291,7 @@ def web_app(
     if access.token is None and not access.insecure:
         raise ValueError("web_app needs a token, or insecure=True to run without one")
     guard = access.guard(host, port)
-    return RemoteServer(dispatcher_factory, guard=guard, limits=limits).app()
+    return RemoteServer(dispatcher_factory, guard=guard, limits=limits, trace=trace).app()
 
 
 async def serve_http(
@@ -322,16 +302,17 @@ async def serve_http(
     access: Access,
     limits: RemoteLimits | None = None,
     ready: Callable[[int], None] | None = None,
+    trace: TraceTarget | None = None,
 ) -> None:
     """Listen on `host:port` until cancelled. Refuses a non-loopback address without a token
-    unless `access.insecure` (ValueError). `ready` gets the bound port (useful with port 0)."""
+    unless `access.insecure` (ValueError). `ready` gets the bound port (useful with port 0).
+    `trace` names a file recording every connection's traffic (default: `ACP_TRACE`)."""
     authenticated = access.token is not None
     problem = bind_problem(host, authenticated=authenticated, insecure=access.insecure)
     if problem is not None:
         raise ValueError(problem)
-    server = RemoteServer(dispatcher_factory, guard=None, limits=limits)
-    runner = web.AppRunner(server.app(), handler_cancellation=True, access_log=None)
-    await runner.setup()
+    server = RemoteServer(dispatcher_factory, guard=None, limits=limits, trace=trace)
+    runner = await running(server)
     site = web.TCPSite(runner, host, port)
     try:
         await site.start()
@@ -344,6 +325,24 @@ async def serve_http(
         await asyncio.Event().wait()
     finally:
         await runner.cleanup()
+
+
+async def running(server: RemoteServer) -> web.AppRunner:
+    """An aiohttp runner for `server`, set up (add a site to listen). A socket whose request
+    head has not all come `header_seconds` after it connected (or after its last answer) is
+    closed (aiohttp's keep-alive timeout counts from the connection's start too), and open
+    sockets are counted against `max_sockets`."""
+    runner = web.AppRunner(
+        server.app(),
+        handler_cancellation=True,
+        access_log=None,
+        keepalive_timeout=server.limits.header_seconds,
+    )
+    await runner.setup()
+    handlers = runner.server
+    assert handlers is not None
+    server.open_sockets = lambda: len(handlers.connections)
+    return runner
 
 
 def _bound_port(site: web.TCPSite, asked: int) -> int:

@@ -14,14 +14,15 @@ is reached, so a generated package without it still imports.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
+from .client_side import ClientSide
 from .connection import Connection
 from .dispatch import Dispatcher
 from .frames import FrameQueue, FrameSink
 from .remote_outgoing import Outgoing
-from .remote_wire import DEFAULT_MAX_MESSAGE_BYTES
+from .remote_wire import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_MAX_MESSAGE_BYTES
 from .trace import Tracer, TraceTarget, tracer_for
 
 if TYPE_CHECKING:
@@ -51,11 +52,14 @@ class RemoteAgent:
         queue: FrameQueue,
         session: aiohttp.ClientSession,
         transport: Transport,
+        again: Callable[[Mapping[str, str]], Awaitable[RemoteAgent]],
     ) -> None:
         self.connection = connection
         self._queue = queue
         self._http = session
         self._transport = transport
+        self._again = again
+        self._cookies: dict[str, str] | None = None  # what the jar held when it was closed
 
     @property
     def connection_id(self) -> str | None:
@@ -66,9 +70,20 @@ class RemoteAgent:
     def cookies(self) -> dict[str, str]:
         """The cookies the server (or a proxy in front of it) set, sent back with every
         request of this connection: e.g. the backend a load balancer pinned it to."""
+        if self._cookies is not None:
+            return dict(self._cookies)
         return {cookie.key: cookie.value for cookie in self._http.cookie_jar}
 
+    async def reconnect(self) -> RemoteAgent:
+        """A new connection to the same URL, with the same dispatcher factory and options and
+        the cookies this one was given (a proxy's affinity brings it back to the same
+        backend); this one is closed first. Nothing is sent: `initialize` comes next."""
+        await self.close()
+        return await self._again(self.cookies)
+
     async def close(self) -> None:
+        if self._cookies is None:
+            self._cookies = self.cookies
         self._queue.end()
         await self.connection.close()
         try:
@@ -91,16 +106,21 @@ async def connect_remote(
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     trace: TraceTarget | Tracer | None = None,
     cookies: Mapping[str, str] | None = None,
+    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
 ) -> RemoteAgent:
     """A started connection to the agent at `url` (nothing is sent until the first request,
     which must be `initialize`). `cookies` (e.g. an earlier connection's `RemoteAgent.cookies`)
     are sent from the first request on, so a proxy's affinity cookie brings a reconnect back
-    to the backend that holds the session."""
+    to the backend that holds the session. Over WebSocket a ping goes out every
+    `heartbeat_seconds`; a server whose pong has not come within half of it (gone without
+    closing: a half-open socket) ends the connection."""
     try:
         import aiohttp
     except ImportError:
         raise ImportError(NEEDS_AIOHTTP) from None
 
+    if not heartbeat_seconds > 0:
+        raise ValueError("heartbeat_seconds must be positive")
     scheme = url.split(":", 1)[0].lower()
     if scheme not in ("http", "https", "ws", "wss"):
         raise ValueError(f"{url}: an agent URL starts with http://, https://, ws:// or wss://")
@@ -117,7 +137,7 @@ async def connect_remote(
             from .ws_client import WebSocketTransport
 
             transport = await WebSocketTransport.open(
-                session, url, headers, queue, max_message_bytes
+                session, url, headers, queue, max_message_bytes, heartbeat_seconds
             )
         else:
             from .http_client import HttpTransport
@@ -131,4 +151,25 @@ async def connect_remote(
     if dispatcher_factory is not None:
         connection.dispatcher = dispatcher_factory(connection)
     connection.start()
-    return RemoteAgent(connection, queue, session, transport)
+
+    def again(kept: Mapping[str, str]) -> Awaitable[RemoteAgent]:
+        return connect_remote(
+            url,
+            dispatcher_factory,
+            headers=headers,
+            max_message_bytes=max_message_bytes,
+            trace=trace,
+            cookies=kept,
+            heartbeat_seconds=heartbeat_seconds,
+        )
+
+    return RemoteAgent(connection, queue, session, transport, again)
+
+
+async def resume_sessions(lifecycle: ClientSide[Any], sessions: Sequence[tuple[str, str]]) -> None:
+    """On a new connection: `initialize`, then resume each of `sessions` (id, cwd) with its
+    history replayed from the start (a v1 agent is sent `session/load`), so each session's
+    state is rebuilt in `lifecycle` and goes on from where the agent has it."""
+    await lifecycle.initialize()
+    for session_id, cwd in sessions:
+        await lifecycle.resume_session(session_id, cwd, replayFrom={"type": "start"})

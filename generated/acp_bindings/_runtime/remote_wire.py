@@ -25,6 +25,8 @@ JSON_TYPE: Final = "application/json"
 EVENT_STREAM_TYPE: Final = "text/event-stream"
 # The TS SDK's default for one message, both ways (its DEFAULT_MAX_MESSAGE_BYTES).
 DEFAULT_MAX_MESSAGE_BYTES: Final = 32 * 1024 * 1024
+# How often our client pings a WebSocket server (`connect_remote(heartbeat_seconds=)`).
+DEFAULT_HEARTBEAT_SECONDS: Final = 30.0
 SESSION_LOAD: Final = "session/load"
 SESSION_RESUME: Final = "session/resume"
 INITIALIZE: Final = "initialize"

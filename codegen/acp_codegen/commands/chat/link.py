@@ -32,7 +32,7 @@ from ..._bindings._runtime.stdio import AgentProcess, spawn_agent
 from ..._bindings._runtime.trace import Tracer
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
 from .chat_client import Asker, ChatClient, Listener
-from .reattach import Backoff, GaveUp, retrying
+from .reattach import Backoff, GaveUp, open_sessions, reconnected_line, resume_all, retrying
 from .remote import RemoteTarget
 from .services import Confirm
 from .traffic import TrafficTap
@@ -101,6 +101,7 @@ class AgentLink:
         self._watcher: asyncio.Future[None] | None = None  # reattaches as soon as a drop happens
         self._lost: ChatError | None = None  # why reattaching gave up
         self._cookies: dict[str, str] = {}  # of the last connection: a proxy's affinity cookie
+        self._left_behind: list[str] = []  # sessions the agent refused to resume at a reattach
         logging.getLogger(RUNTIME_LOGGER).setLevel(logging.WARNING if verbose else logging.CRITICAL)
 
     def connected_text(self) -> str:
@@ -259,10 +260,11 @@ class AgentLink:
             if not self.dropped:
                 return  # someone else reattached while we waited
             session_id = self.session.session_id
+            sessions = open_sessions(self._client.lifecycle, self.session)
             listener, self._client.listener = self._client.listener, None
             try:
                 await self._drop_process()
-                await retrying(lambda: self._resume(session_id), self.backoff)
+                await retrying(lambda: self._resume(session_id, sessions), self.backoff)
             except GaveUp as error:
                 self._lost = ChatError(f"lost {self.agent_name}: {error}", EXIT_DIFFERS)
                 raise self._lost from None
@@ -273,7 +275,7 @@ class AgentLink:
             finally:
                 self._client.listener = listener
         if self._tell is not None:
-            self._tell(f"[reconnected: {self.agent_name}, session {session_id} resumed]")
+            self._tell(reconnected_line(self.agent_name, sessions, self._left_behind))
 
     async def _watch(self) -> None:
         """Reattach as soon as the connection drops, idle or not. When that gives up, the next
@@ -285,17 +287,16 @@ class AgentLink:
             except ChatError:
                 return
 
-    async def _resume(self, session_id: str) -> None:
-        """One reattach attempt; closes what it opened when it fails."""
+    async def _resume(self, session_id: str, sessions: list[tuple[str, str]]) -> None:
+        """One reattach attempt (every open session, `session_id` prompted); undone if it fails."""
         self._process = await self._spawn()
         try:
             try:
                 await self._client.lifecycle.initialize()
             except RpcError as error:  # over HTTP, "cannot reach" comes as initialize's error
                 raise ConnectionError(str(error)) from None
-            self._session = await self._client.lifecycle.resume_session(
-                session_id, str(self.cwd), replayFrom={"type": "start"}
-            )
+            self._left_behind = await resume_all(self._client.lifecycle, sessions, session_id)
+            self._session = self._client.lifecycle.sessions[session_id]
         except BaseException:
             await self._drop_process()
             raise
