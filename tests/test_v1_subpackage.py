@@ -131,3 +131,20 @@ def _descriptions(node: object) -> list[str]:
     if isinstance(node, list):
         return [t for v in node for t in _descriptions(v)]
     return []
+
+
+def test_v1_beside_v2_does_not_say_its_lifecycle_is_left_to_the_author(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Alone, a v1 schema's package leaves initialize and the turn to the author, and generate
+    # says so; beside v2 the package's Agent serves v1 through the lifecycle, so it must not.
+    monkeypatch.chdir(tmp_path)
+    assert (
+        main(["generate", "--out", "alone", "--package", "pkg", "--schema", str(UPSTREAM_V1)]) == 0
+    )
+    assert "prompt lifecycle is not generated" in capsys.readouterr().err
+    args = ["--schema", str(SCHEMA), "--v1-schema", str(UPSTREAM_V1)]
+    assert main(["generate", "--out", "both", "--package", "pkg", *args]) == 0
+    said = capsys.readouterr().err
+    assert "note:" in said  # the v1 schema's other notes are still printed
+    assert "prompt lifecycle is not generated" not in said

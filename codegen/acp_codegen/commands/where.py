@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..emit.gc_tuning import quiet_gc
 from ..emit.render import Target
+from ..load.newer import automation_notes
 from ..write.fingerprint import current_file_count, input_fingerprint
 from ..write.leftovers import pending
 from ..write.manifest import sha256
@@ -117,9 +118,12 @@ class Where:
                 files = render_files(replace(protocol, notes=kept), target)
                 self._notes(protocol.notes)
                 return files
-            with loading(self.v1_schema, self.displayed(self.v1_schema)) as v1:
+            shown_v1 = self.displayed(self.v1_schema)
+            with loading(self.v1_schema, shown_v1) as v1:
                 if self.v1_bundled:  # the tool's own v1 input: its notes tell the user nothing
                     v1 = replace(v1, notes=())
+                else:  # beside v2, the package's Agent and Client serve v1 through the lifecycle
+                    v1 = replace(v1, notes=_beside_v2(v1.notes, automation_notes(v1, shown_v1)))
                 v1_kept = tuple(portable(v1.notes, names))
                 files = render_files(
                     replace(protocol, notes=kept), target, replace(v1, notes=v1_kept)
@@ -195,3 +199,10 @@ def _pyprojects_above(folder: Path) -> list[Path]:
 
 def command_line(*parts: list[str]) -> str:
     return shlex.join(word for part in parts for word in part)
+
+
+def _beside_v2(notes: Iterable[str], alone: Iterable[str]) -> tuple[str, ...]:
+    """A v1 schema's notes when it is generated beside v2: what it would automate alone is not
+    what the package does (its Agent and Client serve v1 through the v2 lifecycle)."""
+    dropped = set(alone)
+    return tuple(note for note in notes if note not in dropped)
