@@ -120,7 +120,8 @@ class ClientSide(Generic[SnapshotT]):
         # Also hand each kept session/update to `fallback` (after it is folded into its
         # session): the author's typed handler wants to know; off, nobody pays for it.
         self._forward_updates = forward_updates and fallback is not None
-        self.protocol_version: int | None = None
+        self._router: VersionedDispatcher | None = None
+        self._protocol_version: int | None = None
         self.agent_info: Any = None
         self.agent_capabilities: Any = None
         self.auth_methods: list[Any] = []
@@ -130,7 +131,18 @@ class ClientSide(Generic[SnapshotT]):
 
     @property
     def initialized(self) -> bool:
-        return self.protocol_version is not None
+        return self._protocol_version is not None
+
+    @property
+    def protocol_version(self) -> int | None:
+        """The version `initialize` negotiated (None before)."""
+        return self._protocol_version
+
+    @protocol_version.setter
+    def protocol_version(self, version: int | None) -> None:
+        self._protocol_version = version
+        if self._router is not None:
+            self._router.settle()  # the connection now reads this version's messages directly
 
     def new_state(self) -> SessionState[Any]:
         return SessionState(self._rules, self._tag_field, self._validate_update)
@@ -146,18 +158,20 @@ class ClientSide(Generic[SnapshotT]):
 
     def _v1_wire(self) -> V1ClientWire | None:
         """The v1 dialect when this connection negotiated v1 (None: v2's wire)."""
-        return self.v1 if self.protocol_version == PROTOCOL_V1 else None
+        return self.v1 if self._protocol_version == PROTOCOL_V1 else None
 
     def versioned(self, v2: Dispatcher) -> Dispatcher:
         """The connection's dispatcher: `v2` (this lifecycle behind v2's checks) and, when v1
         is configured, the v1 dialect behind v1's checks, chosen by the negotiated version."""
         if self.v1 is None:
             return v2
-        return VersionedDispatcher(
+        self._router = VersionedDispatcher(
             {2: v2, PROTOCOL_V1: self.v1.checked()},
-            version=lambda: self.protocol_version,
+            version=lambda: self._protocol_version,
             default=max(self.protocol_versions),
+            connection=self.connection,
         )
+        return self._router
 
     async def request(self, method: str, params: Any) -> Any:
         """Send a request to the agent (on v1, first checked against v1's types)."""
