@@ -80,7 +80,8 @@ class ClientSide(Generic[SnapshotT]):
 
     `rules`, `tag_field` and `validate_update` configure each session's `SessionState`
     (generated code passes `MERGE_RULES`, `UPDATE_TAG` and a validator of the update union).
-    `v1`: v1's tables, to accept v1 agents too; `v1_services` answers v1's client requests
+    `protocol_versions`: those accepted, the highest asked for; `v1`: v1's tables, to accept
+    v1 agents too (1 is then accepted whether listed or not); `v1_services` answers v1's client requests
     (`fs/*`, `terminal/*`, extensions), and `v1_handled` names the ones it answers, from which
     the v1 client capabilities are derived.
     """
@@ -104,6 +105,8 @@ class ClientSide(Generic[SnapshotT]):
     ) -> None:
         if not protocol_versions:
             raise ValueError("a client must support at least one protocol version")
+        if PROTOCOL_V1 in protocol_versions and v1 is None:
+            raise ValueError("accepting protocol version 1 needs v1's tables (v1=V1Tables(...))")
         self.connection = connection
         self.info = dict(info)
         self.capabilities = dict(capabilities or {})
