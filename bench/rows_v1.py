@@ -49,7 +49,8 @@ def v1_rows(wanted: Callable[[str], bool], sample: Sampler, ours: Path, repeat: 
             )
         )
     if wanted("round_trips_v1"):
-        got = sample("round_trips_v1", {"ours": ours, "client": ours, "sdk": ours}, repeat)
+        impls = {"ours": ours, "client": ours, "pair": ours, "sdk": ours}
+        got = sample("round_trips_v1", impls, repeat)
         sdk = got["sdk"]
         for impl, who in (
             ("ours", "SDK v1 client -> our agent"),
@@ -80,7 +81,33 @@ def v1_rows(wanted: Callable[[str], bool], sample: Sampler, ours: Path, repeat: 
                     ratio <= 0.6 if target else None,
                 )
             )
+        rows += pair_rows(got["pair"], sdk)
     return rows
+
+
+def pair_rows(pair: Mapping[str, float], sdk: Mapping[str, float]) -> list[Row]:
+    """Our v1 client (offering only v1) driving our agent, against the SDK's client driving
+    the SDK's agent: v1 at both ends, ours at both ends, as issue 21's targets mean."""
+    who = "our v1 client -> our agent"
+    ratio = pair["turn"] / sdk["turn"]
+    return [
+        Row(
+            f"(7) v1: session/new round trips over pipes, {who}",
+            fmt_rate(pair["session_new"]),
+            f"SDK client -> SDK agent {fmt_rate(sdk['session_new'])}",
+            pair["session_new"] / sdk["session_new"],
+            ">= 1.5",
+            pair["session_new"] >= 1.5 * sdk["session_new"],
+        ),
+        Row(
+            f"(7) v1: one prompt turn streaming 10k chunks (time), {who}",
+            f"{pair['turn']:.3f} s",
+            f"SDK client -> SDK agent {sdk['turn']:.3f} s",
+            ratio,
+            "<= 0.4",
+            ratio <= 0.4,
+        ),
+    ]
 
 
 def regression_rows(seen: Mapping[str, Results], rev: str) -> list[Row]:

@@ -33,6 +33,7 @@ REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 import stream  # noqa: E402
 from report import Row, fmt_rate, table, us, versions  # noqa: E402
+from rows_rc3 import rc3_env, rc3_rows  # noqa: E402
 from rows_v1 import regression_rows, v1_rows  # noqa: E402
 
 # The runtime as it was before the performance work: its rows are the "before" of each fix.
@@ -86,6 +87,7 @@ def worker(measure: str, impl: str, generated: Path) -> dict[str, float]:
         capture_output=True,
         text=True,
         cwd=REPO,
+        env=rc3_env(impl),  # None: this process's
     )
     if out.returncode != 0:
         raise RuntimeError(f"{measure}/{impl} failed:\n{out.stderr[-2000:]}")
@@ -279,6 +281,7 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None, rev: str)
             )
         )
     rows += v1_rows(wanted, sample, ours_dir, repeat)
+    rows += rc3_rows(wanted, sample, ours_dir, repeat)
     if wanted("merge"):
         merges = sample("merge", mine, repeat)
         ratio = merges["ours"]["merge_ratio"]
@@ -314,8 +317,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="processes per implementation")
     parser.add_argument(
         "--only",
-        help="comma-separated: line_chunks,line_mixed,ingest,"
-        "import,generate,round_trips,line_v1,round_trips_v1,merge,outgoing",
+        help="comma-separated: line_chunks,line_mixed,ingest,import,generate,round_trips,"
+        "line_v1,round_trips_v1,line_rc3,round_trips_rc3,merge,outgoing",
     )
     parser.add_argument("--baseline", default=BASELINE_REV, help="git revision for 'before'")
     parser.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")

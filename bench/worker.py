@@ -194,12 +194,20 @@ def agent_argv(impl: str, generated: str) -> list[str]:
 
 
 async def ours_round_trips(
-    generated: str, agent: str = "ours", version: int | None = None
+    generated: str,
+    agent: str = "ours",
+    version: int | None = None,
+    offer: tuple[int, ...] | None = None,
+    ext: bool = True,
 ) -> dict[str, float]:
-    """Our client against `agent` (`ours` or `sdk`); `version`: the one it must negotiate."""
+    """Our client against `agent` (`ours` or `sdk`); `version`: the one it must negotiate;
+    `offer`: the versions our client accepts (its `protocol_versions`; None: its default);
+    `ext`: also time extension requests (our agent answers them on v2 only)."""
     from acp_bindings import Client
 
     client = Client()
+    if offer is not None:
+        client.protocol_versions = offer  # type: ignore[misc]  # ClassVar, set per instance
     process = await client.spawn(agent_argv(agent, generated))
     try:
         await client.lifecycle.initialize()
@@ -210,11 +218,13 @@ async def ours_round_trips(
         for _ in range(ROUND_TRIPS):
             await client.lifecycle.new_session(cwd="/")
         new_rate = ROUND_TRIPS / (time.perf_counter() - start)
-        await client.agent.ext_method("_bench/echo", {"n": 1})
-        start = time.perf_counter()
-        for n in range(ROUND_TRIPS):
-            await client.agent.ext_method("_bench/echo", {"n": n})
-        ext_rate = ROUND_TRIPS / (time.perf_counter() - start)
+        ext_rate = 0.0
+        if ext:
+            await client.agent.ext_method("_bench/echo", {"n": 1})
+            start = time.perf_counter()
+            for n in range(ROUND_TRIPS):
+                await client.agent.ext_method("_bench/echo", {"n": n})
+            ext_rate = ROUND_TRIPS / (time.perf_counter() - start)
         session = await client.lifecycle.new_session(cwd="/")
         await session.run_turn([{"type": "text", "text": "100"}])
         turns = []
@@ -227,7 +237,8 @@ async def ours_round_trips(
         assert chunks == 100 + INNER * TURN_CHUNKS, chunks
     finally:
         await process.close()
-    return {"session_new": new_rate, "ext": ext_rate, "turn": statistics.median(turns)}
+    times = {"session_new": new_rate, "turn": statistics.median(turns)}
+    return {**times, "ext": ext_rate} if ext else times
 
 
 async def sdk_round_trips(agent: tuple[str, ...] = ("sdk",), ext: bool = True) -> dict[str, float]:
@@ -356,6 +367,13 @@ def main() -> None:
     elif measure == "round_trips":
         run = sdk_round_trips() if impl == "sdk" else ours_round_trips(generated)
         result = asyncio.run(run)
+    elif measure in ("line_rc3", "round_trips_rc3"):
+        import worker_rc3  # SDK 1.0.0rc3's experimental v2 (first on PYTHONPATH for `rc3`)
+
+        if measure == "line_rc3":
+            result = {measure: worker_rc3.line_rc3(impl, recorded("ours"))}
+        else:
+            result = worker_rc3.round_trips_rc3(impl, generated)
     elif measure in ("line_v1", "round_trips_v1"):
         import worker_v1  # v1 against the SDK: the SDK-flavoured (v1) stream for every impl
 
