@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from report import Row, fmt_rate, us
+from report import Row, fmt_rate, orjson_row, us
 
 Sampler = Callable[[str, dict[str, Path], int], dict[str, dict[str, float]]]
 Results = Mapping[str, Mapping[str, float]]
@@ -26,7 +26,7 @@ REGRESSION_LIMIT = 0.05
 def v1_rows(wanted: Callable[[str], bool], sample: Sampler, ours: Path, repeat: int) -> list[Row]:
     rows: list[Row] = []
     if wanted("line_v1"):
-        got = sample("line_v1", {"ours": ours, "sdk": ours, "json": ours}, repeat)
+        got = sample("line_v1", {"ours": ours, "sdk": ours, "json": ours, "orjson": ours}, repeat)
         mine, parse, loads = (got[impl]["line_v1"] for impl in ("ours", "sdk", "json"))
         rows.append(
             Row(
@@ -44,10 +44,11 @@ def v1_rows(wanted: Callable[[str], bool], sample: Sampler, ours: Path, repeat: 
                 us(mine),
                 f"json.loads {us(loads)}",
                 mine / loads,
-                "(report)",
-                None,
+                "<= 1.2",
+                mine / loads <= 1.2,
             )
         )
+        rows.append(orjson_row("(7) v1: same, against orjson.loads alone", mine, got, "line_v1"))
     if wanted("round_trips_v1"):
         impls = {"ours": ours, "client": ours, "pair": ours, "sdk": ours}
         got = sample("round_trips_v1", impls, repeat)

@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import stream
 
 MIXED_LINES = 200_000
+V2 = 2  # the protocol version our client negotiates in the v2 measures
 CHUNK_LINES = 50_000
 INNER = 3  # inner repeats per process (after one warm-up run)
 
@@ -68,9 +69,10 @@ def timed_async(make: Callable[[], Awaitable[float]], repeat: int = INNER) -> fl
 # -- (1) one raw line to session state ------------------------------------------------------
 
 
-def our_client(reader: Any, version: int | None = None) -> tuple[Any, Any]:
+def our_client(reader: Any, version: int | None = V2) -> tuple[Any, Any]:
     """A client connection with the benchmark session already set up (as after session/new);
-    `version`: the protocol version `initialize` negotiated (None: the baseline's way, unset)."""
+    `version`: the protocol version `initialize` negotiated, set as `initialize` sets it (which
+    also settles the version router: a real client reads every update after `initialize`)."""
     from acp_bindings import Client
     from acp_bindings._runtime.client_side import ClientSession
     from acp_bindings._runtime.connection import Connection
@@ -82,17 +84,25 @@ def our_client(reader: Any, version: int | None = None) -> tuple[Any, Any]:
     # package has no `snapshot` module to type it with).
     session: ClientSession[Any] = ClientSession(client.lifecycle, stream.SESSION)
     client.lifecycle.sessions[stream.SESSION] = session
-    if version is not None:  # the versioned dispatcher routes by it
+    if version is not None:  # a baseline revision without versions just keeps the attribute
         client.lifecycle.protocol_version = version
     return connection, session
 
 
+def orjson_loads() -> Callable[[bytes], Any]:
+    """orjson's parser (the `bench` extra): a second floor beside `json.loads`."""
+    import orjson
+
+    loads: Callable[[bytes], Any] = orjson.loads
+    return loads
+
+
 def line_to_state(
-    impl: str, lines: list[bytes], repeat: int = INNER, version: int | None = None
+    impl: str, lines: list[bytes], repeat: int = INNER, version: int | None = V2
 ) -> float:
     """Seconds per line; `version`: the one our client's connection negotiated."""
-    if impl == "json":
-        loads = json.loads
+    if impl in ("json", "orjson"):
+        loads = json.loads if impl == "json" else orjson_loads()
 
         def run() -> float:
             start = time.perf_counter()
@@ -356,7 +366,7 @@ def recorded(flavour: str) -> list[bytes]:
 def main() -> None:
     measure, impl, generated = sys.argv[1], sys.argv[2], sys.argv[3]
     sys.path.insert(0, generated)
-    flavour = "sdk" if impl in ("sdk", "json") else "ours"
+    flavour = "sdk" if impl in ("sdk", "json", "orjson") else "ours"
     result: dict[str, float]
     if measure == "line_chunks":
         result = {measure: line_to_state(impl, stream.chunks(CHUNK_LINES))}

@@ -27,7 +27,7 @@ V1 = 1
 
 def line_v1(impl: str, lines: list[bytes]) -> float:
     """Seconds per line; ours reads them on a connection that negotiated v1."""
-    return line_to_state(impl, lines, repeat=1, version=V1 if impl == "ours" else None)
+    return line_to_state(impl, lines, repeat=1, version=V1)
 
 
 def round_trips_v1(impl: str, generated: str) -> dict[str, float]:
