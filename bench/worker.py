@@ -25,6 +25,7 @@ if __name__ == "__main__" and sys.argv[1] == "import":
     raise SystemExit(0)
 
 import asyncio
+import importlib
 import json
 import os
 import statistics
@@ -89,20 +90,13 @@ def our_client(reader: Any, version: int | None = V2) -> tuple[Any, Any]:
     return connection, session
 
 
-def orjson_loads() -> Callable[[bytes], Any]:
-    """orjson's parser (the `bench` extra): a second floor beside `json.loads`."""
-    import orjson
-
-    loads: Callable[[bytes], Any] = orjson.loads
-    return loads
-
-
 def line_to_state(
     impl: str, lines: list[bytes], repeat: int = INNER, version: int | None = V2
 ) -> float:
     """Seconds per line; `version`: the one our client's connection negotiated."""
     if impl in ("json", "orjson"):
-        loads = json.loads if impl == "json" else orjson_loads()
+        # orjson (the `bench` extra): a second floor
+        loads = json.loads if impl == "json" else importlib.import_module("orjson").loads
 
         def run() -> float:
             start = time.perf_counter()

@@ -18,9 +18,9 @@ them itself with `PermissionRequest.select` / `respond`.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from functools import partial
 from typing import Any, Generic
 
 from pydantic import BaseModel
@@ -35,7 +35,7 @@ from .errors import (
     RpcError,
     UnsupportedProtocolVersion,
 )
-from .permission_request import PermissionRequest
+from .permission_request import PermissionRequest, wait_for_answer
 from .protocol import (
     INITIALIZE,
     REQUEST_PERMISSION,
@@ -81,9 +81,9 @@ class ClientSide(Generic[SnapshotT]):
     `rules`, `tag_field` and `validate_update` configure each session's `SessionState`
     (generated code passes `MERGE_RULES`, `UPDATE_TAG` and a validator of the update union).
     `protocol_versions`: those accepted, the highest asked for; `v1`: v1's tables, to accept
-    v1 agents too (1 is then accepted whether listed or not); `v1_services` answers v1's client requests
-    (`fs/*`, `terminal/*`, extensions), and `v1_handled` names the ones it answers, from which
-    the v1 client capabilities are derived.
+    v1 agents too (1 is then accepted whether listed or not); `v1_services` answers v1's
+    client requests (`fs/*`, `terminal/*`, extensions), and `v1_handled` names the ones it
+    answers, from which the v1 client capabilities are derived.
     """
 
     def __init__(
@@ -388,30 +388,6 @@ class ClientSide(Generic[SnapshotT]):
         self, session: ClientSession[Any], params: dict[str, Any]
     ) -> dict[str, Any]:
         """Wait for the answer to a permission request (v2-shaped params) on `session`."""
-        request = PermissionRequest(params)
-        session.pending_permissions.append(request)
-        hook: asyncio.Task[None] | None = None
-        if self._on_permission is not None:
-            hook = asyncio.create_task(self._ask(session, request, self._on_permission))
-        try:
-            outcome = await request._answer
-        finally:
-            session.pending_permissions.remove(request)
-            if hook is not None and not hook.done():
-                hook.cancel()
-        return {"outcome": outcome}
-
-    async def _ask(
-        self,
-        session: ClientSession[SnapshotT],
-        request: PermissionRequest,
-        handler: PermissionHandler,
-    ) -> None:
-        try:
-            request.respond(await handler(session, request))
-        except Exception as error:
-            logger.exception("permission handler failed; answering with an internal error")
-            if not request.answered:
-                request._answer.set_exception(
-                    RpcError.internal_error(f"permission handler failed: {error}")
-                )
+        handler = self._on_permission
+        hook = None if handler is None else partial(handler, session)
+        return await wait_for_answer(params, session.pending_permissions, hook)
