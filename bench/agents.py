@@ -1,10 +1,13 @@
 """The agents the round-trip measures talk to over pipes (run as subprocesses).
 
     python bench/agents.py ours GENERATED_DIR   # on the generated bindings in that directory
-    python bench/agents.py sdk                  # on the official SDK
+    python bench/agents.py sdk                  # on the official SDK (0.12.1, v1)
+    python bench/agents.py rc3                  # on SDK 1.0.0rc3's experimental v2 API
+                                                # (with that SDK first on PYTHONPATH)
 
-Both answer `session/new`, echo one extension request, and answer a prompt whose text is a
-number N by streaming N agent-message chunks, then ending the turn.
+Each answers `session/new`, echoes one extension request, and answers a prompt whose text is a
+number N by streaming N agent-message chunks, then ending the turn (v2: the prompt's receipt
+first, the turn after it, ending with an idle state update).
 """
 
 from __future__ import annotations
@@ -69,8 +72,57 @@ def run_sdk() -> None:
     asyncio.run(acp.run_agent(agent))
 
 
+def run_rc3() -> None:
+    import importlib
+
+    v2 = importlib.import_module("acp.experimental.v2")  # by name: mypy sees 0.12.1's `acp`
+    schema = v2.schema
+
+    class BenchAgent:
+        def __init__(self) -> None:
+            self.sessions = 0
+            self.turns: set[asyncio.Task[None]] = set()
+
+        def on_connect(self, conn: Any) -> None:
+            self.conn = conn
+
+        async def initialize(self, protocol_version: int, **kwargs: Any) -> Any:
+            info = schema.Implementation(name="bench-rc3", version="0")
+            return schema.InitializeResponse(protocol_version=v2.PROTOCOL_VERSION, info=info)
+
+        async def new_session(self, cwd: str, **kwargs: Any) -> Any:
+            self.sessions += 1
+            return schema.NewSessionResponse(session_id=f"sess_{self.sessions}")
+
+        async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> Any:
+            self.sessions += 1
+            message_id = f"user_{self.sessions}"
+            turn = asyncio.create_task(self.turn(session_id, int(prompt[0].text)))
+            self.turns.add(turn)  # v2: the receipt is the answer, the turn runs after it
+            turn.add_done_callback(self.turns.discard)
+            return schema.PromptResponse(message_id=message_id)
+
+        async def turn(self, session_id: str, count: int) -> None:
+            reply = f"reply_{self.sessions}"
+            for _ in range(count):
+                chunk = schema.AgentMessageChunk(
+                    session_update="agent_message_chunk",
+                    message_id=reply,
+                    content=schema.TextContentBlock(type="text", text=CHUNK),
+                )
+                await self.conn.session_update(session_id=session_id, update=chunk)
+            idle = schema.IdleSessionStateUpdate(
+                session_update="state_update", state="idle", stop_reason="end_turn"
+            )
+            await self.conn.session_update(session_id=session_id, update=idle)
+
+    asyncio.run(v2.run_agent(BenchAgent()))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "ours":
         run_ours(sys.argv[2])
+    elif sys.argv[1] == "rc3":
+        run_rc3()
     else:
         run_sdk()

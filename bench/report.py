@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,7 @@ def versions() -> str:
         "pydantic",
         "pydantic-core",
         "agent-client-protocol",
+        "orjson",
         "datamodel-code-generator",
         "black",
     ):
@@ -48,6 +50,7 @@ def versions() -> str:
     rev = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
     ).stdout.strip()
+    parts.append("agent-client-protocol 1.0.0rc3 (rows 9, installed apart)")
     return ", ".join(parts) + (f"; acp-codegen at {rev}" if rev else "")
 
 
@@ -64,3 +67,12 @@ def table(rows: list[Row]) -> str:
             f"| {met} | {row.before} |"
         )
     return "\n".join(lines)
+
+
+def orjson_row(
+    label: str, ours: float, got: Mapping[str, Mapping[str, float]], name: str | None = None
+) -> Row:
+    """Ours per line against `orjson.loads` alone on the same stream: a second floor (issue 21
+    reports it; nothing in the runtime depends on orjson)."""
+    floor = next(iter(got["orjson"].values())) if name is None else got["orjson"][name]
+    return Row(label, us(ours), f"orjson.loads {us(floor)}", ours / floor, "(report)", None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from report import Row, fmt_rate, us
+from report import Row, fmt_rate, orjson_row, us
 
 Sampler = Callable[[str, dict[str, Path], int], dict[str, dict[str, float]]]
 Results = Mapping[str, Mapping[str, float]]
@@ -26,7 +26,7 @@ REGRESSION_LIMIT = 0.05
 def v1_rows(wanted: Callable[[str], bool], sample: Sampler, ours: Path, repeat: int) -> list[Row]:
     rows: list[Row] = []
     if wanted("line_v1"):
-        got = sample("line_v1", {"ours": ours, "sdk": ours, "json": ours}, repeat)
+        got = sample("line_v1", {"ours": ours, "sdk": ours, "json": ours, "orjson": ours}, repeat)
         mine, parse, loads = (got[impl]["line_v1"] for impl in ("ours", "sdk", "json"))
         rows.append(
             Row(
@@ -44,12 +44,14 @@ def v1_rows(wanted: Callable[[str], bool], sample: Sampler, ours: Path, repeat: 
                 us(mine),
                 f"json.loads {us(loads)}",
                 mine / loads,
-                "(report)",
-                None,
+                "<= 1.2",
+                mine / loads <= 1.2,
             )
         )
+        rows.append(orjson_row("(7) v1: same, against orjson.loads alone", mine, got, "line_v1"))
     if wanted("round_trips_v1"):
-        got = sample("round_trips_v1", {"ours": ours, "client": ours, "sdk": ours}, repeat)
+        impls = {"ours": ours, "client": ours, "pair": ours, "sdk": ours}
+        got = sample("round_trips_v1", impls, repeat)
         sdk = got["sdk"]
         for impl, who in (
             ("ours", "SDK v1 client -> our agent"),
@@ -80,7 +82,33 @@ def v1_rows(wanted: Callable[[str], bool], sample: Sampler, ours: Path, repeat: 
                     ratio <= 0.6 if target else None,
                 )
             )
+        rows += pair_rows(got["pair"], sdk)
     return rows
+
+
+def pair_rows(pair: Mapping[str, float], sdk: Mapping[str, float]) -> list[Row]:
+    """Our v1 client (offering only v1) driving our agent, against the SDK's client driving
+    the SDK's agent: v1 at both ends, ours at both ends, as issue 21's targets mean."""
+    who = "our v1 client -> our agent"
+    ratio = pair["turn"] / sdk["turn"]
+    return [
+        Row(
+            f"(7) v1: session/new round trips over pipes, {who}",
+            fmt_rate(pair["session_new"]),
+            f"SDK client -> SDK agent {fmt_rate(sdk['session_new'])}",
+            pair["session_new"] / sdk["session_new"],
+            ">= 1.5",
+            pair["session_new"] >= 1.5 * sdk["session_new"],
+        ),
+        Row(
+            f"(7) v1: one prompt turn streaming 10k chunks (time), {who}",
+            f"{pair['turn']:.3f} s",
+            f"SDK client -> SDK agent {sdk['turn']:.3f} s",
+            ratio,
+            "<= 0.4",
+            ratio <= 0.4,
+        ),
+    ]
 
 
 def regression_rows(seen: Mapping[str, Results], rev: str) -> list[Row]:

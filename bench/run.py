@@ -32,7 +32,8 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 import stream  # noqa: E402
-from report import Row, fmt_rate, table, us, versions  # noqa: E402
+from report import Row, fmt_rate, orjson_row, table, us, versions  # noqa: E402
+from rows_rc3 import rc3_env, rc3_rows  # noqa: E402
 from rows_v1 import regression_rows, v1_rows  # noqa: E402
 
 # The runtime as it was before the performance work: its rows are the "before" of each fix.
@@ -43,7 +44,7 @@ NOTES_MARKER = "<!-- analysis: kept by run.py -->"
 
 def ensure_installed() -> None:
     """The SDK comes from the `bench` extra; never a runtime dependency."""
-    if importlib.util.find_spec("acp") is None:
+    if importlib.util.find_spec("acp") is None or importlib.util.find_spec("orjson") is None:
         print(f"installing the bench extra ({SDK_REQUIREMENT}) ...", file=sys.stderr)
         subprocess.run(
             [sys.executable, "-m", "pip", "install", "-q", "-e", f"{REPO}[bench]"], check=True
@@ -86,6 +87,7 @@ def worker(measure: str, impl: str, generated: Path) -> dict[str, float]:
         capture_output=True,
         text=True,
         cwd=REPO,
+        env=rc3_env(impl),  # None: this process's
     )
     if out.returncode != 0:
         raise RuntimeError(f"{measure}/{impl} failed:\n{out.stderr[-2000:]}")
@@ -181,7 +183,8 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None, rev: str)
         name = f"line_{kind}"
         if not wanted(name):
             continue
-        got = sample_kept(name, {**mine, "sdk": ours_dir, "json": ours_dir}, repeat)
+        floors = {"json": ours_dir, "orjson": ours_dir} if kind == "mixed" else {"json": ours_dir}
+        got = sample_kept(name, {**mine, "sdk": ours_dir, **floors}, repeat)
         ours, sdk, loads = got["ours"][name], got["sdk"][name], got["json"][name]
         what = "agent_message_chunk lines" if kind == "chunks" else "the 200k mixed stream"
         rows.append(
@@ -201,11 +204,13 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None, rev: str)
                 us(ours),
                 f"json.loads {us(loads)}",
                 ours / loads,
-                "<= 2.5" if kind == "chunks" else "(report)",
-                ours / loads <= 2.5 if kind == "chunks" else None,
+                "<= 2.5" if kind == "chunks" else "<= 1.2",
+                ours / loads <= (2.5 if kind == "chunks" else 1.2),
                 before(got, name, us),
             )
         )
+        if "orjson" in got:
+            rows.append(orjson_row(f"(1) same, against orjson.loads alone ({what})", ours, got))
     if wanted("ingest"):
         got = sample_kept("ingest", {**mine, "sdk": ours_dir}, repeat)
         ours, sdk = got["ours"]["ingest"], got["sdk"]["ingest"]
@@ -279,6 +284,7 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None, rev: str)
             )
         )
     rows += v1_rows(wanted, sample, ours_dir, repeat)
+    rows += rc3_rows(wanted, sample, ours_dir, repeat)
     if wanted("merge"):
         merges = sample("merge", mine, repeat)
         ratio = merges["ours"]["merge_ratio"]
@@ -314,8 +320,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="processes per implementation")
     parser.add_argument(
         "--only",
-        help="comma-separated: line_chunks,line_mixed,ingest,"
-        "import,generate,round_trips,line_v1,round_trips_v1,merge,outgoing",
+        help="comma-separated: line_chunks,line_mixed,ingest,import,generate,round_trips,"
+        "line_v1,round_trips_v1,line_rc3,round_trips_rc3,merge,outgoing",
     )
     parser.add_argument("--baseline", default=BASELINE_REV, help="git revision for 'before'")
     parser.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")

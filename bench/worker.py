@@ -25,6 +25,7 @@ if __name__ == "__main__" and sys.argv[1] == "import":
     raise SystemExit(0)
 
 import asyncio
+import importlib
 import json
 import os
 import statistics
@@ -36,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import stream
 
 MIXED_LINES = 200_000
+V2 = 2  # the protocol version our client negotiates in the v2 measures
 CHUNK_LINES = 50_000
 INNER = 3  # inner repeats per process (after one warm-up run)
 
@@ -68,9 +70,10 @@ def timed_async(make: Callable[[], Awaitable[float]], repeat: int = INNER) -> fl
 # -- (1) one raw line to session state ------------------------------------------------------
 
 
-def our_client(reader: Any, version: int | None = None) -> tuple[Any, Any]:
+def our_client(reader: Any, version: int | None = V2) -> tuple[Any, Any]:
     """A client connection with the benchmark session already set up (as after session/new);
-    `version`: the protocol version `initialize` negotiated (None: the baseline's way, unset)."""
+    `version`: the protocol version `initialize` negotiated, set as `initialize` sets it (which
+    also settles the version router: a real client reads every update after `initialize`)."""
     from acp_bindings import Client
     from acp_bindings._runtime.client_side import ClientSession
     from acp_bindings._runtime.connection import Connection
@@ -82,17 +85,18 @@ def our_client(reader: Any, version: int | None = None) -> tuple[Any, Any]:
     # package has no `snapshot` module to type it with).
     session: ClientSession[Any] = ClientSession(client.lifecycle, stream.SESSION)
     client.lifecycle.sessions[stream.SESSION] = session
-    if version is not None:  # the versioned dispatcher routes by it
+    if version is not None:  # a baseline revision without versions just keeps the attribute
         client.lifecycle.protocol_version = version
     return connection, session
 
 
 def line_to_state(
-    impl: str, lines: list[bytes], repeat: int = INNER, version: int | None = None
+    impl: str, lines: list[bytes], repeat: int = INNER, version: int | None = V2
 ) -> float:
     """Seconds per line; `version`: the one our client's connection negotiated."""
-    if impl == "json":
-        loads = json.loads
+    if impl in ("json", "orjson"):
+        # orjson (the `bench` extra): a second floor
+        loads = json.loads if impl == "json" else importlib.import_module("orjson").loads
 
         def run() -> float:
             start = time.perf_counter()
@@ -194,12 +198,20 @@ def agent_argv(impl: str, generated: str) -> list[str]:
 
 
 async def ours_round_trips(
-    generated: str, agent: str = "ours", version: int | None = None
+    generated: str,
+    agent: str = "ours",
+    version: int | None = None,
+    offer: tuple[int, ...] | None = None,
+    ext: bool = True,
 ) -> dict[str, float]:
-    """Our client against `agent` (`ours` or `sdk`); `version`: the one it must negotiate."""
+    """Our client against `agent` (`ours` or `sdk`); `version`: the one it must negotiate;
+    `offer`: the versions our client accepts (its `protocol_versions`; None: its default);
+    `ext`: also time extension requests (our agent answers them on v2 only)."""
     from acp_bindings import Client
 
     client = Client()
+    if offer is not None:
+        client.protocol_versions = offer  # type: ignore[misc]  # ClassVar, set per instance
     process = await client.spawn(agent_argv(agent, generated))
     try:
         await client.lifecycle.initialize()
@@ -210,11 +222,13 @@ async def ours_round_trips(
         for _ in range(ROUND_TRIPS):
             await client.lifecycle.new_session(cwd="/")
         new_rate = ROUND_TRIPS / (time.perf_counter() - start)
-        await client.agent.ext_method("_bench/echo", {"n": 1})
-        start = time.perf_counter()
-        for n in range(ROUND_TRIPS):
-            await client.agent.ext_method("_bench/echo", {"n": n})
-        ext_rate = ROUND_TRIPS / (time.perf_counter() - start)
+        ext_rate = 0.0
+        if ext:
+            await client.agent.ext_method("_bench/echo", {"n": 1})
+            start = time.perf_counter()
+            for n in range(ROUND_TRIPS):
+                await client.agent.ext_method("_bench/echo", {"n": n})
+            ext_rate = ROUND_TRIPS / (time.perf_counter() - start)
         session = await client.lifecycle.new_session(cwd="/")
         await session.run_turn([{"type": "text", "text": "100"}])
         turns = []
@@ -227,7 +241,8 @@ async def ours_round_trips(
         assert chunks == 100 + INNER * TURN_CHUNKS, chunks
     finally:
         await process.close()
-    return {"session_new": new_rate, "ext": ext_rate, "turn": statistics.median(turns)}
+    times = {"session_new": new_rate, "turn": statistics.median(turns)}
+    return {**times, "ext": ext_rate} if ext else times
 
 
 async def sdk_round_trips(agent: tuple[str, ...] = ("sdk",), ext: bool = True) -> dict[str, float]:
@@ -345,7 +360,7 @@ def recorded(flavour: str) -> list[bytes]:
 def main() -> None:
     measure, impl, generated = sys.argv[1], sys.argv[2], sys.argv[3]
     sys.path.insert(0, generated)
-    flavour = "sdk" if impl in ("sdk", "json") else "ours"
+    flavour = "sdk" if impl in ("sdk", "json", "orjson") else "ours"
     result: dict[str, float]
     if measure == "line_chunks":
         result = {measure: line_to_state(impl, stream.chunks(CHUNK_LINES))}
@@ -356,6 +371,13 @@ def main() -> None:
     elif measure == "round_trips":
         run = sdk_round_trips() if impl == "sdk" else ours_round_trips(generated)
         result = asyncio.run(run)
+    elif measure in ("line_rc3", "round_trips_rc3"):
+        import worker_rc3  # SDK 1.0.0rc3's experimental v2 (first on PYTHONPATH for `rc3`)
+
+        if measure == "line_rc3":
+            result = {measure: worker_rc3.line_rc3(impl, recorded("ours"))}
+        else:
+            result = worker_rc3.round_trips_rc3(impl, generated)
     elif measure in ("line_v1", "round_trips_v1"):
         import worker_v1  # v1 against the SDK: the SDK-flavoured (v1) stream for every impl
 

@@ -64,3 +64,69 @@ def test_inline_only_where_every_version_is_inline() -> None:
 def test_default_must_be_served() -> None:
     with pytest.raises(ValueError, match="default version 3"):
         VersionedDispatcher({2: Recorder("v2")}, version=lambda: None, default=3)
+
+
+class Holder:
+    """A connection's dispatcher slot (what `settle` replaces)."""
+
+    def __init__(self) -> None:
+        self.dispatcher: Any = None
+
+    def current(self) -> Any:
+        return self.dispatcher
+
+
+def test_answered_initialize_points_the_connection_at_its_version() -> None:
+    two = Recorder("v2")
+    settled: list[int] = []
+    holder = Holder()
+
+    class Negotiating(Recorder):
+        async def handle_request(self, method: str, params: Any) -> Any:
+            settled.append(1)  # the v1 side records the version it answered with
+            return await super().handle_request(method, params)
+
+    one = Negotiating("v1")
+    router = VersionedDispatcher(
+        {1: one, 2: two},
+        version=lambda: settled[0] if settled else None,
+        default=2,
+        for_initialize=lambda params: 1,
+        connection=holder,
+    )
+    holder.dispatcher = router
+    asyncio.run(router.handle_request("session/new", {}))
+    assert holder.dispatcher is router  # nothing settled yet: still routing
+    assert asyncio.run(router.handle_request("initialize", {"protocolVersion": 1})) == "v1"
+    assert holder.current() is one
+
+
+def test_a_refused_initialize_keeps_routing() -> None:
+    holder = Holder()
+
+    class Refusing(Recorder):
+        async def handle_request(self, method: str, params: Any) -> Any:
+            raise ValueError("no version fits")
+
+    router = VersionedDispatcher(
+        {1: Refusing("v1"), 2: Recorder("v2")},
+        version=lambda: None,
+        default=2,
+        for_initialize=lambda params: 1,
+        connection=holder,
+    )
+    holder.dispatcher = router
+    with pytest.raises(ValueError, match="no version fits"):
+        asyncio.run(router.handle_request("initialize", {"protocolVersion": 1}))
+    assert holder.dispatcher is router
+
+
+def test_settle_leaves_a_wrapped_router_in_place() -> None:
+    holder = Holder()
+    router = VersionedDispatcher(
+        {1: Recorder("v1"), 2: Recorder("v2")}, version=lambda: 2, default=2, connection=holder
+    )
+    wrapper = Recorder("wrapper")  # something between the connection and the router
+    holder.dispatcher = wrapper
+    router.settle()
+    assert holder.dispatcher is wrapper

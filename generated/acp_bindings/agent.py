@@ -224,6 +224,7 @@ class Agent:
             version=lambda: lifecycle.protocol_version,
             default=max(self.protocol_versions),
             for_initialize=lambda params: negotiate(params, lifecycle.protocol_versions),
+            connection=connection,  # answered `initialize`, it talks to that version directly
         )
 
     def _v2_dispatcher(self, connection: Connection) -> ValidatingDispatcher:

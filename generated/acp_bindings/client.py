@@ -226,6 +226,9 @@ class Client:
         name="acp-client", version="0.0.0"
     )
     capabilities: ClassVar[models.ClientCapabilities] = models.ClientCapabilities()
+    # The protocol versions accepted; `initialize` asks for the highest. (1,) speaks only v1,
+    # as today's editors do; (2,) refuses an agent that answers v1.
+    protocol_versions: ClassVar[tuple[int, ...]] = (1, 2)
     # Its sessions' `snapshot()` returns this schema's snapshot type.
     lifecycle: ClientSide[SessionSnapshot]
     # Answer -32602 to (or drop) a message whose params have a bad part, a session update
@@ -244,7 +247,7 @@ class Client:
         """Use `connection` to talk to an agent: v2 is asked for, a v1 answer accepted."""
         self.agent = AgentProxy(connection, strict=self.strict)
         overridden = type(self).on_permission is not Client.on_permission
-        tables = v1_tables(self.strict)
+        tables = v1_tables(self.strict) if 1 in self.protocol_versions else None
         # An overridden `session_update` hears each update after its session has folded it in.
         forward_updates = type(self).session_update is not Client.session_update
         self.lifecycle = ClientSide[SessionSnapshot](
@@ -258,8 +261,11 @@ class Client:
             on_permission=self.on_permission if overridden else None,
             fallback=ClientDispatcher(self),
             forward_updates=forward_updates,
+            protocol_versions=self.protocol_versions,
             v1=tables,
-            v1_services=service_dispatcher(tables, V1_SERVICE_HANDLERS, self),
+            v1_services=(
+                None if tables is None else service_dispatcher(tables, V1_SERVICE_HANDLERS, self)
+            ),
             v1_handled=[
                 method
                 for method, handler in V1_SERVICE_HANDLERS.items()

@@ -5,7 +5,15 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from acp_codegen.runtime.framing import LineReader, LineTooLong, decode_line, encode_json
+from acp_codegen.runtime.framing import (
+    LineReader,
+    LineTooLong,
+    decode_line,
+    encode_json,
+    encoded_size,
+)
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from .streams import run
 
@@ -51,3 +59,26 @@ def test_encoding_never_embeds_a_newline_and_round_trips() -> None:
 def test_decode_rejects_what_is_not_json(line: bytes) -> None:
     with pytest.raises(ValueError):
         decode_line(line)
+
+
+# Any text: control characters, quotes, backslashes, non-ASCII, lone surrogates.
+ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()))
+
+
+@given(ANY_TEXT)
+@example("lone \ud800 surrogate")
+@example('quote " backslash \\ newline \n nul \x00 é 漢')
+def test_a_text_blocks_size_is_its_encoded_length(text: str) -> None:
+    block = {"type": "text", "text": text}
+    assert encoded_size(block) == len(encode_json(block))
+
+
+@given(ANY_TEXT, st.sampled_from(["text", "image", "Text"]))
+def test_other_shapes_are_counted_by_encoding(text: str, kind: str) -> None:
+    for value in (
+        {"text": text, "type": kind},  # the other key order
+        {"type": kind, "text": text, "annotations": None},
+        {"type": kind, "text": [text]},
+        {"type": kind, "text": text},
+    ):
+        assert encoded_size(value) == len(encode_json(value))

@@ -18,7 +18,8 @@ import acp_bindings as acp  # noqa: E402
 from acp_bindings import models  # noqa: E402
 from acp_bindings._runtime.client_services import refusal  # noqa: E402
 from acp_bindings._runtime.connection import Connection  # noqa: E402
-from acp_bindings._runtime.dispatch import Dispatcher  # noqa: E402
+from acp_bindings._runtime.dispatch import Dispatcher, ValidatingDispatcher  # noqa: E402
+from acp_bindings._runtime.v1_agent_side import V1AgentSide  # noqa: E402
 from acp_bindings.v1 import models as v1_models  # noqa: E402
 
 from .streams import RawPeer, run, stream_pair  # noqa: E402
@@ -115,13 +116,15 @@ class V1Client:
 
 
 def test_initialize_answers_v1_with_derived_capabilities() -> None:
-    async def main() -> dict[str, Any]:
-        _, peer = await connected(ScriptedAgent().dispatcher)
+    async def main() -> tuple[dict[str, Any], Any]:
+        connection, peer = await connected(ScriptedAgent().dispatcher)
         answer = await V1Client(peer).call("initialize", V1_INIT)
         result: dict[str, Any] = answer["result"]
-        return result
+        return result, connection.dispatcher
 
-    result = run(main())
+    result, settled = run(main())
+    # Answered, the connection reads this client's messages through v1's checks directly.
+    assert isinstance(settled, ValidatingDispatcher) and isinstance(settled.inner, V1AgentSide)
     parsed = v1_models.InitializeResponse.model_validate(result)
     assert parsed.protocol_version == 1
     assert result["agentInfo"] == {"name": "acp-agent", "version": "0.0.0"}

@@ -117,6 +117,9 @@ async def v1_session(v1: ModuleType, *, files: bool = False) -> tuple[Asks, RawP
     assert params["clientCapabilities"]["fs"] == {"readTextFile": files, "writeTextFile": False}
     assert params["clientCapabilities"]["terminal"] is False
     assert side.protocol_version == 1 and side.agent_info == {"name": "old", "version": "0"}
+    # Settled: the connection reads v1's messages through v1's checks, no longer via the router.
+    checked = side.connection.dispatcher
+    assert isinstance(checked, ValidatingDispatcher) and checked.inner is side.v1
     task2 = asyncio.create_task(side.new_session("/work"))
     modes = {"currentModeId": "ask", "availableModes": [{"id": "ask", "name": "Ask"}]}
     new = await answer(peer, "session/new", {"sessionId": "s1", "modes": modes})

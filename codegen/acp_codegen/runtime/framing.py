@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from json.encoder import encode_basestring
 from typing import Any, Final, Protocol
 
 from pydantic_core import from_json
@@ -132,3 +133,21 @@ def encode_json(message: Any) -> bytes:
         return text.encode()
     except UnicodeEncodeError:
         return _ASCII_ENCODER.encode(message).encode("ascii")
+
+
+# `{"type":"text","text":` before a text content block's string, `}` after it.
+_TEXT_BLOCK_FRAME: Final = len('{"type":"text","text":}')
+
+
+def encoded_size(value: Any) -> int:
+    """`len(encode_json(value))`. A text content block (`{"type": "text", "text": ...}`, in
+    that order: every chunk of a streamed message) is counted without running the encoder,
+    from the escaped string alone (the function the encoder itself uses for strings)."""
+    if type(value) is dict and len(value) == 2 and next(iter(value)) == "type":
+        text = value.get("text")
+        if type(text) is str and value["type"] == "text":
+            try:
+                return _TEXT_BLOCK_FRAME + len(encode_basestring(text).encode())
+            except UnicodeEncodeError:
+                pass  # a lone surrogate: the message is written with ASCII escapes instead
+    return len(encode_json(value))

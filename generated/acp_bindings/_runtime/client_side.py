@@ -22,9 +22,9 @@ them itself with `PermissionRequest.select` / `respond`.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from functools import partial
 from typing import Any, Generic
 
 from pydantic import BaseModel
@@ -39,7 +39,7 @@ from .errors import (
     RpcError,
     UnsupportedProtocolVersion,
 )
-from .permission_request import PermissionRequest
+from .permission_request import PermissionRequest, wait_for_answer
 from .protocol import (
     INITIALIZE,
     REQUEST_PERMISSION,
@@ -84,9 +84,10 @@ class ClientSide(Generic[SnapshotT]):
 
     `rules`, `tag_field` and `validate_update` configure each session's `SessionState`
     (generated code passes `MERGE_RULES`, `UPDATE_TAG` and a validator of the update union).
-    `v1`: v1's tables, to accept v1 agents too; `v1_services` answers v1's client requests
-    (`fs/*`, `terminal/*`, extensions), and `v1_handled` names the ones it answers, from which
-    the v1 client capabilities are derived.
+    `protocol_versions`: those accepted, the highest asked for; `v1`: v1's tables, to accept
+    v1 agents too (1 is then accepted whether listed or not); `v1_services` answers v1's
+    client requests (`fs/*`, `terminal/*`, extensions), and `v1_handled` names the ones it
+    answers, from which the v1 client capabilities are derived.
     """
 
     def __init__(
@@ -108,6 +109,8 @@ class ClientSide(Generic[SnapshotT]):
     ) -> None:
         if not protocol_versions:
             raise ValueError("a client must support at least one protocol version")
+        if PROTOCOL_V1 in protocol_versions and v1 is None:
+            raise ValueError("accepting protocol version 1 needs v1's tables (v1=V1Tables(...))")
         self.connection = connection
         self.info = dict(info)
         self.capabilities = dict(capabilities or {})
@@ -123,7 +126,8 @@ class ClientSide(Generic[SnapshotT]):
         self._fallback = fallback
         # Also hand each kept session/update (once folded) to `fallback`: the author's handler.
         self._forward_updates = forward_updates and fallback is not None
-        self.protocol_version: int | None = None
+        self._router: VersionedDispatcher | None = None
+        self._protocol_version: int | None = None
         self.agent_info: Any = None
         self.agent_capabilities: Any = None
         self.auth_methods: list[Any] = []
@@ -133,7 +137,18 @@ class ClientSide(Generic[SnapshotT]):
 
     @property
     def initialized(self) -> bool:
-        return self.protocol_version is not None
+        return self._protocol_version is not None
+
+    @property
+    def protocol_version(self) -> int | None:
+        """The version `initialize` negotiated (None before)."""
+        return self._protocol_version
+
+    @protocol_version.setter
+    def protocol_version(self, version: int | None) -> None:
+        self._protocol_version = version
+        if self._router is not None:
+            self._router.settle()  # the connection now reads this version's messages directly
 
     def new_state(self) -> SessionState[Any]:
         return SessionState(self._rules, self._tag_field, self._validate_update)
@@ -149,18 +164,20 @@ class ClientSide(Generic[SnapshotT]):
 
     def _v1_wire(self) -> V1ClientWire | None:
         """The v1 dialect when this connection negotiated v1 (None: v2's wire)."""
-        return self.v1 if self.protocol_version == PROTOCOL_V1 else None
+        return self.v1 if self._protocol_version == PROTOCOL_V1 else None
 
     def versioned(self, v2: Dispatcher) -> Dispatcher:
         """The connection's dispatcher: `v2` (this lifecycle behind v2's checks) and, when v1
         is configured, the v1 dialect behind v1's checks, chosen by the negotiated version."""
         if self.v1 is None:
             return v2
-        return VersionedDispatcher(
+        self._router = VersionedDispatcher(
             {2: v2, PROTOCOL_V1: self.v1.checked()},
-            version=lambda: self.protocol_version,
+            version=lambda: self._protocol_version,
             default=max(self.protocol_versions),
+            connection=self.connection,
         )
+        return self._router
 
     async def request(self, method: str, params: Any) -> Any:
         """Send a request to the agent (on v1, first checked against v1's types)."""
@@ -375,30 +392,6 @@ class ClientSide(Generic[SnapshotT]):
         self, session: ClientSession[Any], params: dict[str, Any]
     ) -> dict[str, Any]:
         """Wait for the answer to a permission request (v2-shaped params) on `session`."""
-        request = PermissionRequest(params)
-        session.pending_permissions.append(request)
-        hook: asyncio.Task[None] | None = None
-        if self._on_permission is not None:
-            hook = asyncio.create_task(self._ask(session, request, self._on_permission))
-        try:
-            outcome = await request._answer
-        finally:
-            session.pending_permissions.remove(request)
-            if hook is not None and not hook.done():
-                hook.cancel()
-        return {"outcome": outcome}
-
-    async def _ask(
-        self,
-        session: ClientSession[SnapshotT],
-        request: PermissionRequest,
-        handler: PermissionHandler,
-    ) -> None:
-        try:
-            request.respond(await handler(session, request))
-        except Exception as error:
-            logger.exception("permission handler failed; answering with an internal error")
-            if not request.answered:
-                request._answer.set_exception(
-                    RpcError.internal_error(f"permission handler failed: {error}")
-                )
+        handler = self._on_permission
+        hook = None if handler is None else partial(handler, session)
+        return await wait_for_answer(params, session.pending_permissions, hook)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .framing import encode_json
+from .framing import encoded_size
 from .merge_plan import LOG_ENTITIES
 from .protocol import UPDATE_TAG_FIELD
 from .tables import MergeRule
@@ -200,4 +200,4 @@ class HistoryRecorder:
 
 def _size(value: Any) -> int:
     """Bytes of `value` as JSON (what counts against the limit)."""
-    return len(encode_json(value))
+    return encoded_size(value)

@@ -8,11 +8,13 @@ answer: the client's handler, or the author's code, selects an option or cancels
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import logging
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
+from .errors import RpcError
 from .jsonvalue import as_object
 from .protocol import OUTCOME_CANCELLED, OUTCOME_SELECTED
 
@@ -38,3 +40,42 @@ class PermissionRequest:
 
     def cancel(self) -> None:
         self.respond({"outcome": OUTCOME_CANCELLED})
+
+
+logger = logging.getLogger(__name__)
+
+
+async def wait_for_answer(
+    params: dict[str, Any],
+    pending: list[PermissionRequest],
+    hook: Callable[[PermissionRequest], Awaitable[Mapping[str, Any] | BaseModel]] | None,
+) -> dict[str, Any]:
+    """The client's answer to a permission request: kept in `pending` (the session's) until
+    answered, by `hook` when given (a failing hook answers with an internal error) or by the
+    application through the request; the result of `session/request_permission`."""
+    request = PermissionRequest(params)
+    pending.append(request)
+    asking: asyncio.Task[None] | None = None
+    if hook is not None:
+        asking = asyncio.create_task(_ask(request, hook))
+    try:
+        outcome = await request._answer
+    finally:
+        pending.remove(request)
+        if asking is not None and not asking.done():
+            asking.cancel()
+    return {"outcome": outcome}
+
+
+async def _ask(
+    request: PermissionRequest,
+    hook: Callable[[PermissionRequest], Awaitable[Mapping[str, Any] | BaseModel]],
+) -> None:
+    try:
+        request.respond(await hook(request))
+    except Exception as error:
+        logger.exception("permission handler failed; answering with an internal error")
+        if not request.answered:
+            request._answer.set_exception(
+                RpcError.internal_error(f"permission handler failed: {error}")
+            )
