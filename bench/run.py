@@ -33,6 +33,7 @@ REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 import stream  # noqa: E402
 from report import Row, fmt_rate, table, us, versions  # noqa: E402
+from rows_mem import memory_rows  # noqa: E402
 from rows_v1 import regression_rows, v1_rows  # noqa: E402
 
 # The runtime as it was before the performance work: its rows are the "before" of each fix.
@@ -279,6 +280,7 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None, rev: str)
             )
         )
     rows += v1_rows(wanted, sample, ours_dir, repeat)
+    rows += memory_rows(wanted, sample, mine, min(repeat, 3))
     if wanted("merge"):
         merges = sample("merge", mine, repeat)
         ratio = merges["ours"]["merge_ratio"]
@@ -315,7 +317,7 @@ def main() -> None:
     parser.add_argument(
         "--only",
         help="comma-separated: line_chunks,line_mixed,ingest,"
-        "import,generate,round_trips,line_v1,round_trips_v1,merge,outgoing",
+        "import,generate,round_trips,line_v1,round_trips_v1,merge,outgoing,memory",
     )
     parser.add_argument("--baseline", default=BASELINE_REV, help="git revision for 'before'")
     parser.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")

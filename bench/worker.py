@@ -363,6 +363,10 @@ def main() -> None:
             result = {measure: worker_v1.line_v1(impl, recorded("sdk"))}
         else:
             result = worker_v1.round_trips_v1(impl, generated)
+    elif measure == "memory":
+        import worker_mem  # the state's and the snapshot's memory, per stream byte
+
+        result = worker_mem.memory(recorded("ours"))
     elif measure == "merge":
         result = merge_growth()
     elif measure == "outgoing":
