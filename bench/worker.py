@@ -18,6 +18,9 @@ if __name__ == "__main__" and sys.argv[1] == "import":
     started = time.perf_counter()
     if sys.argv[2] == "sdk":
         import acp  # noqa: F401
+    elif sys.argv[2] == "models":  # the package and its models (they load on first use)
+        sys.path.insert(0, sys.argv[3])
+        import acp_bindings.models
     else:
         sys.path.insert(0, sys.argv[3])
         import acp_bindings  # noqa: F401
