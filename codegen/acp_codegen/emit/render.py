@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shlex
 from contextlib import suppress
-from dataclasses import dataclass
 from functools import cache, partial
 
 import black
@@ -24,6 +23,7 @@ from .black_layout import call, from_import, py_literal, union_alias
 from .dcg import PYDANTIC_MINIMUM, generate_models
 from .halves import joined, seam
 from .reference import markdown_filters, render_reference
+from .target import Target as Target  # also named here by its callers
 from .typed_surface import TypedSurface
 
 # Modules rendered from our templates: output name -> template name.
@@ -41,12 +41,6 @@ TEMPLATES = {
 # long as black on the whole module, so this process formats the last quarter of it.
 _CHILD_SHARE = 0.75
 _BLACK_MODE = Mode(target_versions={TargetVersion.PY311}, line_length=100)
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    package: str
-    command: str  # the command that regenerates this tree, quoted in every header
 
 
 def header(protocol: Protocol, target: Target) -> str:
