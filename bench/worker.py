@@ -18,6 +18,9 @@ if __name__ == "__main__" and sys.argv[1] == "import":
     started = time.perf_counter()
     if sys.argv[2] == "sdk":
         import acp  # noqa: F401
+    elif sys.argv[2] == "models":  # the package and its models (they load on first use)
+        sys.path.insert(0, sys.argv[3])
+        import acp_bindings.models
     else:
         sys.path.insert(0, sys.argv[3])
         import acp_bindings  # noqa: F401
@@ -385,6 +388,10 @@ def main() -> None:
             result = {measure: worker_v1.line_v1(impl, recorded("sdk"))}
         else:
             result = worker_v1.round_trips_v1(impl, generated)
+    elif measure == "memory":
+        import worker_mem  # the state's and the snapshot's memory, per stream byte
+
+        result = worker_mem.memory(recorded("ours"))
     elif measure == "merge":
         result = merge_growth()
     elif measure == "outgoing":

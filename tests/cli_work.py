@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from acp_codegen.commands import where
+from acp_codegen.commands import pipeline
 from acp_codegen.emit.render import Target
 from acp_codegen.model.ir import Protocol
 from conftest import FIXTURE_SCHEMAS
@@ -21,7 +21,7 @@ _RENDERED: dict[tuple[str, str, Target], dict[str, bytes]] = {}
 
 
 def cache_renders(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = where.render_files
+    real = pipeline.render_files
 
     def cached(protocol: Protocol, target: Target) -> dict[str, bytes]:
         key = (protocol.sha256, protocol.source_name, target)
@@ -29,7 +29,7 @@ def cache_renders(monkeypatch: pytest.MonkeyPatch) -> None:
             _RENDERED[key] = real(protocol, target)
         return dict(_RENDERED[key])
 
-    monkeypatch.setattr(where, "render_files", cached)
+    monkeypatch.setattr(pipeline, "render_files", cached)
 
 
 def enter_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

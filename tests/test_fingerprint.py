@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from acp_codegen.commands import where
+from acp_codegen.commands import pipeline
 from acp_codegen.commands.cli import main
 from acp_codegen.emit.render import Target
 from acp_codegen.model.ir import Protocol
@@ -29,7 +29,7 @@ class Renders:
 
 @pytest.fixture
 def renders(monkeypatch: pytest.MonkeyPatch) -> Renders:
-    real = where.render_files
+    real = pipeline.render_files
     seen = Renders()
 
     def counting(
@@ -39,7 +39,7 @@ def renders(monkeypatch: pytest.MonkeyPatch) -> Renders:
         seen.count += 1
         return real(protocol, target, v1)
 
-    monkeypatch.setattr(where, "render_files", counting)
+    monkeypatch.setattr(pipeline, "render_files", counting)
     return seen
 
 

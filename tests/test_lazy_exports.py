@@ -1,5 +1,6 @@
-"""The generated package loads only its models on import; every exported name still resolves,
-and type checkers still see each name's real type (the names are imported under TYPE_CHECKING)."""
+"""The generated package loads nothing but its pydantic check on import (the models and the
+runtime load on first use); every exported name still resolves, and type checkers still see
+each name's real type (the names, `models` too, are imported under TYPE_CHECKING)."""
 
 from __future__ import annotations
 
@@ -23,15 +24,16 @@ def python(code: str, cwd: Path = GENERATED) -> subprocess.CompletedProcess[str]
 
 
 @needs_committed
-def test_importing_the_package_does_not_load_the_runtime() -> None:
+def test_importing_the_package_loads_neither_the_models_nor_the_runtime() -> None:
     proc = python(
         "import sys, acp_bindings\n"
         "print(sorted(m for m in sys.modules if m.startswith('acp_bindings.')))"
     )
     assert proc.returncode == 0, proc.stderr
     loaded = eval(proc.stdout)  # a printed list of module names
-    assert "acp_bindings.models" in loaded
+    assert loaded == ["acp_bindings._pydantic_check"]
     for heavy in (
+        "acp_bindings.models",
         "acp_bindings.agent",
         "acp_bindings.client",
         "acp_bindings.session",
@@ -72,6 +74,23 @@ def test_a_submodule_is_an_attribute_of_the_package_as_before() -> None:
 
 
 @needs_committed
+def test_the_models_load_on_first_use_every_way_they_are_reached() -> None:
+    proc = python(
+        "import sys, acp_bindings\n"
+        "assert 'acp_bindings.models' not in sys.modules\n"
+        "models = acp_bindings.models\n"
+        "from acp_bindings.models import ContentBlock\n"
+        "from acp_bindings import models as again\n"
+        "assert models is again is sys.modules['acp_bindings.models']\n"
+        "assert 'models' in dir(acp_bindings) and 'models' in acp_bindings.__all__\n"
+        "import acp_bindings.v1.models as v1\n"
+        "print(models.TextContent(type='text', text='hi').text, v1.__name__)"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["hi", "acp_bindings.v1.models"]
+
+
+@needs_committed
 def test_an_unknown_name_is_an_attribute_error() -> None:
     proc = python(
         "import acp_bindings\n"
@@ -86,8 +105,10 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 def test_strict_type_checkers_see_the_lazy_names_types(tmp_path: Path) -> None:
     user = tmp_path / "user.py"
     user.write_text(
+        "import acp_bindings\n"
         "from acp_bindings import Client, RpcError, Session\n\n\n"
         "def session_of(s: Session) -> str:\n    return s.session_id\n\n\n"
+        "def text_of(block: acp_bindings.models.TextContent) -> str:\n    return block.text\n\n\n"
         "wrong: int = Client\n"
     )
     proc = subprocess.run(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_codegen.commands import where
+from acp_codegen.commands import pipeline
 from acp_codegen.commands.cli import main
 from acp_codegen.emit import dcg
 from acp_codegen.emit.render import Target
@@ -233,7 +233,7 @@ def test_a_template_exception_writes_nothing(work: Path, monkeypatch: pytest.Mon
     def broken(protocol: Protocol, target: Target, v1: Protocol | None = None) -> dict[str, bytes]:
         raise RuntimeError("template blew up")
 
-    monkeypatch.setattr(where, "render_files", broken)
+    monkeypatch.setattr(pipeline, "render_files", broken)
     with pytest.raises(RuntimeError):
         generate()
     assert file_states(work / "out") == before

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from acp_codegen.commands import where
+from acp_codegen.commands import pipeline
 from acp_codegen.emit.render import Target
 from acp_codegen.model.ir import Protocol
 
 _RENDERED: dict[tuple[object, ...], dict[str, bytes]] = {}
-_REAL_RENDER = where.render_files
+_REAL_RENDER = pipeline.render_files
 
 
 def render_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -25,7 +25,7 @@ def render_once(monkeypatch: pytest.MonkeyPatch) -> None:
             _RENDERED[key] = _REAL_RENDER(protocol, target, v1)
         return dict(_RENDERED[key])
 
-    monkeypatch.setattr(where, "render_files", cached)
+    monkeypatch.setattr(pipeline, "render_files", cached)
 
 
 def file_states(root: Path) -> dict[str, tuple[bytes, int, int]]:

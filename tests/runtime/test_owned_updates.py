@@ -63,11 +63,20 @@ def test_without_owned_the_callers_objects_are_not_kept() -> None:
     assert snapshot["messages"][0]["content"] == [{"type": "text", "text": "a"}]
 
 
-def test_owned_updates_are_kept_as_they_are() -> None:
+def test_owned_updates_are_kept_as_they_are_but_chunk_items_are_frozen() -> None:
     state: SessionState[Any] = SessionState(RULES)
+    raw = {"deep": [1]}
     chunk = {"type": "text", "text": "a"}
+    state.apply(
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c", "rawInput": raw}, owned=True
+    )
     state.apply(
         {"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": chunk}, owned=True
     )
-    chunk["text"] = "handed over"  # the owner promised not to do this; it shows no copy was made
-    assert state.snapshot()["messages"][0]["content"] == [{"type": "text", "text": "handed over"}]
+    raw["deep"].append(2)  # the owner promised not to do this; it shows no copy was made
+    chunk["text"] = "handed over"
+    snapshot = state.snapshot()
+    assert snapshot["toolCalls"]["c"]["rawInput"] == {"deep": [1, 2]}
+    # An appended item is kept in its compact frozen form (frozen.py), owned or not: the
+    # caller's dict is not kept, so the state's memory is the text, not a dict per chunk.
+    assert snapshot["messages"][0]["content"] == [{"type": "text", "text": "a"}]

@@ -6,6 +6,7 @@ import base64
 import copy
 from typing import Any
 
+import acp_codegen.runtime.frozen as frozen
 import acp_codegen.runtime.jsonvalue as jsonvalue
 import acp_codegen.runtime.records as records
 import acp_codegen.runtime.state as state_module
@@ -288,7 +289,7 @@ steps = st.one_of(
 @settings(max_examples=400, deadline=None)
 @given(st.lists(steps, max_size=40))
 def test_random_update_sequences_match_the_reference_model(sequence: list[Any]) -> None:
-    state = SessionState(RULES)
+    state: SessionState[Any] = SessionState(RULES)
     reference = ReferenceModel()
     for step in sequence:
         if step == "cancel":
@@ -304,11 +305,11 @@ def test_random_update_sequences_match_the_reference_model(sequence: list[Any]) 
 
 
 class CopyCounter:
-    """Stands in for `copy_json` everywhere and counts every JSON node it copies."""
+    """Stands in for a copying function (`copy_json`, `freeze_item`) and counts its calls."""
 
-    def __init__(self) -> None:
+    def __init__(self, original: Any) -> None:
         self.nodes = 0
-        self.original = jsonvalue.copy_json
+        self.original = original
 
     def __call__(self, value: Any) -> Any:
         self.nodes += 1
@@ -318,18 +319,21 @@ class CopyCounter:
 def test_ten_thousand_chunks_cost_linear_copying_and_never_copy_the_accumulated_list(
     monkeypatch: Any,
 ) -> None:
-    counter = CopyCounter()
+    counter = CopyCounter(jsonvalue.copy_json)
     for module in (jsonvalue, records, state_module):
         monkeypatch.setattr(module, "copy_json", counter)
+    freezes = CopyCounter(frozen.freeze_item)  # chunk items are kept frozen, not copied
+    monkeypatch.setattr(state_module, "freeze_item", freezes)
     n = 10_000
-    state = SessionState(RULES)
+    state: SessionState[Any] = SessionState(RULES)
     state.apply({"sessionUpdate": "agent_message", "messageId": "m", "content": []})
     state.apply({"sessionUpdate": "tool_call_update", "toolCallId": "t"})
     state.apply({"sessionUpdate": "terminal_update", "terminalId": "x", "output": {"data": ""}})
     message_list = state._records["message"]["m"].lists["content"]
     tool_list = state._records["toolCall"]["t"].lists["content"]
     terminal_bytes = state._records["terminal"]["x"].blobs["output"]
-    counter.nodes = 0
+    assert terminal_bytes is not None
+    counter.nodes = freezes.nodes = 0
     for _ in range(n):
         state.apply(
             {
@@ -346,10 +350,11 @@ def test_ten_thousand_chunks_cost_linear_copying_and_never_copy_the_accumulated_
             }
         )
         state.apply({"sessionUpdate": "terminal_output_chunk", "terminalId": "x", "data": "eA=="})
-    # Each chunk copies its own item once (one flat object: its scalars are shared, not
-    # visited), nothing for terminal bytes. A state or list copy per update would visit about
-    # n*n/2 nodes instead.
-    assert counter.nodes == n * (1 + 1)
+    # Each chunk freezes its own item once (one call per chunk: a flat object's scalars are
+    # not visited), nothing for terminal bytes, and nothing is copied. A state or list copy
+    # per update would visit about n*n/2 nodes instead.
+    assert freezes.nodes == n * (1 + 1)
+    assert counter.nodes == 0
     # The accumulated containers are the same objects, grown in place (no list copy).
     assert state._records["message"]["m"].lists["content"] is message_list
     assert state._records["toolCall"]["t"].lists["content"] is tool_list

@@ -12,7 +12,8 @@ from typing import Any
 from .. import __version__
 from ..emit.ahead import ahead
 from ..emit.dcg import PYDANTIC_MINIMUM
-from ..emit.render import PARENT_RUNTIME, Target, render_package
+from ..emit.render import PARENT_RUNTIME, render_package
+from ..emit.target import SUBPACKAGE_V1, Target
 from ..load.newer import protocol_version
 from ..load.overlay import (
     V1_OVERLAY,
@@ -29,8 +30,6 @@ from ..model.ir import Protocol
 from ..model.naming import is_identifier
 from ..write.fingerprint import input_fingerprint
 from ..write.manifest import MANIFEST, build_manifest
-
-SUBPACKAGE_V1 = "v1"  # where a package carrying both protocols keeps v1's modules
 
 
 def load_protocol(

@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..emit.render import Target
+from ..emit.target import Target
 from .console import Console
 from .sync import Job, apply, check, report_current
 from .targets import UsageError, checked_folder, checked_package

@@ -9,8 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..emit.gc_tuning import quiet_gc
-from ..emit.render import Target
-from ..load.newer import automation_notes
+from ..emit.target import SUBPACKAGE_V1, Target
 from ..write.fingerprint import current_file_count, input_fingerprint
 from ..write.leftovers import pending
 from ..write.manifest import sha256
@@ -18,7 +17,6 @@ from ..write.writer import files_on_disk
 from .config import Settings, find_pyproject, has_table, load_settings
 from .console import Console
 from .kept_notes import as_shown, kept_notes, portable
-from .pipeline import SUBPACKAGE_V1, loading, render_files
 from .targets import UsageError, expanded
 
 
@@ -109,6 +107,11 @@ class Where:
     def render(self, target: Target) -> dict[str, bytes]:
         """The package folder's files for `target`, from this schema (checked alongside where
         a spare core exists: see `pipeline.loading`)."""
+        # Imported here: the renderer (black, jinja, datamodel-code-generator) is most of a
+        # no-op's import time, and a current folder never gets this far.
+        from ..load.newer import automation_notes
+        from .pipeline import loading, render_files
+
         self._reading()
         shown = self.displayed(self.schema)  # problems and notes name the file as typed
         names = self._note_names()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .black_layout import py_literal
 
@@ -44,20 +45,26 @@ class ModelInfo:
 
 
 def _strip_annotated(node: ast.expr) -> ast.expr:
-    """`Annotated[X, ...]` -> X, at any depth."""
-
-    class Strip(ast.NodeTransformer):
-        def visit_Subscript(self, sub: ast.Subscript) -> ast.AST:
-            if isinstance(sub.value, ast.Name) and sub.value.id == "Annotated":
-                first = sub.slice.elts[0] if isinstance(sub.slice, ast.Tuple) else sub.slice
-                stripped: ast.AST = self.visit(first)
-                return stripped
-            self.generic_visit(sub)
-            return sub
-
-    result = Strip().visit(ast.parse(ast.unparse(node), mode="eval").body)
-    assert isinstance(result, ast.expr)
-    return result
+    """`Annotated[X, ...]` -> X, at any depth. Builds new nodes where something is stripped and
+    shares the rest: nothing downstream changes a node in place (every transformer copies
+    first), and a copy per annotation was most of the time spent reading the models."""
+    if isinstance(node, ast.Subscript):
+        if isinstance(node.value, ast.Name) and node.value.id == "Annotated":
+            first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
+            return _strip_annotated(first)
+        inner = _strip_annotated(node.slice)
+        return node if inner is node.slice else ast.Subscript(node.value, inner, node.ctx)
+    if isinstance(node, ast.Tuple | ast.List):
+        items = [_strip_annotated(item) for item in node.elts]
+        if all(new is old for new, old in zip(items, node.elts, strict=True)):
+            return node
+        return type(node)(items, node.ctx)
+    if isinstance(node, ast.BinOp):
+        left, right = _strip_annotated(node.left), _strip_annotated(node.right)
+        if left is node.left and right is node.right:
+            return node
+        return ast.BinOp(left, node.op, right)
+    return node
 
 
 def _union_members(node: ast.expr) -> list[ast.expr]:
@@ -130,8 +137,10 @@ def _open_enum_values(expr: ast.expr) -> tuple[str, ...] | None:
     return tuple(values) if has_str and values else None
 
 
+@lru_cache(maxsize=2)
 def read_models(source: str) -> ModelInfo:
-    """Parse a generated models.py."""
+    """Parse a generated models.py (once per source: a render reads it for the typed surface,
+    the facade and the reference; callers only read what it returns)."""
     tree = ast.parse(source)
     classes: dict[str, tuple[ModelField, ...]] = {}
     aliases: dict[str, ast.expr] = {}

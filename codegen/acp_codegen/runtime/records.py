@@ -1,8 +1,8 @@
 """One keyed entity of session state (a message, tool call, terminal or plan) and its patches.
 
 A record has fixed identity fields (its key, and a message's role), accumulated fields that
-chunks append to (lists, or bytes kept in a `bytearray`), and plain fields set by patches.
-Appending mutates in place, so n chunks cost O(n) in total.
+chunks append to (lists of frozen items, see `frozen.py`, or bytes kept in a `bytearray`), and
+plain fields set by patches. Appending mutates in place, so n chunks cost O(n) in total.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from .frozen import thaw_item
 from .jsonvalue import copy_json
 
 FieldKind = Literal["list", "bytes"]
@@ -21,7 +22,7 @@ class FieldPatch(NamedTuple):  # a tuple: built per field of every upsert, sever
     """One checked change to one field; applying it cannot fail.
 
     `set`: store `value`; `drop`: remove the field; `list`: replace an accumulated list with
-    `value` (a fresh list); `bytes`: replace accumulated bytes with `value` (bytes).
+    `value` (a fresh list of frozen items); `bytes`: replace accumulated bytes with `value` (bytes).
     """
 
     kind: PatchKind
@@ -64,7 +65,7 @@ class Record:
             self.blobs[patch.name] = bytearray(patch.value)
 
     def append(self, name: str, value: Any) -> None:
-        """Append one item to an accumulated list, or bytes to accumulated bytes."""
+        """Append one frozen item to an accumulated list, or bytes to accumulated bytes."""
         if isinstance(value, bytes):
             data = self.blobs.get(name)
             if data is None:
@@ -79,7 +80,7 @@ class Record:
         reported), then plain fields."""
         out: dict[str, Any] = dict(self.identity)
         for name, items in self.lists.items():
-            out[name] = copy_json(items)
+            out[name] = [thaw_item(item) for item in items]
         for name, data in self.blobs.items():
             out[name] = None if data is None else base64.b64encode(data).decode("ascii")
         for name, value in self.fields.items():

@@ -3,7 +3,8 @@
 `SessionState.apply` runs in two phases: *prepare* checks the update against its rule and builds
 a commit closure (all decoding and copying happens here, so a malformed update raises before
 anything changes); *commit* then mutates in place and cannot fail. Nothing copies the whole
-state per update, so n chunks for one message cost O(n); `snapshot()` builds fresh plain data.
+state per update, so n chunks for one message cost O(n); accumulated items are kept frozen
+(`frozen.py`: compact and immutable), and `snapshot()` builds fresh plain data from them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, Generic, TypeVar, cast
 from pydantic import BaseModel, ValidationError
 
 from .errors import MalformedUpdateError
+from .frozen import freeze_item
 from .jsonvalue import ABSENT, copy_json, resolve
 from .merge_plan import (
     KEYED_ENTITIES,
@@ -122,7 +124,7 @@ class SessionState(Generic[SnapshotT]):
                 data = repaired
         if compiled.rule.op == "append":
             if compiled.key:
-                self._append(tag, compiled, data, copy)  # chunks: most updates, nothing to undo
+                self._append(tag, compiled, data)  # chunks: most updates, nothing to undo
             else:  # a live event: the update itself, kept in arrival order
                 entry = {name: value for name, value in data.items() if name != self._tag_field}
                 self._logs[compiled.rule.entity].append(copy(entry))
@@ -267,9 +269,7 @@ class SessionState(Generic[SnapshotT]):
 
         return commit
 
-    def _append(
-        self, tag: str, compiled: CompiledRule, data: Mapping[str, Any], copy: Copy
-    ) -> None:
+    def _append(self, tag: str, compiled: CompiledRule, data: Mapping[str, Any]) -> None:
         """A chunk: check and convert its one item, then append it (a single change, so no
         commit closure). Its pointers read `data` itself unless they start at the tag."""
         rule = compiled.rule
@@ -293,8 +293,8 @@ class SessionState(Generic[SnapshotT]):
         # An append field holds bytes exactly when its rule decodes base64 (compile_rules).
         if rule.encoding == "base64":
             item = _decode_base64(tag, rule.source or f"/{field}", value)
-        else:
-            item = copy(value)
+        else:  # frozen: compact, and shares nothing mutable with the caller (owned or not)
+            item = freeze_item(value)
         self._record(compiled, key, data).append(field, item)
 
     def _patches(
@@ -316,7 +316,8 @@ class SessionState(Generic[SnapshotT]):
             if kind == "list":
                 if value is not None and not isinstance(value, list):
                     raise MalformedUpdateError(tag, f"{name!r} must be an array or null")
-                patches.append(FieldPatch("list", name, copy(value) if value else []))
+                items = [freeze_item(item) for item in value] if value else []
+                patches.append(FieldPatch("list", name, items))
             elif kind == "bytes":
                 data = self._bytes_of(tag, compiled, name, value)
                 patches.append(FieldPatch("bytes", name, data))

@@ -17,7 +17,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .. import __version__
-from ..emit.render import Target
+from ..emit.target import Target
 from ..paths import PACKAGE_DIR, TEMPLATES_DIR
 from .manifest import MANIFEST, sha256
 

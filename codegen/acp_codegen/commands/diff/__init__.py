@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...load.parse import load_document
-from ..pipeline import load_protocol
 from .compare import compare
 from .facts import Facts, collect
 from .rules import CATEGORIES, RULES, Change
@@ -15,6 +14,8 @@ __all__ = ["CATEGORIES", "RULES", "Change", "diff_files", "load_facts"]
 
 def load_facts(path: Path) -> Facts:
     """Load a schema with the loader `generate` uses; raises SchemaError with file + pointer."""
+    from ..pipeline import load_protocol  # with the renderer: not for every command's start
+
     protocol = load_protocol(path)
     doc, _ = load_document(path)  # the raw `$defs` for field-level facts (already validated)
     return collect(protocol, doc, str(path))

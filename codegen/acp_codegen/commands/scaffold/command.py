@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...model.errors import SchemaError
 from ..console import Console
 from ..exits import EXIT_OK, EXIT_USAGE
 from ..targets import UsageError, checked_folder
 from .names import checked_name
-from .project import Layout, create
+
+if TYPE_CHECKING:
+    from .project import Layout
 
 TEXT = "start a new project"
 AGENT_TEXT = (
@@ -36,6 +38,10 @@ def add_command(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here: it renders the bindings (jinja, datamodel-code-generator, black), which
+    # other commands, a no-op `generate` first, should not pay for at start.
+    from .project import Layout, create
+
     console = Console.from_args(args)
     try:
         project = checked_name(args.name)

@@ -17,7 +17,7 @@ from pathlib import Path
 import jinja2
 
 from ...emit.dcg import PYDANTIC_MINIMUM
-from ...emit.render import Target
+from ...emit.target import Target
 from ...paths import BUNDLED_SCHEMA, BUNDLED_V1_SCHEMA, SCAFFOLD_TEMPLATE_DIR
 from ...write.writer import write
 from ..config import Settings

@@ -5,17 +5,19 @@
 """Typed bindings for Fixture: notification (protocol version 2).
 
 Models live in `.models`; everything here is generated and needs only pydantic at run time.
-Only the models load with the package: the runtime (connections, sessions, state) loads on
-first use of one of its names, so a program that needs only the models does not pay for it.
+Nothing but the pydantic version check loads with the package: the models load on first use of
+`models` (or `from .models import ...`), the runtime (connections, sessions, state) on first
+use of one of its names, so a program pays only for what it uses.
 """
 
 import importlib
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
-from . import _pydantic_check, models  # the check runs first: old pydantic fails clearly
+from . import _pydantic_check  # first, before any model: old pydantic fails clearly
 
 if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loads them
+    from . import models
     from ._runtime.errors import (
         ConnectionClosed,
         MalformedUpdateError,
@@ -74,7 +76,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return sorted({*globals(), *_LAZY, "models"})
 
 
 __all__ = [
