@@ -40,6 +40,7 @@ RESERVED_NAMES = frozenset(
 RESERVED_HANDLER_NAMES = frozenset(
     {
         "agent",
+        "auth_methods",
         "capabilities",
         "client",
         "connect",
@@ -58,6 +59,8 @@ RESERVED_HANDLER_NAMES = frozenset(
         "on_prompt",
         "on_resume_session",
         "peer",
+        "protocol_versions",
+        "reconnect",
         "run",
         "run_http",
         "serve_http",

@@ -63,7 +63,10 @@ class VersionedDispatcher:
         still the connection's (a wrapper around it keeps routing through it: still right)."""
         settled = self._version()
         connection = self._connection
-        if settled is not None and connection is not None and connection.dispatcher is self:
+        # A peer without a `dispatcher` (a test's stand-in, a user's own transport) keeps routing.
+        if settled is None or connection is None:
+            return
+        if getattr(connection, "dispatcher", None) is self:
             connection.dispatcher = self._by_version[settled]
 
     async def handle_request(self, method: str, params: Any) -> Any:
