@@ -90,6 +90,19 @@ async def served(
         await runner.cleanup()
 
 
+@contextlib.asynccontextmanager
+async def listening(app: web.Application) -> AsyncIterator[int]:
+    """`app` served on 127.0.0.1 at a free port (a stand-in server of a test); the port."""
+    runner = web.AppRunner(app, handler_cancellation=True)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        yield runner.addresses[0][1]
+    finally:
+        await runner.cleanup()
+
+
 def run(coroutine: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coroutine, HANG_GUARD))
 

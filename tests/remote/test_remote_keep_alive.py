@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from tests.remote.agents import Client, RemoteLimits, run, served
+from tests.remote.agents import Client, RemoteLimits, listening, run, served
 from tests.remote.raw import RawClient
 
 
@@ -54,14 +54,8 @@ async def deaf_websocket_server(pinged: asyncio.Event) -> AsyncIterator[str]:
 
     app = web.Application()
     app.router.add_get("/", handle)
-    runner = web.AppRunner(app, handler_cancellation=True)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    try:
-        yield f"ws://127.0.0.1:{runner.addresses[0][1]}/"
-    finally:
-        await runner.cleanup()
+    async with listening(app) as port:
+        yield f"ws://127.0.0.1:{port}/"
 
 
 def test_the_client_heartbeat_ends_a_connection_to_a_server_that_never_answers() -> None:

@@ -18,7 +18,11 @@ from .connection import Connection
 from .dispatch import Dispatcher
 from .frames import FrameQueue, FrameSink
 from .remote_outgoing import Outgoing
-from .remote_wire import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_MAX_MESSAGE_BYTES
+from .remote_wire import (
+    DEFAULT_HEARTBEAT_SECONDS,
+    DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_STREAM_IDLE_SECONDS,
+)
 from .trace import Tracer, TraceTarget, tracer_for
 
 if TYPE_CHECKING:
@@ -103,13 +107,16 @@ async def connect_remote(
     trace: TraceTarget | Tracer | None = None,
     cookies: Mapping[str, str] | None = None,
     heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
+    stream_idle_seconds: float | None = DEFAULT_STREAM_IDLE_SECONDS,
 ) -> RemoteAgent:
     """A started connection to the agent at `url` (nothing is sent until the first request,
     which must be `initialize`). `cookies` (e.g. an earlier connection's `RemoteAgent.cookies`)
     are sent from the first request on, so a proxy's affinity cookie brings a reconnect back
     to the backend that holds the session. Over WebSocket a ping goes out every
     `heartbeat_seconds`; a server whose pong has not come within half of it (gone without
-    closing: a half-open socket) ends the connection."""
+    closing: a half-open socket) ends the connection. Over HTTP an event stream silent for
+    `stream_idle_seconds` (no message, no keep-alive comment; None: no limit) is taken for
+    lost, as if the server had closed it."""
     try:
         import aiohttp
     except ImportError:
@@ -117,6 +124,8 @@ async def connect_remote(
 
     if not heartbeat_seconds > 0:
         raise ValueError("heartbeat_seconds must be positive")
+    if stream_idle_seconds is not None and not stream_idle_seconds > 0:
+        raise ValueError("stream_idle_seconds must be positive, or None for no limit")
     scheme = url.split(":", 1)[0].lower()
     if scheme not in ("http", "https", "ws", "wss"):
         raise ValueError(f"{url}: an agent URL starts with http://, https://, ws:// or wss://")
@@ -138,7 +147,9 @@ async def connect_remote(
         else:
             from .http_client import HttpTransport
 
-            transport = HttpTransport(session, url, headers, queue, max_message_bytes)
+            transport = HttpTransport(
+                session, url, headers, queue, max_message_bytes, stream_idle_seconds
+            )
     except BaseException:
         await session.close()
         raise
@@ -157,6 +168,7 @@ async def connect_remote(
             trace=trace,
             cookies=kept,
             heartbeat_seconds=heartbeat_seconds,
+            stream_idle_seconds=stream_idle_seconds,
         )
 
     return RemoteAgent(connection, queue, session, transport, again)

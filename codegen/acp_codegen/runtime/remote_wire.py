@@ -23,6 +23,10 @@ EVENT_STREAM_TYPE: Final = "text/event-stream"
 DEFAULT_MAX_MESSAGE_BYTES: Final = 32 * 1024 * 1024
 # How often our client pings a WebSocket server (`connect_remote(heartbeat_seconds=)`).
 DEFAULT_HEARTBEAT_SECONDS: Final = 30.0
+# How long our client waits on a silent event stream before taking it for lost. Servers send a
+# keep-alive comment every 15 s while a reader waits (ours, the TS and the Python SDK's), so three
+# missed ones mean the server went away without closing (a half-open socket).
+DEFAULT_STREAM_IDLE_SECONDS: Final = 45.0
 SESSION_LOAD: Final = "session/load"
 SESSION_RESUME: Final = "session/resume"
 INITIALIZE: Final = "initialize"

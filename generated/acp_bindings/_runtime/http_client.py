@@ -54,8 +54,10 @@ class HttpTransport:
         headers: Mapping[str, str] | None,
         queue: FrameQueue,
         max_message_bytes: int,
+        stream_idle_seconds: float | None = None,
     ) -> None:
         self._http, self._url, self._queue = http, url, queue
+        self._idle = stream_idle_seconds  # a silent event stream is lost past this
         self._headers = dict(headers or {})
         self._max = max_message_bytes
         self.connection_id: str | None = None
@@ -157,7 +159,9 @@ class HttpTransport:
             headers[SESSION_HEADER] = session
         why = "the event stream ended"
         try:
-            timeout = aiohttp.ClientTimeout(total=None, sock_read=None)
+            # No total: a stream lasts as long as the connection; a read that waits past
+            # `_idle` (not even a keep-alive comment) raises ServerTimeoutError, a ClientError.
+            timeout = aiohttp.ClientTimeout(total=None, sock_read=self._idle)
             async with self._http.get(
                 self._url, headers=self._with(headers), timeout=timeout
             ) as answer:
