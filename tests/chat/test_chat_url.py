@@ -36,10 +36,12 @@ def test_an_approved_turn_over_the_network(demo_url: str, scheme: str) -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_a_missing_token_is_one_line(demo_url: str) -> None:
-    proc = chat("--prompt", "hello", "--url", demo_url)
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_a_missing_token_is_one_line_that_says_what_to_send(demo_url: str, scheme: str) -> None:
+    proc = chat("--prompt", "hello", "--url", scheme + demo_url.removeprefix("http"))
     assert proc.returncode == 2
     assert "HTTP 401" in proc.stderr and "Traceback" not in proc.stderr
+    assert "'Authorization: Bearer ...' header" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
 
 

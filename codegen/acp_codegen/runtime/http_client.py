@@ -32,6 +32,7 @@ from .remote_wire import (
     SESSION_LOAD,
     SESSION_RESUME,
     IdKey,
+    http_status,
     id_key,
     peek,
 )
@@ -119,7 +120,7 @@ class HttpTransport:
             raise
         if status != 200 or connection_id is None:
             text = body[:_ERROR_BODY_BYTES].decode("utf-8", "replace")
-            why = f"no {CONNECTION_HEADER} in the answer" if status == 200 else f"HTTP {status}"
+            why = f"no {CONNECTION_HEADER} in the answer" if status == 200 else http_status(status)
             fail_request(
                 self._queue, envelope.id, f"ACP initialize failed: {why}", _data(status, text)
             )

@@ -15,7 +15,7 @@ import aiohttp
 
 from .frames import FrameQueue
 from .remote_outgoing import Outgoing
-from .remote_wire import CONNECTION_HEADER, DEFAULT_HEARTBEAT_SECONDS
+from .remote_wire import CONNECTION_HEADER, DEFAULT_HEARTBEAT_SECONDS, http_status
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class WebSocketTransport:
             )
         except aiohttp.WSServerHandshakeError as refused:
             raise ConnectionRefusedError(
-                f"{url} refused the WebSocket: HTTP {refused.status} {refused.message}"
+                f"{url} refused the WebSocket: {http_status(refused.status)}"
             ) from None
         except aiohttp.ClientError as problem:
             raise ConnectionRefusedError(f"cannot reach {url}: {problem}") from None

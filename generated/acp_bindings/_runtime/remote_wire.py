@@ -121,3 +121,16 @@ def envelope_of(value: Any) -> Envelope:
         session if isinstance(session, str) else None,
         answered if isinstance(answered, str) else None,
     )
+
+
+# What a refusal of ours (web_guard.py) most likely means, said to the person who connected.
+_REFUSAL_HINTS: Final = {
+    401: "the agent wants its token: send an 'Authorization: Bearer ...' header",
+    403: "refused: a wrong token, or a Host or Origin the agent does not accept",
+}
+
+
+def http_status(status: int) -> str:
+    """`HTTP 401 (...)`: a refused connection's status, with what to do about it if known."""
+    hint = _REFUSAL_HINTS.get(status)
+    return f"HTTP {status}" if hint is None else f"HTTP {status} ({hint})"
