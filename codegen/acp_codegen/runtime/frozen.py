@@ -43,19 +43,10 @@ class Boxed(tuple[Any, ...]):
     __slots__ = ()
 
 
-def text_of(value: dict[Any, Any]) -> str | None:
-    """`s` when `value` is exactly `{"type": "text", "text": s}` (in that order), else None."""
-    if len(value) == 2 and value.get("type") == TEXT:
-        text = value.get(TEXT)
-        if text.__class__ is str and next(iter(value)) == "type":
-            return text
-    return None
-
-
 def freeze_item(value: Any) -> Any:
     """The frozen form of one accumulated item; shares no mutable object with `value`."""
     kind = value.__class__
-    if kind is dict:  # `text_of` inlined: this runs once per chunk
+    if kind is dict:  # a text block is its text (checked inline: this runs once per chunk)
         if len(value) == 2 and value.get("type") == TEXT:
             text = value.get(TEXT)
             if text.__class__ is str and next(iter(value)) == "type":
