@@ -7,9 +7,9 @@ SDK-flavoured one for v1), on freshly decoded copies where the stage consumes wh
 through the client's real objects (the connection, the version router, the checks, the v1
 dialect, the session state). Per line, in microseconds:
 
-- `read`: the reader loop (`Connection.run` on a preloaded stream) over calling `_on_line`;
+- `read`: the reader loop (`Connection.run` on a preloaded stream) over calling `_take_line`;
 - `decode`: `framing.decode_line` (pydantic-core's parser), beside `json.loads` and `orjson`;
-- `classify`: `_on_line`'s recognition of a notification and its lookup of the inline handler;
+- `classify`: `_take_line`'s recognition of a notification and its lookup of the inline handler;
 - `validate`: the schema check of the whole params (`wire_check` of the method's params type);
 - `route`: the version router and the hops between the checks and the fold;
 - `convert` (v1): the v1 dialect's reader turning a v1 update into v2's;
@@ -108,10 +108,12 @@ def stages(version: int, lines: list[bytes]) -> dict[str, float]:
     out["route"] = inline - out["validate"] - folded
 
     async def on_lines() -> float:
-        on_line = client()._on_line
+        take_line = client()._take_line  # the reader loop's step: awaits only what must wait
         start = time.perf_counter()
         for line in lines:
-            await on_line(line)
+            rest = take_line(line)
+            if rest is not None:
+                await rest
         return time.perf_counter() - start
 
     async def whole_run() -> float:
@@ -124,7 +126,7 @@ def stages(version: int, lines: list[bytes]) -> dict[str, float]:
     line_us = statistics.median(asyncio.run(on_lines()) for _ in range(5)) / count * 1e6
     run_us = statistics.median(asyncio.run(whole_run()) for _ in range(5)) / count * 1e6
     out["classify"] = line_us - out["decode"] - inline
-    out["line (_on_line)"] = line_us
+    out["line (_take_line)"] = line_us
     out["read"] = run_us - line_us
     out["connection (run)"] = run_us
     return out

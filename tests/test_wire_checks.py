@@ -179,3 +179,23 @@ def test_routes_that_declare_nothing_keep_their_callback() -> None:
     schema = dict_schema(adapter(union).core_schema)
     tagged = schema if schema["type"] == "tagged-union" else schema["schema"]
     assert tagged["discriminator"] is route
+
+
+def test_a_field_with_its_own_strictness_is_checked_as_the_models_check_it() -> None:
+    """The fast form reads strictness from its configuration, except where a field sets its
+    own (which only the models' call argument overrides): there it keeps the argument."""
+    from acp_codegen.runtime.checks import fast_form
+    from acp_codegen.runtime.wire import wire_validator
+    from pydantic import Field
+
+    class Lax(BaseModel):
+        n: int = Field(strict=False)
+
+    class Plain(BaseModel):
+        n: int
+
+    for tp in (Lax, Plain):
+        for validate in (fast_form(tp), wire_validator(tp)):
+            with pytest.raises(ValidationError):
+                validate({"n": "5"})  # strict on the wire: a string is not an integer
+            validate({"n": 5})

@@ -135,7 +135,8 @@ class V1UpdateReader:
         self._agent_options: list[Any] | None = None  # the agent's own config options
 
     def read(self, update: dict[str, Any]) -> list[dict[str, Any]]:
-        """The v2 updates that say what this v1 update says (in order)."""
+        """The v2 updates that say what this v1 update says (in order). `update` is handed
+        over (decoded for us, referenced nowhere else): it may be changed and returned."""
         tag = update.get(UPDATE_TAG_FIELD)
         if not isinstance(tag, str):
             return [update]  # the state names what is wrong with it
@@ -241,7 +242,8 @@ class V1UpdateReader:
 
     @staticmethod
     def _tool_call(update: dict[str, Any]) -> dict[str, Any]:
-        fields = _without_nulls(update)
+        # Decoded for us, so changed in place; copied only to drop nulls (rare).
+        fields = _without_nulls(update) if None in update.values() else update
         if "content" in fields:
             fields["content"] = _tool_content(fields["content"])
         fields[UPDATE_TAG_FIELD] = TOOL_CALL_UPDATE

@@ -366,11 +366,11 @@ class ClientSide(Generic[SnapshotT]):
         """Fold `update` (decoded for us, referenced nowhere else) into its session, or keep it
         until the session's setup answers; False when it is dropped."""
         session = self.sessions.get(session_id)
-        if session is not None and session.closed and not self._setups_in_flight:
+        if session is not None and not session.closed:  # the common case first
+            session.apply(update, owned=True)
+        elif session is not None and not self._setups_in_flight:
             logger.warning("dropping a session/update for closed session %r", session_id)
             return False
-        if session is not None and not session.closed:
-            session.apply(update, owned=True)
         elif self._setups_in_flight:  # a new session's, or a closed one's being resumed
             self._early_updates.setdefault(session_id, []).append(update)
         else:

@@ -133,7 +133,9 @@ class Connection(IncomingMessages):
                     break
                 if self.trace is not None:
                     self.trace.record(RECV, line)
-                await self._on_line(line)
+                rest = self._take_line(line)  # `_on_line`, without a coroutine per line
+                if rest is not None:
+                    await rest
         except (ConnectionClosed, ConnectionError, OSError) as problem:
             reason = f"transport failed: {problem}"
         except asyncio.CancelledError:

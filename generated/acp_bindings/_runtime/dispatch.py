@@ -20,7 +20,7 @@ from typing import Any, Protocol, TypeAlias
 
 from pydantic import ValidationError
 
-from .checks import wire_check
+from .checks import pre_check, wire_check
 from .errors import RpcError
 from .jsonvalue import non_finite_location
 from .tables import MethodSpec
@@ -223,13 +223,13 @@ class ValidatingDispatcher:
     def _inline(self, method: str, handler: InlineHandler) -> InlineHandler:
         if method not in self._notification_types:
             return handler
-        check = self._check_of(method)
+        pre = pre_check(self._notification_types[method])  # no frame of ours when it passes
         checked = self._checked
 
         def check_then_handle(params: Any) -> None:
             try:
-                check({} if params is None else params)
-            except ValidationError:
+                pre({} if params is None else params)
+            except Exception:  # the fast form's verdict is not final: the full check decides
                 params = checked(method, params)  # checks again, then repairs or drops
                 if params is _DROPPED:
                     return

@@ -108,18 +108,20 @@ class IncomingMessages:
         return task
 
     async def _on_line(self, line: bytes) -> None:
+        rest = self._take_line(line)
+        if rest is not None:
+            await rest
+
+    def _take_line(self, line: bytes) -> Coroutine[Any, Any, None] | None:
+        """Handle one line. What needs nothing awaited (a blank line, a notification with an
+        inline handler: most traffic) is done here, at once; for the rest, the coroutine that
+        handles it, which the reader loop awaits (one coroutine less per line for the rest)."""
         if not line or line.isspace():
-            return  # tolerate blank lines between messages (`strip()` would copy every line)
+            return None  # tolerate blank lines between messages (`strip()` would copy every line)
         try:
             payload = decode_line(line)
         except ValueError as problem:
-            excerpt = line[:200].decode("utf-8", errors="replace")
-            logger.warning("the peer sent a line that is not JSON (%s): %r", problem, excerpt)
-            await self._write_error(None, RpcError.parse_error(str(problem)))
-            return
-        if isinstance(payload, list):
-            await self._on_batch(payload)
-            return
+            return self._not_json(line, problem)
         if (  # a well-formed notification (most traffic): `classify` would only say so
             type(payload) is dict
             and "id" not in payload
@@ -130,12 +132,23 @@ class IncomingMessages:
             method = payload["method"]
             inline = self._inline.get(method)
             if inline is None:
-                await self._on_notification(method, payload["params"])
-                return
+                return self._on_notification(method, payload["params"])
             try:  # `_notify_inline`, without its frame: this is most of the traffic
                 inline(payload["params"])
             except Exception:
                 logger.exception("notification handler for %r failed", method)
+            return None
+        return self._on_payload(payload)
+
+    async def _not_json(self, line: bytes, problem: ValueError) -> None:
+        excerpt = line[:200].decode("utf-8", errors="replace")
+        logger.warning("the peer sent a line that is not JSON (%s): %r", problem, excerpt)
+        await self._write_error(None, RpcError.parse_error(str(problem)))
+
+    async def _on_payload(self, payload: Any) -> None:
+        """A decoded message other than a notification handled inline."""
+        if isinstance(payload, list):
+            await self._on_batch(payload)
             return
         message = classify(payload)
         if isinstance(message, Request):
