@@ -48,6 +48,30 @@ def test_an_over_long_line_is_skipped_once_even_across_reads() -> None:
     assert run(scenario()) == ["too long", b"ok", "too long", None]
 
 
+def test_buffered_lines_are_handed_over_without_reading() -> None:
+    """`buffered_line` gives what the buffer already holds, whole lines only, and leaves the
+    rest (a partial line, an over-long one) to `read_line`, which goes on where it stopped."""
+
+    async def scenario() -> list[object]:
+        stream = asyncio.StreamReader()
+        lines = LineReader(stream, max_line_bytes=16)
+        stream.feed_data(b"a\n\nbb\nc")
+        seen: list[object] = [lines.buffered_line()]  # nothing read from the stream yet
+        seen.append(await lines.read_line())
+        seen += [lines.buffered_line(), lines.buffered_line(), lines.buffered_line()]
+        stream.feed_data(b"c\n" + b"x" * 20 + b"\nok\n")
+        stream.feed_eof()
+        seen.append(await lines.read_line())  # "cc" spans both pieces
+        try:
+            lines.buffered_line()
+        except LineTooLong:
+            seen.append("too long")
+        seen += [lines.buffered_line(), lines.buffered_line(), await lines.read_line()]
+        return seen
+
+    assert run(scenario()) == [None, b"a", b"", b"bb", None, b"cc", "too long", b"ok", None, None]
+
+
 def test_encoding_never_embeds_a_newline_and_round_trips() -> None:
     message = {"text": "a\nb\u2028c\r", "n": [1, 2.5, None, True]}
     encoded = encode_json(message)

@@ -52,19 +52,28 @@ class LineReader:
         self._scanned = 0  # bytes of the buffer already known to hold no newline
         self._discarding = False  # inside an over-long line, dropping bytes until its newline
 
+    def buffered_line(self) -> bytes | None:
+        """The next line if the buffer holds all of it, without reading (the reader loop asks
+        this first: no coroutine per line while lines are buffered); else None. Raises
+        LineTooLong as `read_line` does."""
+        end = self._buffer.find(b"\n", self._scanned)
+        if end < 0:
+            return None
+        with memoryview(self._buffer) as view:
+            line = bytes(view[:end])  # one copy (a slice would make two)
+        del self._buffer[: end + 1]  # bytearray deletes from the front cheaply
+        self._scanned = 0
+        if self._discarding or len(line) > self._max:
+            self._discarding = False
+            raise LineTooLong
+        return line
+
     async def read_line(self) -> bytes | None:
         """The next line; None at end of stream. A final line without newline still counts.
         Raises LineTooLong once per over-long line, after skipping it."""
         while True:
-            end = self._buffer.find(b"\n", self._scanned)
-            if end >= 0:
-                with memoryview(self._buffer) as view:
-                    line = bytes(view[:end])  # one copy (a slice would make two)
-                del self._buffer[: end + 1]  # bytearray deletes from the front cheaply
-                self._scanned = 0
-                if self._discarding or len(line) > self._max:
-                    self._discarding = False
-                    raise LineTooLong
+            line = self.buffered_line()
+            if line is not None:
                 return line
             self._scanned = len(self._buffer)
             if self._scanned > self._max:
