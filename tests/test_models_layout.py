@@ -86,3 +86,22 @@ def test_fields_either_side_of_every_threshold(width: int) -> None:
     laid_out = models_layout(source)
     assert format_python(laid_out) == laid_out
     assert laid_out == format_python(source)
+
+
+def test_a_hostile_union_tag_key_keeps_its_bytes(tmp_path: Path) -> None:
+    """The routing function's parameters are laid out by the alias template: a tag key with
+    commas, both quotes and a length past the line keeps black's bytes for the raw module."""
+    document = _schema("plain words", "session/rename")
+    key = "kind, or 'sort' of \"thing\"" + "k" * 40
+    pet = document["$defs"]["Pet"]
+    pet["x-union"]["tag"] = key
+    for branch in pet["anyOf"]:
+        branch["properties"] = {key: branch["properties"]["kind"]}
+        branch["required"] = [key]
+        if "not" in branch:
+            branch["not"] = {"properties": {key: branch["not"]["properties"]["kind"]}}
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    raw = raw_models(path)
+    assert "kind, or" in raw
+    assert format_python(models_layout(raw)) == format_python(raw)
