@@ -69,6 +69,16 @@ def render(schema: Path, package: str, command: str | None = None) -> dict[str, 
     return render_tree(load_protocol(schema), target)
 
 
+def raw_models(schema: Path) -> str:
+    """datamodel-code-generator's models module for `schema`, before any layout or black."""
+    from acp_codegen.emit.dcg import generate_models
+    from acp_codegen.emit.render import header
+
+    protocol = load_protocol(schema)
+    top = header(protocol, Target("bindings", "acp-codegen generate"))
+    return generate_models(protocol.model_schema, protocol.model_template_data, top)
+
+
 def write_tree(out: Path, files: dict[str, bytes]) -> None:
     for rel, data in files.items():
         path = out / rel

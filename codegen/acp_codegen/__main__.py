@@ -1,5 +1,5 @@
 """`python -m acp_codegen`: the same as the `acp-codegen` command."""
 
-from .commands.cli import main
+from .commands.cli import console_main
 
-raise SystemExit(main())
+raise SystemExit(console_main())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from collections.abc import Sequence
@@ -127,6 +128,17 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     if getattr(args, "verbosity", NORMAL) == NORMAL:
         args.verbosity = args.global_verbosity
     return args
+
+
+def console_main() -> int:
+    """The `acp-codegen` command (and `python -m acp_codegen`): `main`, in a process that ends
+    right after. What is alive then is frozen out of the collector first, so the interpreter's
+    collection on the way out does not walk every object a full generate built (~0.15 s of CPU).
+    Files are written and closed and children waited for by then; only a process about to exit
+    may do this, so tests and other callers use `main`."""
+    code = main()
+    gc.freeze()
+    return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -57,6 +57,12 @@ def _end(node: ast.stmt) -> int:
     return node.end_lineno
 
 
+def halves(source: str, cut: int) -> tuple[str, str]:
+    """`source` cut at `cut`, the first half ending as a module does: black drops the blank
+    lines before a module's end, and leaving them would cost it a second pass over that half."""
+    return source[:cut].rstrip("\n") + "\n", source[cut:]
+
+
 def joined(first: str, second: str) -> str:
     """The formatted halves as black writes the whole: two blank lines at the seam."""
     return first + "\n\n" + second

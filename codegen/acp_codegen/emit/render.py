@@ -21,7 +21,8 @@ from ..paths import RUNTIME_DIR, TEMPLATE_DIR
 from .ahead import ahead, can_fork
 from .black_layout import call, from_import, py_literal, union_alias
 from .dcg import PYDANTIC_MINIMUM, generate_models
-from .halves import joined, seam
+from .halves import halves, joined, seam
+from .models_layout import models_layout
 from .reference import markdown_filters, render_reference
 from .target import Target as Target  # also named here by its callers
 from .typed_surface import TypedSurface
@@ -37,9 +38,11 @@ TEMPLATES = {
     "agent.py": "agent.py.j2",
     "client.py": "client.py.j2",
 }
-# The share of models.py the child formats: the rest of the render here takes about a third as
-# long as black on the whole module, so this process formats the last quarter of it.
-_CHILD_SHARE = 0.75
+# The share of models.py the child formats. With black taking one pass over it, the rest of the
+# render here (~0.52 s: black on the templated modules, the reference, the typed surface) takes
+# about as long as black on the whole module (~0.62 s), so the child formats most of it and this
+# process the last sixth or so, and both finish together (bench/RESULTS.md, Round 9a).
+_CHILD_SHARE = 0.85
 _BLACK_MODE = Mode(target_versions={TargetVersion.PY311}, line_length=100)
 
 
@@ -159,11 +162,13 @@ def render_package(
     as its subpackage `v1`; its agent serves both versions and its client drives both."""
     top = header(protocol, target)
     models = generate_models(protocol.model_schema, protocol.model_template_data, top)
-    # black on the models module is the largest single step of a full generate: where a spare
-    # core exists, a child formats most of it while everything else renders here, and this
-    # process formats the rest of it last (halves.py says why the bytes are black's).
-    cut = seam(models, _CHILD_SHARE) if can_fork() else None
-    first, second = (models, None) if cut is None else (models[:cut], models[cut:])
+    # black on the models module is the largest single step of a full generate. Laid out as
+    # black lays it out, it takes black one pass instead of two (models_layout.py); where a
+    # spare core exists, a child formats most of it while everything else renders here, and
+    # this process formats the rest of it last (halves.py says why the bytes are black's).
+    laid_out = models_layout(models)
+    cut = seam(laid_out, _CHILD_SHARE) if can_fork() else None
+    first, second = (laid_out, None) if cut is None else halves(laid_out, cut)
     with ahead(partial(format_python, first)) as formatted_first:
         rendered = _render_rest(protocol, target, top, models, runtime, v1)
         tail = None if second is None else format_python(second)

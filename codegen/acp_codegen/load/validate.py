@@ -14,6 +14,7 @@ from ..model.errors import Problem, SchemaError, pointer
 from ..model.naming import RESERVED_NAMES, is_identifier, snake
 from ..model.unions import REF_PREFIX, find_union
 from ..paths import META_SCHEMA
+from .meta_bundle import bundled_meta_schema
 from .validate_hostile import hostile_input_problems
 
 
@@ -58,11 +59,15 @@ def _acp(doc: dict[str, Any], file: str) -> Iterator[Problem]:
     )
 
 
-def _standard(doc: dict[str, Any], file: str) -> Iterator[Problem]:
+@cache
+def _meta_validator() -> Draft202012Validator:
     from jsonschema import Draft202012Validator
 
-    meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
-    for err in meta.iter_errors(doc):
+    return Draft202012Validator(bundled_meta_schema())
+
+
+def _standard(doc: dict[str, Any], file: str) -> Iterator[Problem]:
+    for err in _meta_validator().iter_errors(doc):
         yield Problem(file, pointer(*err.absolute_path), f"not a valid JSON Schema: {err.message}")
 
 

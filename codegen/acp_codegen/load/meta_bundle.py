@@ -1,0 +1,82 @@
+"""JSON Schema 2020-12's meta-schema as one document with plain `$ref`s, for a faster check.
+
+The published meta-schema is eight documents joined by `$dynamicRef: "#meta"`, and `jsonschema`
+resolves every such reference by walking its dynamic scope: that was a third of a full
+generate's schema checks. Checked from the 2020-12 root, every `#meta` lands on that root (the
+only `$dynamicAnchor: meta` in scope), so here each vocabulary becomes a `$defs` entry of one
+document and `#meta` a `$ref` to its root. The checks are the same keywords on the same
+instance, so the problems (pointers and messages) are the same: tests/test_meta_bundle.py
+compares them with the published meta-schema's on valid and broken documents.
+
+Built from the copy `jsonschema` ships (jsonschema-specifications), never from a file of ours.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+_BASE = "https://json-schema.org/draft/2020-12/"
+# Keywords of a meta-schema document's root that say what it is, not what it checks.
+_IDENTITY = ("$id", "$schema", "$dynamicAnchor", "$vocabulary", "allOf")
+
+
+@cache
+def bundled_meta_schema() -> dict[str, Any]:
+    # jsonschema's own copy of the published documents (a dependency of it; ships no types).
+    from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
+
+    root: dict[str, Any] = REGISTRY.contents(_BASE + "schema")
+    bundle: dict[str, Any] = _rewritten(_without_identity(root), "")
+    bundle["$defs"] = {}
+    bundle["allOf"] = []
+    for part in root["allOf"]:
+        name = part["$ref"].rsplit("/", 1)[-1]  # "meta/core" -> "core"
+        vocabulary = REGISTRY.contents(_BASE + part["$ref"])
+        bundle["$defs"][name] = _rewritten(_without_identity(vocabulary), name)
+        bundle["allOf"].append({"$ref": f"#/$defs/{name}"})
+    if not _all_local(bundle):  # a later meta-schema of another shape: check with it as it is
+        return root
+    return bundle
+
+
+def _all_local(node: Any) -> bool:
+    """No reference leaves the document (one that did would be looked up, or fetched)."""
+    if isinstance(node, list):
+        return all(_all_local(item) for item in node)
+    if not isinstance(node, dict):
+        return True
+    for key, value in node.items():
+        if key in ("$ref", "$dynamicRef") and isinstance(value, str) and not value.startswith("#"):
+            return False
+        if key == "$dynamicRef" and isinstance(value, str):
+            return False
+        if not _all_local(value):
+            return False
+    return True
+
+
+def _without_identity(document: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in document.items() if key not in _IDENTITY}
+
+
+def _rewritten(node: Any, vocabulary: str) -> Any:
+    """`node` with `#meta` pointing at the bundle's root and a vocabulary's own `#/$defs/...`
+    pointing into its entry of the bundle."""
+    if isinstance(node, list):
+        return [_rewritten(item, vocabulary) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "$dynamicRef" and value == "#meta":
+            out["$ref"] = "#"
+        elif key == "$ref" and isinstance(value, str) and value.startswith("#/$defs/"):
+            inside = f"#/$defs/{vocabulary}/$defs/" if vocabulary else "#/$defs/"
+            out["$ref"] = inside + value.removeprefix("#/$defs/")
+        elif key == "$ref" and isinstance(value, str) and value.startswith("meta/"):
+            other, _, pointer = value.removeprefix("meta/").partition("#")  # another vocabulary's
+            out["$ref"] = f"#/$defs/{other}{pointer}"
+        else:
+            out[key] = _rewritten(value, vocabulary)
+    return out
