@@ -26,7 +26,9 @@ def assert_runs_check(hook: dict[str, Any]) -> None:
     assert hook["pass_filenames"] is False  # check takes no file names
     assert hook["always_run"] is True
     program, *argv = shlex.split(hook["entry"])
-    assert scripts()[program] == "acp_codegen.commands.cli:main"  # a console script of this package
+    assert (
+        scripts()[program] == "acp_codegen.commands.cli:console_main"
+    )  # a console script of this package
     args = _parser().parse_args([*argv, *hook.get("args", [])])
     assert args.command == "check"
 
