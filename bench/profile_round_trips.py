@@ -150,6 +150,56 @@ def show(title: str, stats: Rows, units: int, lines: int = 32) -> None:
         print(f"{own / units * 1e6:8.2f} {total / units * 1e6:8.2f} {per:7.2f}  {where}")
 
 
+# Own time grouped by where it is spent (file name, or the builtin's name for C calls).
+KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("wait (epoll)", ("'poll' of 'select.epoll'",)),
+    ("pipe write syscall", ("posix.write",)),
+    ("pipe read syscall", ("posix.read",)),
+    ("decode", ("from_json", "decoder.py", "json/__init__.py:299", ":decode_line")),
+    ("encode", ("encoder.py", ":encode_json", ":encoded_size", "to_python", ":dumps", ":to_json")),
+    ("validate", ("checks.py", "validate_python", "SchemaValidator", "wire.py")),
+    (
+        "asyncio (loop, tasks, futures, streams, transports)",
+        (
+            "base_events",
+            "events.py",
+            "selector",
+            "unix_events",
+            "streams.py",
+            "tasks.py",
+            "futures.py",
+            "queues.py",
+            "_asyncio",
+            "Context",
+            "locks.py",
+            "_weakrefset",
+        ),
+    ),
+)
+
+
+def kind_of(where: str) -> str:
+    for kind, marks in KINDS:
+        if any(mark in where for mark in marks):
+            return kind
+    return "the rest: the runtime's (or SDK's) own Python (framing, routing, sessions, answers)"
+
+
+def show_kinds(title: str, stats: Rows, units: int) -> None:
+    totals: dict[str, float] = {}
+    for (path, line, name), (_, own, _) in stats.items():
+        where = f"{Path(path).name}:{line}:{name}" if path != "~" else name
+        if path.endswith("json/__init__.py"):
+            where = f"json/__init__.py:{line}:{name}"
+        kind = kind_of(where)
+        totals[kind] = totals.get(kind, 0.0) + own
+    busy = sum(value for kind, value in totals.items() if kind != KINDS[0][0])
+    print(f"\n== {title}: profiled own time per unit by kind (share of the time not waiting)")
+    for kind, value in sorted(totals.items(), key=lambda item: -item[1]):
+        share = "" if kind == KINDS[0][0] else f" {value / busy:6.1%}"
+        print(f"{value / units * 1e6:8.2f} µs{share}  {kind}")
+
+
 def profiled_run(pair: str, phase: str, count: int, folder: str) -> tuple[Rows, Rows]:
     """Client and agent profiles of one run (wall time: waits show in `poll` and `write`);
     the agent's covers its whole process."""
@@ -179,8 +229,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         _, agent_start = profiled_run(pair, phase, 0, folder)
         client, agent = profiled_run(pair, phase, count, folder)
+    agent = minus(agent, agent_start)
+    show_kinds("client", client, units)
+    show_kinds("agent", agent, units)
     show("client", client, units)
-    show("agent (less a run without the phase)", minus(agent, agent_start), units)
+    show("agent (less a run without the phase)", agent, units)
 
 
 if __name__ == "__main__":
