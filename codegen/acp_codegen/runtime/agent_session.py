@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -131,7 +132,8 @@ class AgentSession:
         self._checks = checks or NoChecks()
         self.turn: Turn | None = None  # the running foreground work, if any
         self.title: str | None = None
-        self._updated: datetime | str = datetime.now(UTC)  # formatted when read
+        # Seconds since the epoch, formatted when read: per update only the clock is read.
+        self._updated: float | str = time.time()
         self.closed = False
         self.history: list[Any] = []
         self._history = HistoryRecorder(chunk_runs, self._accepts, live, limit=history_limit)
@@ -147,8 +149,9 @@ class AgentSession:
     @property
     def updated_at(self) -> str:
         """When the session last sent an update (ISO 8601, UTC), as `session/list` shows it."""
-        if isinstance(self._updated, datetime):  # formatting per update was ~1 µs per send
-            self._updated = self._updated.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        if isinstance(self._updated, float):  # formatting per update was ~1 µs per send
+            moment = datetime.fromtimestamp(self._updated, UTC)
+            self._updated = moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
         return self._updated
 
     @updated_at.setter
@@ -211,7 +214,7 @@ class AgentSession:
             await self._notify(SESSION_UPDATE, params)
         else:
             await self.dialect.send_update(data)
-        self._updated = datetime.now(UTC)
+        self._updated = time.time()
         tag = data.get(UPDATE_TAG_FIELD) if isinstance(data, dict) else None
         if tag == STATE_UPDATE:
             self.last_state = data
