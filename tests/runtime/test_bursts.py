@@ -5,8 +5,11 @@ response or a close still comes after them."""
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
-from acp_codegen.runtime.connection import _BURST_BYTES, Connection
+import pytest
+from acp_codegen.runtime import connection as connection_module
+from acp_codegen.runtime.connection import _BURST_BYTES, _BURST_SECONDS, Connection
 
 from .streams import RecordingSink, run
 
@@ -66,5 +69,26 @@ def test_close_writes_what_the_burst_holds_before_closing_the_writer() -> None:
         await connection.close()
         assert sink.closed
         assert [m["params"]["i"] for m in sink.messages()] == list(range(50))  # type: ignore[index]
+
+    run(scenario())
+
+
+def test_a_notification_long_after_the_last_write_goes_out_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An author blocking the loop between chunks (a synchronous model stream) still gets each
+    chunk out as it comes: the clock, not the loop, ends the burst."""
+    clock = [100.0]
+    monkeypatch.setattr(connection_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+
+    async def scenario() -> None:
+        sink = RecordingSink()
+        connection = Connection(asyncio.StreamReader(), sink)
+        await connection.notify("n", {"i": 0})  # the first: out at once
+        await connection.notify("n", {"i": 1})  # at the same instant: held
+        assert len(sink.messages()) == 1
+        clock[0] += _BURST_SECONDS  # the author kept the loop busy this long
+        await connection.notify("n", {"i": 2})  # out at once, after the held one
+        assert [m["params"]["i"] for m in sink.messages()] == [0, 1, 2]  # type: ignore[index]
 
     run(scenario())

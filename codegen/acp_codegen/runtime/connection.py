@@ -15,7 +15,8 @@ Concurrency model (wire order is part of the protocol):
   and a lone notification are handed to the transport's synchronous `write()` at once. A burst
   of notifications sent without yielding to the event loop (a streamed message) goes out with
   its first one, then in writes of about `_BURST_BYTES` and the rest when the loop next runs: one
-  system call (and one wake-up of the reader) per few dozen chunks instead of one each. Any
+  system call (and one wake-up of the reader) per few dozen chunks instead of one each. One that
+  comes `_BURST_SECONDS` or more after the last write goes out at once (with what is held). Any
   other write first takes what the burst holds, so a handler's response still follows every
   notification it sent before returning.
 - Batches (arrays): notifications and responses in them are handled inline in order; requests run
@@ -33,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 from collections import OrderedDict
 from typing import Any
 
@@ -58,8 +60,11 @@ __all__ = ["CANCEL_REQUEST_METHOD", "Connection", "answer_written"]  # the readi
 # Frames below this size get their newline appended (a cheap copy) and go out in one write().
 _JOIN_BELOW_BYTES = 1 << 16
 # A burst's notifications are held until this many bytes (then written and drained, so a peer
-# that stops reading still stops the sender), or until the event loop runs again.
+# that stops reading still stops the sender), or until the event loop runs again, or until one
+# comes this long after the last write (an author blocking the loop between chunks, reading a
+# synchronous model stream, still gets each chunk out as it comes).
 _BURST_BYTES = 4096
+_BURST_SECONDS = 0.001
 _WITHDRAWN_KEPT = 1024  # ids of requests we cancelled whose late answers are dropped quietly
 
 
@@ -96,6 +101,7 @@ class Connection(IncomingMessages):
         self._burst: list[bytes] = []  # frames (and their newlines) of the current burst
         self._burst_bytes = 0
         self._in_burst = False  # a notification went out since the event loop last ran
+        self._last_write = 0.0  # time.monotonic() of the last write of a notification
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, asyncio.Future[Any]] = {}
         self._inbound: dict[RequestId, asyncio.Task[Any]] = {}
@@ -248,12 +254,15 @@ class Connection(IncomingMessages):
         await self._write_notification(encode_json(notification_message(method, params)))
 
     async def _write_notification(self, frame: bytes) -> None:
+        now = time.monotonic()
         if not self._in_burst:  # the first since the loop last ran goes out at once
             self._in_burst = True
             asyncio.get_running_loop().call_soon(self._end_burst)
+            self._last_write = now
             await self._write_frame(frame)
             return
-        if len(frame) >= _BURST_BYTES:  # a large one is written as it is (after the burst)
+        if len(frame) >= _BURST_BYTES or now - self._last_write >= _BURST_SECONDS:
+            self._last_write = now  # a large one, or a late one: out now, after the burst
             await self._write_frame(frame)
             return
         if self._closed or self._writer.is_closing():
@@ -264,6 +273,7 @@ class Connection(IncomingMessages):
         if self.trace is not None:
             self.trace.record(SEND, frame)
         if self._burst_bytes >= _BURST_BYTES:
+            self._last_write = now
             await self._write_frame(b"")  # the burst so far, then drained
 
     def _take_burst(self, frame: bytes) -> bytes:
