@@ -27,7 +27,13 @@ def test_a_lone_notification_is_written_before_notify_returns() -> None:
     run(scenario())
 
 
-def test_a_burst_shares_writes_keeps_order_and_is_written_when_the_loop_runs() -> None:
+def test_a_burst_shares_writes_keeps_order_and_is_written_when_the_loop_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A stopped clock: only size and the loop end bursts here (a loaded machine can take a
+    # millisecond between two sends, which would end them by time, tested below).
+    monkeypatch.setattr(connection_module, "time", SimpleNamespace(monotonic=lambda: 100.0))
+
     async def scenario() -> None:
         sink = RecordingSink()
         connection = Connection(asyncio.StreamReader(), sink)
