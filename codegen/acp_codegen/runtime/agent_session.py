@@ -201,9 +201,14 @@ class AgentSession:
         """Send one update object (a dict with its tag, or a generated model); raises
         pydantic's `ValidationError`, sending nothing, when it does not fit the schema, and
         `ProtocolUsageError` once the session is closed."""
+        await self.send_json(to_json(update))
+
+    async def send_json(self, update: dict[str, Any]) -> None:
+        """`send_update` for an update already in wire JSON, no model inside (the handles build
+        chunks from converted parts): checked the same, without another conversion walk."""
         if self.closed:
             raise ProtocolUsageError(f"session {self.session_id} is closed: nothing can be sent")
-        await self._emit(to_json(update))
+        await self._emit(update)
 
     async def _emit(self, data: Any) -> None:
         """Check and write one update. The runtime's own lifecycle reports (echo, state) come
