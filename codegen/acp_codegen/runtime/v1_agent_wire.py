@@ -140,7 +140,7 @@ class V1SessionDialect:
         for item in self.translate(update, replay=replay):
             params = {"sessionId": self.session_id, "update": item}
             try:
-                self._checks.notification(SESSION_UPDATE, params)
+                self._checks.session_update(params)
             except ValidationError as error:
                 logger.warning(
                     "v1 session %s: %s update not sent, it does not fit v1's types: %s",

@@ -218,7 +218,7 @@ class AgentSession:
         """Check and write one update. The runtime's own lifecycle reports (echo, state) come
         here directly: a cancelled turn still ends idle after its session was closed."""
         params = {"sessionId": self.session_id, "update": data}
-        self._checks.notification(SESSION_UPDATE, params)
+        self._checks.session_update(params)
         if self.dialect is None:
             await self._notify(SESSION_UPDATE, params)
         else:
