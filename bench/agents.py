@@ -13,7 +13,9 @@ first, the turn after it, ending with an idle state update).
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+from collections.abc import Callable
 from typing import Any, cast
 
 CHUNK = "token "
@@ -119,10 +121,29 @@ def run_rc3() -> None:
     asyncio.run(v2.run_agent(BenchAgent()))
 
 
+def profiled(run: Callable[[], None]) -> None:
+    """Run the agent under cProfile when ACP_BENCH_PROFILE names a file for its stats
+    (bench/profile_round_trips.py reads them); otherwise just run it."""
+    path = os.environ.get("ACP_BENCH_PROFILE")
+    if not path:
+        run()
+        return
+    import cProfile
+    import signal
+
+    # The SDK's client ends its agent with SIGTERM: leave through `finally`, writing the stats.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    profile = cProfile.Profile()
+    try:
+        profile.runcall(run)
+    finally:
+        profile.dump_stats(path)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "ours":
-        run_ours(sys.argv[2])
+        profiled(lambda: run_ours(sys.argv[2]))
     elif sys.argv[1] == "rc3":
-        run_rc3()
+        profiled(run_rc3)
     else:
-        run_sdk()
+        profiled(run_sdk)

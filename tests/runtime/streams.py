@@ -97,3 +97,27 @@ async def connection_pair(
     a.start()
     b.start()
     return a, b
+
+
+class RecordingSink:
+    """A transport that keeps each write (and refuses writes after close)."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        assert not self.closed, "written after close"
+        self.writes.append(bytes(data))
+
+    async def drain(self) -> None:
+        return None
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def messages(self) -> list[dict[str, object]]:
+        return [json.loads(line) for line in b"".join(self.writes).splitlines()]

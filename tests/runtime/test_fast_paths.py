@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from .json_text import json_text, wire_line
 from .rules import RULES
-from .streams import run
+from .streams import RecordingSink, run
 
 
 def reference_decode(line: bytes) -> Any:
@@ -117,23 +117,6 @@ def test_a_broken_table_is_rejected_every_time() -> None:
     for _ in range(2):
         with pytest.raises(ValueError, match="says its tag"):
             merge_plan.plan_for(broken)
-
-
-class RecordingSink:
-    def __init__(self) -> None:
-        self.writes: list[bytes] = []
-
-    def write(self, data: bytes) -> None:
-        self.writes.append(bytes(data))
-
-    async def drain(self) -> None:
-        return None
-
-    def close(self) -> None:
-        return None
-
-    def is_closing(self) -> bool:
-        return False
 
 
 def test_a_frame_goes_out_in_one_write_and_a_huge_one_without_a_copy() -> None:

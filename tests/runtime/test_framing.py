@@ -106,3 +106,16 @@ def test_other_shapes_are_counted_by_encoding(text: str, kind: str) -> None:
         {"type": kind, "text": text},
     ):
         assert encoded_size(value) == len(encode_json(value))
+
+
+def test_the_encoder_refuses_what_json_cannot_carry_and_fails_on_a_cycle() -> None:
+    """The encoder is built once and keeps no circular-reference bookkeeping: a cycle (never
+    sent by the runtime, whose messages are trees) must still fail, not loop or write."""
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        with pytest.raises(ValueError, match="not JSON compliant"):
+            encode_json({"x": [bad]})
+    looped: dict[str, object] = {}
+    looped["self"] = looped
+    with pytest.raises(RecursionError):
+        encode_json({"params": looped})
+    assert encode_json({"after": "the failure"}) == b'{"after":"the failure"}'  # still usable

@@ -112,3 +112,28 @@ def test_frames_that_are_not_json_are_refused(bad: Any) -> None:
     # A lone surrogate is JSON (written escaped): tests/runtime/test_wire_text.py.
     with pytest.raises((ValueError, TypeError)):
         encode_json({"x": bad})
+
+
+def test_a_chunk_sent_without_a_conversion_walk_is_still_checked() -> None:
+    """`append` with no chunk-scoped fields skips the second conversion (its block is converted
+    already) but not the schema check: a bad block is refused and nothing is sent."""
+    from acp_bindings import merge_rules, methods
+    from acp_codegen.runtime.outgoing import OutgoingChecks
+    from pydantic import ValidationError
+
+    tables: dict[str, Any] = {"sent": methods.CLIENT_SPECS, "answered": methods.AGENT_SPECS}
+    checks = OutgoingChecks(**tables, stop_reasons=merge_rules.STOP_REASONS)
+    peer = RecordingPeer()
+    session = AgentSession("s1", peer, {}, None, checks)
+    run(session.agent_message("m1").append(block_model()))  # a good one goes out
+    with pytest.raises(ValidationError):
+        run(session.agent_message("m1").append({"type": "text", "text": 5}))
+    assert peer.sent == [("session/update", {"sessionId": "s1", "update": EXPECTED_UPDATE})]
+
+
+def test_chunk_scoped_fields_holding_a_model_are_converted() -> None:
+    peer = RecordingPeer()
+    session = AgentSession("s1", peer, {}, None)
+    run(session.agent_message("m1").append("hi", _meta={"block": block_model()}))
+    update = {**EXPECTED_UPDATE, "_meta": {"block": {"type": "text", "text": "hi"}}}
+    assert peer.sent == [("session/update", {"sessionId": "s1", "update": update})]

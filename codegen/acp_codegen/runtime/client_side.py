@@ -35,6 +35,7 @@ from .errors import (
     RpcError,
     UnsupportedProtocolVersion,
 )
+from .merge_plan import plan_for
 from .permission_request import PermissionRequest, wait_for_answer
 from .protocol import (
     INITIALIZE,
@@ -116,6 +117,7 @@ class ClientSide(Generic[SnapshotT]):
         accepted = set(protocol_versions) | ({PROTOCOL_V1} if v1 is not None else set())
         self.protocol_versions = tuple(sorted(accepted))
         self._rules = rules
+        self._plan = plan_for(rules)  # compiled once: a new session then only builds its state
         self._tag_field = tag_field
         self._validate_update = validate_update
         self._on_permission = on_permission
@@ -147,7 +149,7 @@ class ClientSide(Generic[SnapshotT]):
             self._router.settle()  # the connection now reads this version's messages directly
 
     def new_state(self) -> SessionState[Any]:
-        return SessionState(self._rules, self._tag_field, self._validate_update)
+        return SessionState(self._plan, self._tag_field, self._validate_update)
 
     def is_state_update(self, update: Any) -> bool:
         tag = update.get(self._tag_field) if isinstance(update, dict) else None
@@ -287,7 +289,10 @@ class ClientSide(Generic[SnapshotT]):
             if not isinstance(session_id, str):
                 raise RpcError(ErrorCode.INTERNAL_ERROR, f"{method} result has no sessionId")
         # No await from here on: buffered updates are applied before any newer one.
-        session = self.sessions.get(session_id) or ClientSession[SnapshotT](self, session_id)
+        # Not `ClientSession[SnapshotT](...)`: calling the subscripted alias costs a frame.
+        session: ClientSession[SnapshotT] = self.sessions.get(session_id) or ClientSession(
+            self, session_id
+        )
         # Open again if it was resumed; its cwd is kept, to resume it after a lost connection.
         session.closed, session.cwd = False, str(params.get("cwd", session.cwd))
         self.sessions[session_id] = session

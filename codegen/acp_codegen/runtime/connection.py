@@ -11,10 +11,14 @@ Concurrency model (wire order is part of the protocol):
   creating it, so the handler runs up to its first real suspension point before the next message
   is read. Whatever it records before its first `await` is seen by later messages.
 - Responses from the peer resolve the matching pending `request()` inline.
-- Every write goes through `_write_frame`, which hands the bytes to the transport's synchronous
-  `write()` at once, so wire order equals call order. A handler's response is written the moment
-  the handler returns: after every notification it sent before returning, and before any other
-  task runs.
+- Every write goes through `_write_now`, so wire order equals call order. Requests, responses
+  and a lone notification are handed to the transport's synchronous `write()` at once. A burst
+  of notifications sent without yielding to the event loop (a streamed message) goes out with
+  its first one, then in writes of about `_BURST_BYTES` and the rest when the loop next runs: one
+  system call (and one wake-up of the reader) per few dozen chunks instead of one each. One that
+  comes `_BURST_SECONDS` or more after the last write goes out at once (with what is held). Any
+  other write first takes what the burst holds, so a handler's response still follows every
+  notification it sent before returning.
 - Batches (arrays): notifications and responses in them are handled inline in order; requests run
   as tasks; one array of their responses (plus -32600 for each invalid entry) is written when all
   are done. A batch of only notifications gets no reply; an empty batch gets a single -32600.
@@ -30,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -55,6 +60,12 @@ __all__ = ["CANCEL_REQUEST_METHOD", "Connection", "answer_written"]  # the readi
 
 # Frames below this size get their newline appended (a cheap copy) and go out in one write().
 _JOIN_BELOW_BYTES = 1 << 16
+# A burst's notifications are held until this many bytes (then written and drained, so a peer
+# that stops reading still stops the sender), or until the event loop runs again, or until one
+# comes this long after the last write (an author blocking the loop between chunks, reading a
+# synchronous model stream, still gets each chunk out as it comes).
+_BURST_BYTES = 4096
+_BURST_SECONDS = 0.001
 _WITHDRAWN_KEPT = 1024  # ids of requests we cancelled whose late answers are dropped quietly
 
 
@@ -88,6 +99,10 @@ class Connection(IncomingMessages):
             else reader
         )
         self._writer = writer
+        self._burst: list[bytes] = []  # frames (and their newlines) of the current burst
+        self._burst_bytes = 0
+        self._in_burst = False  # a notification went out since the event loop last ran
+        self._last_write = 0.0  # time.monotonic() of the last write of a notification
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, asyncio.Future[Any]] = {}
         self._inbound: dict[RequestId, asyncio.Task[Any]] = {}
@@ -194,6 +209,7 @@ class Connection(IncomingMessages):
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         try:
+            self._end_burst()  # what the last burst holds goes out before the writer closes
             self._writer.close()
         except Exception as problem:  # closing a dead transport must not mask the shutdown
             logger.debug("closing the writer failed: %s", problem)
@@ -235,13 +251,62 @@ class Connection(IncomingMessages):
             self._withdrawn.popitem(last=False)
 
     async def notify(self, method: str, params: Any = None) -> None:
-        """Send a notification (written before this returns)."""
-        await self._write_message(notification_message(method, to_json(params)))
+        """Send a notification: written before this returns, or, sent in a burst without
+        yielding to the event loop, in order with the burst (see the module's notes)."""
+        await self._write_notification(encode_json(notification_message(method, to_json(params))))
 
     async def notify_json(self, method: str, params: Any) -> None:
         """`notify` for params that are already wire JSON (no models inside): written as they
         are, without another conversion walk (the session's updates are converted once)."""
-        await self._write_message(notification_message(method, params))
+        await self._write_notification(encode_json(notification_message(method, params)))
+
+    async def _write_notification(self, frame: bytes) -> None:
+        now = time.monotonic()
+        if not self._in_burst:  # the first since the loop last ran goes out at once
+            self._in_burst = True
+            asyncio.get_running_loop().call_soon(self._end_burst)
+            self._last_write = now
+            await self._write_frame(frame)
+            return
+        if len(frame) >= _BURST_BYTES or now - self._last_write >= _BURST_SECONDS:
+            self._last_write = now  # a large one, or a late one: out now, after the burst
+            await self._write_frame(frame)
+            return
+        if self._closed or self._writer.is_closing():
+            raise ConnectionClosed(f"connection closed: {self._close_reason or 'writer closed'}")
+        self._burst.append(frame)
+        self._burst.append(b"\n")
+        self._burst_bytes += len(frame) + 1
+        if self.trace is not None:
+            self.trace.record(SEND, frame)
+        if self._burst_bytes >= _BURST_BYTES:
+            self._last_write = now
+            await self._write_frame(b"")  # the burst so far, then drained
+
+    def _take_burst(self, frame: bytes) -> bytes:
+        """The held burst joined with `frame` (with its newline; b"": the burst alone)."""
+        burst = self._burst
+        if frame:
+            burst.append(frame)
+            burst.append(b"\n")
+        data = b"".join(burst)
+        burst.clear()
+        self._burst_bytes = 0
+        return data
+
+    def _end_burst(self) -> None:
+        """The event loop ran: write what the burst holds (nothing waits on it to drain)."""
+        self._in_burst = False
+        if not self._burst:
+            return
+        data = self._take_burst(b"")
+        if self._writer.is_closing():
+            logger.debug("dropped %d bytes of notifications: the writer closed", len(data))
+            return
+        try:
+            self._writer.write(data)
+        except (ConnectionError, OSError, RuntimeError) as problem:
+            self._abort(f"write failed: {problem}")
 
     async def _write_message(self, message: dict[str, Any]) -> None:
         await self._write_frame(encode_json(message))
@@ -250,14 +315,18 @@ class Connection(IncomingMessages):
         await self._write_frame(encode_json(error_message(request_id, error)))
 
     def _write_now(self, frame: bytes) -> None:
+        """Hand `frame` (b"": nothing) to the writer, after what the burst holds."""
         if self._closed or self._writer.is_closing():
             raise ConnectionClosed(f"connection closed: {self._close_reason or 'writer closed'}")
-        if len(frame) < _JOIN_BELOW_BYTES:
+        big = len(frame) >= _JOIN_BELOW_BYTES
+        if self._burst:  # the burst's notifications first: with the frame when it is small
+            self._writer.write(self._take_burst(b"" if big else frame))
+        elif frame and not big:
             self._writer.write(frame + b"\n")  # one write: each is a transport call (a syscall)
-        else:
+        if big:
             self._writer.write(frame)
             self._writer.write(b"\n")  # separate write: no copy of a large frame
-        if self.trace is not None:
+        if self.trace is not None and frame:
             self.trace.record(SEND, frame)
 
     def _write_nowait(self, message: dict[str, Any]) -> None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from json.encoder import encode_basestring
+from collections.abc import Callable
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any, Final, Protocol
 
 from pydantic_core import from_json
@@ -124,12 +125,33 @@ def decode_line(line: bytes) -> Any:
         raise ValueError("nested too deeply") from None
 
 
-# Built once: `json.dumps(..., separators=...)` would build a new encoder for every message.
-_COMPACT_ENCODER: Final = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), allow_nan=False
-)
+def _compact_encoder(ensure_ascii: bool) -> Callable[[Any], str]:
+    """Compact JSON text, NaN and infinities refused. `JSONEncoder.encode` builds a new C
+    encoder (and its bookkeeping) for every call, a few frames per message sent; this one is
+    built once. It skips the check for circular references: what is sent is a tree decoded
+    from JSON or built by code, and a cycle still fails (RecursionError) instead of looping."""
+    encoder = json.JSONEncoder(ensure_ascii=ensure_ascii, separators=(",", ":"), allow_nan=False)
+    c_make_encoder: Any = getattr(json.encoder, "c_make_encoder", None)  # not in typeshed
+    if c_make_encoder is None:  # an interpreter without json's C accelerator
+        return encoder.encode
+    strings = encode_basestring_ascii if ensure_ascii else encode_basestring
+    try:
+        one_shot = c_make_encoder(
+            None, encoder.default, strings, None, ":", ",", False, False, False
+        )
+    except TypeError:  # the accelerator's signature is CPython's own: if it ever changes
+        return encoder.encode
+
+    def encode(message: Any) -> str:
+        chunks: list[str] = one_shot(message, 0)
+        return "".join(chunks)
+
+    return encode
+
+
+_encode_compact: Final = _compact_encoder(ensure_ascii=False)
 # For text UTF-8 cannot carry: every non-ASCII character written as a `\uXXXX` escape.
-_ASCII_ENCODER: Final = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+_encode_ascii: Final = _compact_encoder(ensure_ascii=True)
 
 
 def encode_json(message: Any) -> bytes:
@@ -139,11 +161,11 @@ def encode_json(message: Any) -> bytes:
     expect it back), which UTF-8 cannot encode. Such a message is written with every non-ASCII
     character escaped instead: valid JSON that decodes to exactly the same text, so every
     string the wire can carry round-trips. Only messages holding one pay for the second pass."""
-    text = _COMPACT_ENCODER.encode(message)
+    text = _encode_compact(message)
     try:
         return text.encode()
     except UnicodeEncodeError:
-        return _ASCII_ENCODER.encode(message).encode("ascii")
+        return _encode_ascii(message).encode("ascii")
 
 
 # `{"type":"text","text":` before a text content block's string, `}` after it.

@@ -11,13 +11,36 @@ built), and each message is validated once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Final
+
+from pydantic import ValidationError
 
 from .checks import wire_check
 from .dispatch import MethodTable, index_methods
+from .protocol import AGENT_MESSAGE_CHUNK, AGENT_THOUGHT_CHUNK, SESSION_UPDATE, UPDATE_TAG_FIELD
 
 Validator = Callable[[Any], Any]
 CUSTOM_PREFIX = "_"
+TEXT_CHUNK_TAGS: Final = frozenset({AGENT_MESSAGE_CHUNK, AGENT_THOUGHT_CHUNK})
+# Strings a plain text chunk is tried with when the checks are built (see `plain_chunks_fit`).
+_PROBES: Final = ("", "x", " \n\t\x00\u2028", "\ud800", "naïve 😀", "x" * 4096)
+
+
+def is_plain_text_chunk(update: Any) -> bool:
+    """Whether `update` is exactly a streamed text chunk as the message handles build it:
+    `{"sessionUpdate": <agent message or thought chunk>, "messageId": <str>, "content":
+    {"type": "text", "text": <str>}}` and nothing else."""
+    if type(update) is not dict or len(update) != 3:
+        return False
+    content = update.get("content")
+    return (
+        type(content) is dict
+        and len(content) == 2
+        and content.get("type") == "text"
+        and type(content.get("text")) is str
+        and type(update.get("messageId")) is str
+        and update.get(UPDATE_TAG_FIELD) in TEXT_CHUNK_TAGS
+    )
 
 
 class InvalidStopReason(ValueError):
@@ -50,6 +73,33 @@ class OutgoingChecks:
             if kind == "request" and spec.result_type is not None
         }
         self.known_stop_reasons = frozenset(stop_reasons)
+        self.plain_chunks_fit = self._plain_chunks_fit()
+
+    def _plain_chunks_fit(self) -> bool:
+        """Whether this schema takes a plain text chunk whatever its strings (tried with a few
+        that a constrained string would refuse: empty, control characters, a lone surrogate,
+        non-ASCII, long). Then `session_update` need not run the check on one: most of a
+        streamed turn, and the same dict every time but for its strings."""
+        for text in _PROBES:
+            for tag in TEXT_CHUNK_TAGS:
+                update = {UPDATE_TAG_FIELD: tag, "messageId": text, "content": {}}
+                update["content"] = {"type": "text", "text": text}
+                try:
+                    self.notification(SESSION_UPDATE, {"sessionId": text, "update": update})
+                except ValidationError:
+                    return False
+        return True
+
+    def session_update(self, params: dict[str, Any]) -> None:
+        """`notification("session/update", params)`, which a plain text chunk with a string
+        session id skips when the schema takes every such chunk (`plain_chunks_fit`)."""
+        if (
+            self.plain_chunks_fit
+            and type(params.get("sessionId")) is str
+            and is_plain_text_chunk(params.get("update"))
+        ):
+            return
+        self.notification(SESSION_UPDATE, params)
 
     def request(self, method: str, params: Any) -> None:
         check = self._requests.get(method)

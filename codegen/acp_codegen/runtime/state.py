@@ -26,6 +26,7 @@ from .merge_plan import (
     SLOT_ENTITIES,
     STATE_ENTITY,
     CompiledRule,
+    MergePlan,
     plan_for,
 )
 from .protocol import FINISHED_TOOL_CALL_STATUSES, STATE_IDLE, TOOL_CALL_CANCELLED
@@ -69,13 +70,14 @@ class SessionState(Generic[SnapshotT]):
 
     def __init__(
         self,
-        rules: Mapping[str, MergeRule],
+        rules: Mapping[str, MergeRule] | MergePlan,
         tag_field: str = "sessionUpdate",
         validate: Callable[[dict[str, Any]], object] | None = None,
     ) -> None:
-        """`validate` checks a known-tag update and raises when it is malformed; it may return a
-        repaired copy (a dict) to fold instead (see `tolerant.py`)."""
-        self._plan = plan_for(rules)
+        """`rules`: the merge-rule table, or its compiled plan (a client compiles its table once
+        for all its sessions). `validate` checks a known-tag update and raises when it is
+        malformed; it may return a repaired copy (a dict) to fold instead (see `tolerant.py`)."""
+        self._plan = rules if isinstance(rules, MergePlan) else plan_for(rules)
         self._tag_field = tag_field
         self._validate = validate
         # Keyed by the wire key; a message whose id another role used first is keyed by the

@@ -140,7 +140,7 @@ class V1SessionDialect:
         for item in self.translate(update, replay=replay):
             params = {"sessionId": self.session_id, "update": item}
             try:
-                self._checks.notification(SESSION_UPDATE, params)
+                self._checks.session_update(params)
             except ValidationError as error:
                 logger.warning(
                     "v1 session %s: %s update not sent, it does not fit v1's types: %s",
@@ -160,6 +160,12 @@ class V1SessionDialect:
     def translate(self, update: Mapping[str, Any], *, replay: bool = False) -> list[dict[str, Any]]:
         """The v1 update objects for one v2 update (none when v1 cannot say it: logged)."""
         tag = update.get(UPDATE_TAG_FIELD)
+        if tag in (AGENT_MESSAGE_CHUNK, AGENT_THOUGHT_CHUNK, USER_MESSAGE_CHUNK):
+            # The same on v1 (most of a turn's traffic): one copy, the tag first as below.
+            message_id = update.get("messageId")
+            if isinstance(message_id, str):
+                self._streamed.add(message_id)
+            return [{UPDATE_TAG_FIELD: tag, **update}]
         fields = {k: v for k, v in update.items() if k != UPDATE_TAG_FIELD}
         if tag == STATE_UPDATE:
             if fields.get("state") == STATE_IDLE and self._on_idle is not None:
@@ -173,10 +179,6 @@ class V1SessionDialect:
             return []
         if tag in CHUNK_OF:
             return self._whole_message(str(tag), fields)
-        if tag in (AGENT_MESSAGE_CHUNK, AGENT_THOUGHT_CHUNK, USER_MESSAGE_CHUNK):
-            if isinstance(fields.get("messageId"), str):
-                self._streamed.add(fields["messageId"])
-            return [{UPDATE_TAG_FIELD: tag, **fields}]
         if tag == TOOL_CALL_UPDATE:
             return self._tool_call(fields)
         if tag == TOOL_CALL_CONTENT_CHUNK:

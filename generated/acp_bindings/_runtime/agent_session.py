@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -135,7 +136,8 @@ class AgentSession:
         self._checks = checks or NoChecks()
         self.turn: Turn | None = None  # the running foreground work, if any
         self.title: str | None = None
-        self._updated: datetime | str = datetime.now(UTC)  # formatted when read
+        # Seconds since the epoch, formatted when read: per update only the clock is read.
+        self._updated: float | str = time.time()
         self.closed = False
         self.history: list[Any] = []
         self._history = HistoryRecorder(chunk_runs, self._accepts, live, limit=history_limit)
@@ -151,8 +153,9 @@ class AgentSession:
     @property
     def updated_at(self) -> str:
         """When the session last sent an update (ISO 8601, UTC), as `session/list` shows it."""
-        if isinstance(self._updated, datetime):  # formatting per update was ~1 µs per send
-            self._updated = self._updated.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        if isinstance(self._updated, float):  # formatting per update was ~1 µs per send
+            moment = datetime.fromtimestamp(self._updated, UTC)
+            self._updated = moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
         return self._updated
 
     @updated_at.setter
@@ -202,20 +205,25 @@ class AgentSession:
         """Send one update object (a dict with its tag, or a generated model); raises
         pydantic's `ValidationError`, sending nothing, when it does not fit the schema, and
         `ProtocolUsageError` once the session is closed."""
+        await self.send_json(to_json(update))
+
+    async def send_json(self, update: dict[str, Any]) -> None:
+        """`send_update` for an update already in wire JSON, no model inside (the handles build
+        chunks from converted parts): checked the same, without another conversion walk."""
         if self.closed:
             raise ProtocolUsageError(f"session {self.session_id} is closed: nothing can be sent")
-        await self._emit(to_json(update))
+        await self._emit(update)
 
     async def _emit(self, data: Any) -> None:
         """Check and write one update. The runtime's own lifecycle reports (echo, state) come
         here directly: a cancelled turn still ends idle after its session was closed."""
         params = {"sessionId": self.session_id, "update": data}
-        self._checks.notification(SESSION_UPDATE, params)
+        self._checks.session_update(params)
         if self.dialect is None:
             await self._notify(SESSION_UPDATE, params)
         else:
             await self.dialect.send_update(data)
-        self._updated = datetime.now(UTC)
+        self._updated = time.time()
         tag = data.get(UPDATE_TAG_FIELD) if isinstance(data, dict) else None
         if tag == STATE_UPDATE:
             self.last_state = data

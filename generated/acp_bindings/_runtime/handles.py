@@ -20,6 +20,7 @@ from .protocol import (
     TERMINAL_UPDATE,
     TOOL_CALL_CONTENT_CHUNK,
     TOOL_CALL_UPDATE,
+    UPDATE_TAG_FIELD,
 )
 
 # A content block: text, a JSON object, or a generated model.
@@ -38,6 +39,8 @@ class UpdateSender(Protocol):
 
     async def send_fields(self, tag: str, /, **fields: Any) -> None: ...
 
+    async def send_json(self, update: dict[str, Any]) -> None: ...
+
 
 class MessageStream:
     """One agent message or thought with a fixed messageId."""
@@ -50,9 +53,15 @@ class MessageStream:
 
     async def append(self, content: Content, **fields: Any) -> None:
         """Stream one content block (a chunk; `fields` such as `_meta` are chunk-scoped)."""
-        await self.session.send_fields(
-            self._chunk_tag, messageId=self.message_id, content=as_block(content), **fields
-        )
+        block = as_block(content)
+        if fields:
+            await self.session.send_fields(
+                self._chunk_tag, messageId=self.message_id, content=block, **fields
+            )
+            return
+        # Every part is JSON already (the block is converted): no second walk over the chunk.
+        chunk = {UPDATE_TAG_FIELD: self._chunk_tag, "messageId": self.message_id, "content": block}
+        await self.session.send_json(chunk)
 
     async def replace(self, content: Content | Sequence[Content] | None, **fields: Any) -> None:
         """Set the whole content (None or [] clears); replaces everything streamed so far."""

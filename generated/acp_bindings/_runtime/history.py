@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Final
 
 from .framing import encoded_size
@@ -46,7 +47,7 @@ class ChunkRun:
     item: str  # the chunk's member holding its one item
     field: str  # the whole update's member holding the list of items
 
-    @property
+    @cached_property  # read per chunk sent: built once
     def members(self) -> frozenset[str]:
         """A chunk with exactly these members can join a run."""
         return frozenset({UPDATE_TAG_FIELD, self.key, self.item})
@@ -134,7 +135,7 @@ class HistoryRecorder:
                 open_entry = self._open
                 if (
                     open_entry is not None
-                    and self._open_run == run
+                    and self._open_run is run  # runs come from one table: the same object
                     and open_entry[run.key] == record_key
                 ):
                     open_entry[run.field].append(item)

@@ -1,0 +1,71 @@
+"""The send path skips the schema check on a plain text chunk (`outgoing.is_plain_text_chunk`):
+sound only if the schema takes every such chunk, whatever its strings. Proven here for the
+shipped schema, v2 and v1, over any text; anything else still gets the full check."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
+
+from acp_bindings import merge_rules, methods
+from acp_bindings._runtime.outgoing import OutgoingChecks, is_plain_text_chunk
+from acp_bindings.v1 import methods as v1_methods
+
+V2 = OutgoingChecks(
+    sent=methods.CLIENT_SPECS, answered=methods.AGENT_SPECS, stop_reasons=merge_rules.STOP_REASONS
+)
+V1 = OutgoingChecks(sent=v1_methods.CLIENT_SPECS, answered=v1_methods.AGENT_SPECS)
+TAGS = st.sampled_from(["agent_message_chunk", "agent_thought_chunk"])
+
+
+def chunk(tag: str, message_id: str, text: str) -> dict[str, Any]:
+    return {
+        "sessionUpdate": tag,
+        "messageId": message_id,
+        "content": {"type": "text", "text": text},
+    }
+
+
+def test_both_versions_take_plain_chunks() -> None:
+    assert V2.plain_chunks_fit and V1.plain_chunks_fit
+
+
+@given(tag=TAGS, session_id=st.text(), message_id=st.text(), text=st.text())
+def test_every_plain_chunk_passes_the_full_check(
+    tag: str, session_id: str, message_id: str, text: str
+) -> None:
+    update = chunk(tag, message_id, text)
+    assert is_plain_text_chunk(update)
+    for checks in (V2, V1):
+        checks.notification("session/update", {"sessionId": session_id, "update": update})
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        {**chunk("agent_message_chunk", "m", "t"), "_meta": {"k": 1}},
+        chunk("user_message_chunk", "m", "t"),
+        {"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": {"type": "text"}},
+        chunk("agent_message_chunk", "m", 5),  # type: ignore[arg-type]
+        chunk("agent_message_chunk", 7, "t"),  # type: ignore[arg-type]
+        {**chunk("agent_message_chunk", "m", "t"), "content": {"type": "image", "text": "t"}},
+    ],
+)
+def test_anything_else_is_not_plain_and_gets_the_check(update: dict[str, Any]) -> None:
+    assert not is_plain_text_chunk(update)
+
+
+def test_a_bad_update_is_still_refused_by_session_update() -> None:
+    bad = chunk("agent_message_chunk", 7, "t")  # type: ignore[arg-type]
+    with pytest.raises(ValidationError):
+        V2.session_update({"sessionId": "s", "update": bad})
+    with pytest.raises(ValidationError):
+        V2.session_update({"sessionId": 3, "update": chunk("agent_message_chunk", "m", "t")})
