@@ -69,3 +69,43 @@ def test_a_bad_update_is_still_refused_by_session_update() -> None:
         V2.session_update({"sessionId": "s", "update": bad})
     with pytest.raises(ValidationError):
         V2.session_update({"sessionId": 3, "update": chunk("agent_message_chunk", "m", "t")})
+
+
+@pytest.mark.parametrize(
+    ("constraint", "refused"),
+    [
+        ({"max_length": 4097}, "x" * 5000),
+        ({"min_length": 1}, ""),
+        ({"pattern": "^[^\x00]*$"}, "\x00"),
+    ],
+)
+def test_a_schema_that_constrains_the_text_keeps_the_check(
+    constraint: dict[str, Any], refused: str
+) -> None:
+    """The skip is only taken where the schema takes every plain chunk: a text with a length
+    limit or a pattern turns it off, and such chunks are checked."""
+    from typing import Literal
+
+    from acp_bindings._runtime.tables import MethodSpec
+    from pydantic import BaseModel, Field
+
+    class Text(BaseModel):
+        type: Literal["text"]
+        text: str = Field(**constraint)
+
+    class Chunk(BaseModel):
+        sessionUpdate: Literal["agent_message_chunk", "agent_thought_chunk"]
+        messageId: str
+        content: Text
+
+    class Params(BaseModel):
+        sessionId: str
+        update: Chunk
+
+    spec = MethodSpec("session/update", "client", "notification", Params, None, "session_update")
+    checks = OutgoingChecks(sent=[spec], answered=[])
+    assert not checks.plain_chunks_fit
+    with pytest.raises(ValidationError):
+        checks.session_update(
+            {"sessionId": "s", "update": chunk("agent_message_chunk", "m", refused)}
+        )

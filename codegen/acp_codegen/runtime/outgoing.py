@@ -22,8 +22,10 @@ from .protocol import AGENT_MESSAGE_CHUNK, AGENT_THOUGHT_CHUNK, SESSION_UPDATE, 
 Validator = Callable[[Any], Any]
 CUSTOM_PREFIX = "_"
 TEXT_CHUNK_TAGS: Final = frozenset({AGENT_MESSAGE_CHUNK, AGENT_THOUGHT_CHUNK})
-# Strings a plain text chunk is tried with when the checks are built (see `plain_chunks_fit`).
-_PROBES: Final = ("", "x", " \n\t\x00\u2028", "\ud800", "naïve 😀", "x" * 4096)
+# Strings a plain text chunk is tried with when the checks are built (see `plain_chunks_fit`):
+# a pattern or format refuses one of the short ones, a length limit the empty or the long one
+# (a mebibyte and one: a limit above that on a chunk's text is not a protocol's).
+_PROBES: Final = ("", "x", " \n\t\x00\u2028", "\ud800", "naïve 😀", "x" * ((1 << 20) + 1))
 
 
 def is_plain_text_chunk(update: Any) -> bool:
