@@ -93,6 +93,14 @@ def our_client(reader: Any, version: int | None = V2) -> tuple[Any, Any]:
     return connection, session
 
 
+def line_step(connection: Any) -> Callable[[bytes], Awaitable[None] | None]:
+    """The reader loop's per-line step, without the I/O: `_take_line`, which returns what is
+    left to await (None when the line was handled at once). A baseline from before it awaited
+    `_on_line` for every line."""
+    take_line = getattr(connection, "_take_line", None)
+    return cast(Callable[[bytes], Awaitable[None] | None], take_line or connection._on_line)
+
+
 def line_to_state(
     impl: str, lines: list[bytes], repeat: int = INNER, version: int | None = V2
 ) -> float:
@@ -124,11 +132,7 @@ def line_to_state(
 
     async def ours() -> float:
         connection, session = our_client(asyncio.StreamReader(), version)
-        # The reader loop's per-line step, without the I/O (a baseline before `_take_line`
-        # awaited `_on_line` for every line).
-        take_line = getattr(connection, "_take_line", None)
-        if take_line is None:
-            take_line = connection._on_line
+        take_line = line_step(connection)
         start = time.perf_counter()
         for line in lines:
             rest = take_line(line)

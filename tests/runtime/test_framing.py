@@ -119,3 +119,33 @@ def test_the_encoder_refuses_what_json_cannot_carry_and_fails_on_a_cycle() -> No
     with pytest.raises(RecursionError):
         encode_json({"params": looped})
     assert encode_json({"after": "the failure"}) == b'{"after":"the failure"}'  # still usable
+
+
+@pytest.mark.parametrize("ensure_ascii", [False, True])
+def test_without_the_c_accelerator_the_encoder_writes_the_same_bytes(
+    monkeypatch: pytest.MonkeyPatch, ensure_ascii: bool
+) -> None:
+    """Missing, or with a signature other than the one it is built with, json's C encoder is
+    replaced by `JSONEncoder.encode`: the same compact text, NaN still refused."""
+    import json
+
+    from acp_codegen.runtime import framing
+
+    message = {"text": 'naïve \u2028 "q" \\', "n": [1, 2.5, None, True], "e": {}}
+    expected = framing._compact_encoder(ensure_ascii)(message)
+
+    original = json.encoder.c_make_encoder  # type: ignore[attr-defined]
+
+    def changed_signature(markers: object, *args: object) -> object:
+        # As if CPython changed it: our call fails; json's own (updated with it) still works.
+        if markers is None:
+            raise TypeError("takes a different argument list")
+        return original(markers, *args)
+
+    for replacement in (None, changed_signature):
+        monkeypatch.setattr(json.encoder, "c_make_encoder", replacement)
+        encode = framing._compact_encoder(ensure_ascii)
+        assert getattr(encode, "__self__", None).__class__ is json.JSONEncoder  # the fallback
+        assert encode(message) == expected
+        with pytest.raises(ValueError, match="not JSON compliant"):
+            encode({"x": float("nan")})

@@ -103,11 +103,6 @@ class IncomingMessages:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _on_line(self, line: bytes) -> None:
-        rest = self._take_line(line)
-        if rest is not None:
-            await rest
-
     def _take_line(self, line: bytes) -> Coroutine[Any, Any, None] | None:
         """Handle one line. What needs nothing awaited (a blank line, a notification with an
         inline handler: most traffic) is done here, at once; for the rest, the coroutine that

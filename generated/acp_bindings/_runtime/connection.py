@@ -153,7 +153,7 @@ class Connection(IncomingMessages):
                     break
                 if self.trace is not None:
                     self.trace.record(RECV, line)
-                rest = self._take_line(line)  # `_on_line`, without a coroutine per line
+                rest = self._take_line(line)  # a coroutine only for what must be awaited
                 if rest is not None:
                     await rest
         except (ConnectionClosed, ConnectionError, OSError) as problem:
