@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from acp_codegen.runtime.connection import Connection
 from acp_codegen.runtime.dispatch import Dispatcher
+from acp_codegen.runtime.pushed_lines import PushedLines
 
 T = TypeVar("T")
 
@@ -31,16 +32,53 @@ async def guard(awaitable: Awaitable[T]) -> T:
     return await asyncio.wait_for(awaitable, HANG_GUARD_SECONDS)
 
 
+# How the first end of `stream_pair` reads: pushed by its transport (`PushedLines`, as
+# `serve_stdio` and `spawn_agent` read), or pulled from a StreamReader (any other stream a user
+# hands a Connection). Modules testing the reading half run both ways (`reading_modes`).
+PUSHED = True
+
+
+class _PushedSocket(asyncio.StreamReaderProtocol):
+    """A socket whose incoming bytes are pushed into `lines`; its writer drains as usual."""
+
+    def __init__(self, lines: PushedLines) -> None:
+        super().__init__(asyncio.StreamReader())
+        self.lines = lines
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        assert isinstance(transport, asyncio.ReadTransport)
+        self.lines.attach(transport)
+
+    def data_received(self, data: bytes) -> None:
+        self.lines.received(data)
+
+    def eof_received(self) -> bool | None:
+        self.lines.ended()
+        return super().eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lines.ended(exc)
+        super().connection_lost(exc)
+
+
 async def stream_pair(
     limit: int = 1 << 16,
 ) -> tuple[
-    tuple[asyncio.StreamReader, asyncio.StreamWriter],
+    tuple[PushedLines | asyncio.StreamReader, asyncio.StreamWriter],
     tuple[asyncio.StreamReader, asyncio.StreamWriter],
 ]:
-    """Two connected ends. The default `limit` is asyncio's 64 KiB: the runtime must not need
-    a bigger one."""
+    """Two connected ends; the first reads as `PUSHED` says. The default `limit` is asyncio's
+    64 KiB: the runtime must not need a bigger one."""
     left, right = socket.socketpair()
-    a = await asyncio.open_connection(sock=left, limit=limit)
+    a: tuple[PushedLines | asyncio.StreamReader, asyncio.StreamWriter]
+    if PUSHED:
+        loop = asyncio.get_running_loop()
+        lines = PushedLines()
+        transport, protocol = await loop.create_connection(lambda: _PushedSocket(lines), sock=left)
+        a = lines, asyncio.StreamWriter(transport, protocol, None, loop)
+    else:
+        a = await asyncio.open_connection(sock=left, limit=limit)
     b = await asyncio.open_connection(sock=right, limit=_RAW_LIMIT)
     return a, b
 

@@ -22,6 +22,9 @@ from .rpc_fixtures import (
 )
 from .streams import RawPeer, connected, connection_pair, guard, run, stream_pair
 
+# The reading half's tests: each runs with lines pushed by the transport and pulled.
+pytestmark = pytest.mark.usefixtures("reading_modes")
+
 # -- error codes ------------------------------------------------------------------------------
 
 

@@ -8,6 +8,9 @@ from acp_codegen.runtime.errors import ConnectionClosed
 
 from .streams import run, stream_pair
 
+# The reading half's tests: each runs with lines pushed by the transport and pulled.
+pytestmark = pytest.mark.usefixtures("reading_modes")
+
 
 def test_close_right_after_start_does_not_hang() -> None:
     async def main() -> None:

@@ -17,6 +17,9 @@ from .rpc_fixtures import (
 )
 from .streams import connected, connection_pair, guard, run
 
+# The reading half's tests: each runs with lines pushed by the transport and pulled.
+pytestmark = pytest.mark.usefixtures("reading_modes")
+
 # -- batches ----------------------------------------------------------------------------------
 
 

@@ -7,12 +7,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from acp_codegen.runtime.connection import _BURST_BYTES, Connection
 from acp_codegen.runtime.dispatch import TableDispatcher
 from acp_codegen.runtime.errors import ConnectionClosed, RpcError
 
 from .rpc_fixtures import METHODS, Handler, handler_of, notification, request, table
 from .streams import connected, guard, run
+
+# The reading half's tests: each runs with lines pushed by the transport and pulled.
+pytestmark = pytest.mark.usefixtures("reading_modes")
 
 
 class StalledSink:

@@ -19,6 +19,9 @@ from pydantic import ValidationError
 from .rpc_fixtures import METHODS, Handler, expect_silence, notification, request
 from .streams import connected, run
 
+# The reading half's tests: each runs with lines pushed by the transport and pulled.
+pytestmark = pytest.mark.usefixtures("reading_modes")
+
 
 class Recorder:
     """A dispatcher that handles `note` both ways and records which way each one came."""

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from acp_codegen.runtime.connection import Connection
 from acp_codegen.runtime.errors import ConnectionClosed, RpcError
+from acp_codegen.runtime.pushed_lines import PushedLines
 from acp_codegen.runtime.stdio import PIPE_READ_BYTES, open_stdio, spawn_agent
 
 from .streams import HANG_GUARD_SECONDS, guard, run
@@ -169,7 +170,8 @@ def test_spawned_agent_pipe_is_read_in_heap_sized_reads(monkeypatch: pytest.Monk
 
     async def scenario() -> None:
         agent = await spawn_agent([sys.executable, str(AGENT)], env=ENV)
-        stdout_fd = agent.process.stdout._transport.get_extra_info("pipe").fileno()  # type: ignore[union-attr]
+        pipe = agent.process._transport.get_pipe_transport(1)  # type: ignore[attr-defined]
+        stdout_fd = pipe.get_extra_info("pipe").fileno()
         assert await guard(agent.connection.request("echo", {"text": big})) == {"text": big}
         assert await agent.close() == 0
         asked = sizes.asked[stdout_fd]
@@ -190,9 +192,10 @@ def test_served_stdin_pipe_is_read_in_heap_sized_reads(monkeypatch: pytest.Monke
             monkeypatch.setattr(sys, "stdin", stdin)
             monkeypatch.setattr(sys, "stdout", stdout)
             reader, writer = await open_stdio()
+            assert isinstance(reader, PushedLines)  # a pipe pushes its lines
             with open(write_end, "wb", buffering=0) as feed:
                 writer_task = asyncio.get_running_loop().run_in_executor(None, feed.write, line)
-                assert await guard(reader.readexactly(len(line))) == line
+                assert await guard(reader.read_line()) == line[:-1]
                 await guard(writer_task)
             writer.close()
         os.close(sink_read)

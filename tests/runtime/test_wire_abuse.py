@@ -12,6 +12,9 @@ from acp_codegen.runtime.connection import Connection
 from .rpc_fixtures import handler_of, notification, request, table
 from .streams import RawPeer, connected, guard, run, stream_pair
 
+# The reading half's tests: each runs with lines pushed by the transport and pulled.
+pytestmark = pytest.mark.usefixtures("reading_modes")
+
 DEEP = 10_000
 # frame -> the error code of the one reply (None: no reply) and the id it carries
 ANSWERED: dict[str, tuple[bytes, int | None, Any]] = {

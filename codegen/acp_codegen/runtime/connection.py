@@ -2,7 +2,9 @@
 
 Concurrency model (wire order is part of the protocol):
 
-- One reader loop (`run`) reads messages in wire order.
+- One reader loop (`run`) reads messages in wire order. Fed by `PushedLines` (stdio), it lets
+  the transport's callback handle what arrives while it waits, one line at a time and in order,
+  up to the first line whose handling must be awaited, which it then awaits itself.
 - Notifications are handled inline: the loop awaits the dispatcher before it reads on, so
   notifications are handled one at a time in wire order. A notification handler must therefore
   not await a response from the peer (it may spawn a task that does).
@@ -36,7 +38,7 @@ import itertools
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .dispatch import Dispatcher
@@ -52,6 +54,7 @@ from .framing import (
 from .incoming import CANCEL_REQUEST_METHOD, IncomingMessages, answer_written
 from .jsonvalue import to_json
 from .messages import RequestId, error_message, notification_message, request_message
+from .pushed_lines import PushedLines
 from .trace import RECV, SEND, Tracer
 
 logger = logging.getLogger(__name__)
@@ -75,7 +78,10 @@ class Connection(IncomingMessages):
     `dispatcher` handles what the peer sends; without one, requests get -32601 and
     notifications are ignored. It may be assigned after construction, before `start()`.
     `reader` is a byte stream of newline-delimited messages, or a `FrameSource` that yields
-    one message at a time (a transport with its own framing: HTTP bodies, WebSocket frames).
+    one message at a time (a transport with its own framing: HTTP bodies, WebSocket frames),
+    or `PushedLines` that its transport fills (`serve_stdio`, `spawn_agent`): then what arrives
+    while the reader loop waits is handled in the transport's callback, a loop pass sooner.
+    `max_line_bytes` bounds a line of either newline-delimited kind.
     """
 
     def __init__(
@@ -98,6 +104,8 @@ class Connection(IncomingMessages):
             if isinstance(reader, asyncio.StreamReader)
             else reader
         )
+        if isinstance(reader, PushedLines):  # newline framing too: the same limit
+            reader.max_line_bytes = max_line_bytes
         self._writer = writer
         self._burst: list[bytes] = []  # frames (and their newlines) of the current burst
         self._burst_bytes = 0
@@ -136,10 +144,18 @@ class Connection(IncomingMessages):
         reason = "end of stream"
         # A source that can hand over what it has buffered saves a coroutine per line.
         buffered: Callable[[], bytes | None] = getattr(self._lines, "buffered_line", _nothing)
+        pushed = self._lines if isinstance(self._lines, PushedLines) else None
         try:
             while not self._closed:
                 try:
                     line = buffered()
+                    if line is None and pushed is not None:
+                        # Parked: what arrives is handled in the transport's callback, up to
+                        # the first line whose handling must be awaited.
+                        handover = await pushed.park(self._take_arrived)
+                        if handover is not None:
+                            await handover
+                            continue
                     if line is None:
                         line = await self._lines.read_line()
                 except LineTooLong:
@@ -147,9 +163,7 @@ class Connection(IncomingMessages):
                     continue
                 if line is None:
                     break
-                if self.trace is not None:
-                    self.trace.record(RECV, line)
-                rest = self._take_line(line)  # a coroutine only for what must be awaited
+                rest = self._take_arrived(line)  # a coroutine only for what must be awaited
                 if rest is not None:
                     await rest
         except (ConnectionClosed, ConnectionError, OSError) as problem:
@@ -163,6 +177,11 @@ class Connection(IncomingMessages):
         finally:
             self._stopping_reader = True  # the loop is ending: no later stop cancels the cleanup
             await self._shutdown(reason)
+
+    def _take_arrived(self, line: bytes) -> Awaitable[None] | None:
+        if self.trace is not None:
+            self.trace.record(RECV, line)
+        return self._take_line(line)
 
     async def close(self) -> None:
         """Close the connection (pending requests fail with ConnectionClosed) and wait for it."""

@@ -21,6 +21,7 @@ from typing import IO, Any, Final
 from .connection import Connection
 from .dispatch import Dispatcher
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteSink
+from .pushed_lines import AgentPipes, PipeLines, PushedLines
 from .trace import Tracer, TraceTarget, tracer_for
 
 DispatcherFactory = Callable[[Connection], Dispatcher]
@@ -30,6 +31,7 @@ _READ_CHUNK = 1 << 20
 # earlier large free happened to raise its threshold: 30-40 µs a message in a process whose
 # modules load from bytecode. Below the threshold, the buffer comes from the heap.
 PIPE_READ_BYTES: Final = 64 * 1024
+_STREAM_LIMIT: Final = 1 << 16  # asyncio's default, for the pipes asyncio still reads (stderr)
 _background: set[asyncio.Task[None]] = set()
 _STDOUT_FD: Final = 1
 _STDERR_FD: Final = 2
@@ -92,18 +94,20 @@ async def _pump_file(fd: int, reader: asyncio.StreamReader) -> None:
         os.close(fd)
 
 
-async def open_stdio() -> tuple[asyncio.StreamReader, ByteSink]:
-    """A reader on stdin and a writer on stdout (on duplicated descriptors)."""
+async def open_stdio() -> tuple[PushedLines | asyncio.StreamReader, ByteSink]:
+    """A reader on stdin and a writer on stdout (on duplicated descriptors). A pipe, socket or
+    terminal pushes its lines as they arrive (`PushedLines`); a regular file is read by a worker
+    thread into a StreamReader."""
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
+    reader: PushedLines | asyncio.StreamReader
     in_fd = os.dup(sys.stdin.fileno())
     if _is_pollable(in_fd):
         stdin = os.fdopen(in_fd, "rb", buffering=0)
-        read_transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), stdin
-        )
+        lines = reader = PushedLines()
+        read_transport, _ = await loop.connect_read_pipe(lambda: PipeLines(lines), stdin)
         _read_pipe_in_small_reads(read_transport)
     else:
+        reader = asyncio.StreamReader()
         pump = asyncio.create_task(_pump_file(in_fd, reader))
         _background.add(pump)  # the loop keeps only weak references to tasks
         pump.add_done_callback(_background.discard)
@@ -198,7 +202,11 @@ async def spawn_agent(
     the agent in a session (and process group) of its own, so signals the terminal sends to
     its foreground group, such as Ctrl-C's SIGINT, reach the client alone: an interactive
     client can then answer Ctrl-C by cancelling the turn instead of losing the agent."""
-    process = await asyncio.create_subprocess_exec(
+    # `asyncio.create_subprocess_exec`, with the agent's stdout pushed into `lines`.
+    loop = asyncio.get_running_loop()
+    lines = PushedLines()
+    transport, protocol = await loop.subprocess_exec(
+        lambda: AgentPipes(lines, _STREAM_LIMIT, loop),
         *argv,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
@@ -207,10 +215,11 @@ async def spawn_agent(
         cwd=cwd,
         start_new_session=start_new_session,
     )
-    assert process.stdin is not None and process.stdout is not None
-    _read_pipe_in_small_reads(getattr(process.stdout, "_transport", None))
+    process = asyncio.subprocess.Process(transport, protocol, loop)
+    assert process.stdin is not None
+    _read_pipe_in_small_reads(transport.get_pipe_transport(1))
     connection = Connection(
-        process.stdout, process.stdin, max_line_bytes=max_line_bytes, trace=tracer_for(trace)
+        lines, process.stdin, max_line_bytes=max_line_bytes, trace=tracer_for(trace)
     )
     if dispatcher_factory is not None:
         connection.dispatcher = dispatcher_factory(connection)

@@ -45,52 +45,46 @@ class LineTooLong(Exception):
     """A line exceeded the limit; it was skipped up to its newline."""
 
 
-class LineReader:
-    """Yields one line at a time (without the newline) from a StreamReader."""
+class LineBuffer:
+    """Bytes received so far, handed out one whole line (without its newline) at a time; a line
+    over `max_line_bytes` is dropped up to its newline and reported once as `LineTooLong`."""
 
-    def __init__(
-        self, reader: asyncio.StreamReader, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
-    ) -> None:
-        self._reader = reader
-        self._max = max_line_bytes
+    def __init__(self, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+        self.max_line_bytes = max_line_bytes
         self._buffer = bytearray()
         self._scanned = 0  # bytes of the buffer already known to hold no newline
         self._discarding = False  # inside an over-long line, dropping bytes until its newline
 
-    def buffered_line(self) -> bytes | None:
-        """The next line if the buffer holds all of it, without reading (the reader loop asks
-        this first: no coroutine per line while lines are buffered); else None. Raises
-        LineTooLong as `read_line` does."""
+    def __len__(self) -> int:
+        return len(self._buffer)
+
+    def add(self, data: bytes) -> None:
+        """Append received bytes. What is known to hold no newline is part of one line: past the
+        limit it is dropped now, so an endless line never fills memory."""
+        if self._scanned > self.max_line_bytes:
+            self._discarding = True
+            self._buffer.clear()
+            self._scanned = 0
+        self._buffer += data
+
+    def next_line(self) -> bytes | None:
+        """The next line if the buffer holds all of it, else None. Raises LineTooLong."""
         end = self._buffer.find(b"\n", self._scanned)
         if end < 0:
+            self._scanned = len(self._buffer)
             return None
         with memoryview(self._buffer) as view:
             line = bytes(view[:end])  # one copy (a slice would make two)
         del self._buffer[: end + 1]  # bytearray deletes from the front cheaply
         self._scanned = 0
-        if self._discarding or len(line) > self._max:
+        if self._discarding or len(line) > self.max_line_bytes:
             self._discarding = False
             raise LineTooLong
         return line
 
-    async def read_line(self) -> bytes | None:
-        """The next line; None at end of stream. A final line without newline still counts.
-        Raises LineTooLong once per over-long line, after skipping it."""
-        while True:
-            line = self.buffered_line()
-            if line is not None:
-                return line
-            self._scanned = len(self._buffer)
-            if self._scanned > self._max:
-                self._discarding = True
-                self._buffer.clear()
-                self._scanned = 0
-            chunk = await self._reader.read(_CHUNK_BYTES)
-            if not chunk:
-                return self._final_line()
-            self._buffer += chunk
-
-    def _final_line(self) -> bytes | None:
+    def final_line(self) -> bytes | None:
+        """At end of stream: what is left counts as a last line without its newline (None:
+        nothing left). Raises LineTooLong."""
         if self._discarding:
             self._discarding = False
             raise LineTooLong
@@ -99,7 +93,37 @@ class LineReader:
         line = bytes(self._buffer)
         self._buffer.clear()
         self._scanned = 0
+        if len(line) > self.max_line_bytes:
+            raise LineTooLong
         return line
+
+
+class LineReader:
+    """Yields one line at a time (without the newline) from a StreamReader."""
+
+    def __init__(
+        self, reader: asyncio.StreamReader, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    ) -> None:
+        self._reader = reader
+        self._lines = LineBuffer(max_line_bytes)
+
+    def buffered_line(self) -> bytes | None:
+        """The next line if the buffer holds all of it, without reading (the reader loop asks
+        this first: no coroutine per line while lines are buffered); else None. Raises
+        LineTooLong as `read_line` does."""
+        return self._lines.next_line()
+
+    async def read_line(self) -> bytes | None:
+        """The next line; None at end of stream. A final line without newline still counts.
+        Raises LineTooLong once per over-long line, after skipping it."""
+        while True:
+            line = self._lines.next_line()
+            if line is not None:
+                return line
+            chunk = await self._reader.read(_CHUNK_BYTES)
+            if not chunk:
+                return self._lines.final_line()
+            self._lines.add(chunk)
 
 
 def _reject_constant(name: str) -> Any:

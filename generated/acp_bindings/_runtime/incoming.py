@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from contextvars import ContextVar
 from typing import Any
 
@@ -40,6 +40,7 @@ from .messages import (
     is_valid_id,
     success_message,
 )
+from .pushed_lines import YIELD_ONCE
 
 logger = logging.getLogger(__name__)
 
@@ -107,10 +108,12 @@ class IncomingMessages:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    def _take_line(self, line: bytes) -> Coroutine[Any, Any, None] | None:
+    def _take_line(self, line: bytes) -> Awaitable[None] | None:
         """Handle one line. What needs nothing awaited (a blank line, a notification with an
-        inline handler: most traffic) is done here, at once; for the rest, the coroutine that
-        handles it, which the reader loop awaits (one coroutine less per line for the rest)."""
+        inline handler: most traffic, a response) is done here, at once, and so is starting a
+        request's task, which returns `YIELD_ONCE`: the reader yields once, so the handler runs
+        up to its first suspension before the next message is read. For the rest, the coroutine
+        that handles it, which the reader loop awaits (one coroutine less per line)."""
         if not line or line.isspace():
             return None  # tolerate blank lines between messages (`strip()` would copy every line)
         try:
@@ -133,6 +136,15 @@ class IncomingMessages:
             except Exception:
                 logger.exception("notification handler for %r failed", method)
             return None
+        if type(payload) is dict:  # one request or response: nothing to await to take it
+            message = classify(payload)
+            if isinstance(message, Request):
+                self._spawn_request(message.id, self._answer_and_write(message))
+                return YIELD_ONCE  # the handler starts before the next message is read
+            if isinstance(message, Response):
+                self._on_response(message)
+                return None
+            return self._on_message(message)
         return self._on_payload(payload)
 
     async def _not_json(self, line: bytes, problem: ValueError) -> None:
@@ -145,7 +157,9 @@ class IncomingMessages:
         if isinstance(payload, list):
             await self._on_batch(payload)
             return
-        message = classify(payload)
+        await self._on_message(classify(payload))
+
+    async def _on_message(self, message: Request | Notification | Response | Invalid) -> None:
         if isinstance(message, Request):
             self._spawn_request(message.id, self._answer_and_write(message))
             await asyncio.sleep(0)  # let the handler start before the next message is read
