@@ -76,3 +76,30 @@ def orjson_row(
     reports it; nothing in the runtime depends on orjson)."""
     floor = next(iter(got["orjson"].values())) if name is None else got["orjson"][name]
     return Row(label, us(ours), f"orjson.loads {us(floor)}", ours / floor, "(report)", None)
+
+
+def cpu_rows(
+    label: str,
+    mine: Mapping[str, float],
+    theirs: Mapping[str, float],
+    who: str,
+    base: Mapping[str, float] | None = None,
+    name: str = "session_new",
+) -> list[Row]:
+    """A "(report)" row beside a round-trip rate: CPU µs per round trip, client + agent (from
+    /proc, see trip_window.py), ours over theirs (lower is better). No row when either side
+    lacks the value (no /proc); `base`: the baseline's values, for the "before" column."""
+    key = f"{name}_cpu_us"
+    if key not in mine or key not in theirs:
+        return []
+
+    def show(values: Mapping[str, float]) -> str:
+        client, agent = values.get(f"{name}_client_cpu_us"), values.get(f"{name}_agent_cpu_us")
+        split = (
+            "" if client is None or agent is None else f" (client {client:.0f} + agent {agent:.0f})"
+        )
+        return f"{values[key]:.0f} µs{split}"
+
+    before = "" if base is None else show(base) if key in base else "-"
+    ratio = mine[key] / theirs[key]
+    return [Row(label, show(mine), f"{who} {show(theirs)}", ratio, "(report)", None, before)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from report import Row, fmt_rate, orjson_row, us
+from report import Row, cpu_rows, fmt_rate, orjson_row, us
 
 Sampler = Callable[[str, dict[str, Path], int], dict[str, dict[str, float]]]
 Results = Mapping[str, Mapping[str, float]]
@@ -99,6 +99,12 @@ def pair_rows(pair: Mapping[str, float], sdk: Mapping[str, float]) -> list[Row]:
             pair["session_new"] / sdk["session_new"],
             ">= 1.5",
             pair["session_new"] >= 1.5 * sdk["session_new"],
+        ),
+        *cpu_rows(
+            f"(7) v1: CPU per session/new round trip, client + agent, {who}",
+            pair,
+            sdk,
+            "SDK client -> SDK agent",
         ),
         Row(
             f"(7) v1: one prompt turn streaming 10k chunks (time), {who}",

@@ -32,7 +32,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 import stream  # noqa: E402
-from report import Row, fmt_rate, orjson_row, table, us, versions  # noqa: E402
+from report import Row, cpu_rows, fmt_rate, orjson_row, table, us, versions  # noqa: E402
 from rows_mem import memory_rows  # noqa: E402
 from rows_rc3 import rc3_env, rc3_rows  # noqa: E402
 from rows_v1 import regression_rows, v1_rows  # noqa: E402
@@ -104,8 +104,13 @@ def sample(measure: str, impls: dict[str, Path], repeat: int) -> dict[str, dict[
     for _ in range(repeat):
         for impl, generated in impls.items():
             samples[impl].append(worker(measure, impl, generated))
+    # A value some sample lacks (say, CPU where /proc could not be read) is left out.
     return {
-        impl: {name: statistics.median(run[name] for run in runs) for name in runs[0]}
+        impl: {
+            name: statistics.median(run[name] for run in runs)
+            for name in runs[0]
+            if all(name in run for run in runs)
+        }
         for impl, runs in samples.items()
     }
 
@@ -296,6 +301,9 @@ def run_all(repeat: int, only: set[str] | None, baseline: Path | None, rev: str)
                     before(trips, name, fmt_rate),
                 )
             )
+            if name == "session_new":  # CPU, which load disturbs least, beside the rate
+                label = "(5) CPU per session/new round trip, client + agent"
+                rows += cpu_rows(label, our_trips, sdk_trips, "SDK", trips.get("base"))
         rows.append(
             Row(
                 "(5) one prompt turn streaming 10k chunks (time)",

@@ -38,6 +38,7 @@ from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import stream
+from trip_window import timed
 
 MIXED_LINES = 200_000
 V2 = 2  # the protocol version our client negotiates in the v2 measures
@@ -201,7 +202,6 @@ async def sdk_ingest(lines: list[bytes]) -> float:
 
 # -- (5) round trips over pipes to an agent subprocess --------------------------------------
 
-ROUND_TRIPS = 300
 TURN_CHUNKS = 10_000
 
 
@@ -230,18 +230,15 @@ async def ours_round_trips(
         await client.lifecycle.initialize()
         negotiated = client.lifecycle.protocol_version
         assert version is None or negotiated == version, negotiated
-        await client.lifecycle.new_session(cwd="/")  # warm-up
-        start = time.perf_counter()
-        for _ in range(ROUND_TRIPS):
-            await client.lifecycle.new_session(cwd="/")
-        new_rate = ROUND_TRIPS / (time.perf_counter() - start)
-        ext_rate = 0.0
+        new_session = client.lifecycle.new_session
+        agent_pid = getattr(getattr(process, "process", None), "pid", None)
+
+        async def ext_call(n: int) -> object:
+            return await client.agent.ext_method("_bench/echo", {"n": n})
+
+        times = await timed("session_new", lambda _: new_session(cwd="/"), agent_pid)
         if ext:
-            await client.agent.ext_method("_bench/echo", {"n": 1})
-            start = time.perf_counter()
-            for n in range(ROUND_TRIPS):
-                await client.agent.ext_method("_bench/echo", {"n": n})
-            ext_rate = ROUND_TRIPS / (time.perf_counter() - start)
+            times |= await timed("ext", ext_call, agent_pid)
         session = await client.lifecycle.new_session(cwd="/")
         await session.run_turn([{"type": "text", "text": "100"}])
         turns = []
@@ -254,8 +251,7 @@ async def ours_round_trips(
         assert chunks == 100 + INNER * TURN_CHUNKS, chunks
     finally:
         await process.close()
-    times = {"session_new": new_rate, "turn": statistics.median(turns)}
-    return {**times, "ext": ext_rate} if ext else times
+    return {**times, "turn": statistics.median(turns)}
 
 
 async def sdk_round_trips(agent: tuple[str, ...] = ("sdk",), ext: bool = True) -> dict[str, float]:
@@ -276,20 +272,16 @@ async def sdk_round_trips(agent: tuple[str, ...] = ("sdk",), ext: bool = True) -
 
     script = str(Path(__file__).resolve().parent / "agents.py")
     client = cast(acp.Client, BenchClient())  # only what the bench calls, not the whole protocol
-    async with acp.spawn_agent_process(client, sys.executable, script, *agent) as (conn, _):
+    spawned = acp.spawn_agent_process(client, sys.executable, script, *agent)
+    async with spawned as (conn, process):
         await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
-        await conn.new_session(cwd="/")
-        start = time.perf_counter()
-        for _ in range(ROUND_TRIPS):
-            await conn.new_session(cwd="/")
-        new_rate = ROUND_TRIPS / (time.perf_counter() - start)
-        ext_rate = 0.0
+
+        async def ext_call(n: int) -> object:
+            return await conn.ext_method("bench/echo", {"n": n})
+
+        times = await timed("session_new", lambda _: conn.new_session(cwd="/"), process.pid)
         if ext:
-            await conn.ext_method("bench/echo", {"n": 1})
-            start = time.perf_counter()
-            for n in range(ROUND_TRIPS):
-                await conn.ext_method("bench/echo", {"n": n})
-            ext_rate = ROUND_TRIPS / (time.perf_counter() - start)
+            times |= await timed("ext", ext_call, process.pid)
         session = await conn.new_session(cwd="/")
         await conn.prompt(session_id=session.session_id, prompt=[text_block("100")])
         turns = []
@@ -298,8 +290,7 @@ async def sdk_round_trips(agent: tuple[str, ...] = ("sdk",), ext: bool = True) -
             await conn.prompt(session_id=session.session_id, prompt=[text_block(str(TURN_CHUNKS))])
             turns.append(time.perf_counter() - start)
         assert received == 100 + INNER * TURN_CHUNKS, received
-    times = {"session_new": new_rate, "turn": statistics.median(turns)}
-    return {**times, "ext": ext_rate} if ext else times
+    return {**times, "turn": statistics.median(turns)}
 
 
 def recorded(flavour: str) -> list[bytes]:

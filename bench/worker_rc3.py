@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from worker import INNER, ROUND_TRIPS, TURN_CHUNKS, inner, line_to_state, ours_round_trips
+from trip_window import timed
+from worker import INNER, TURN_CHUNKS, inner, line_to_state, ours_round_trips
 
 # The line measure reads the first lines of the mixed stream only: the pre-release's check of
 # one update takes a few hundred µs, so 200k lines would take minutes per sample.
@@ -88,11 +89,7 @@ async def rc3_round_trips() -> dict[str, float]:
     try:
         info = schema.Implementation(name="bench", version="0")
         await conn.initialize(protocol_version=v2.PROTOCOL_VERSION, info=info)
-        await conn.new_session(cwd="/")
-        start = time.perf_counter()
-        for _ in range(ROUND_TRIPS):
-            await conn.new_session(cwd="/")
-        new_rate = ROUND_TRIPS / (time.perf_counter() - start)
+        times = await timed("session_new", lambda _: conn.new_session(cwd="/"), process.pid)
         session = await conn.new_session(cwd="/")
 
         async def turn(count: int) -> float:
@@ -110,4 +107,4 @@ async def rc3_round_trips() -> dict[str, float]:
         await conn.close()
         process.stdin.close()
         await process.wait()
-    return {"session_new": new_rate, "turn": statistics.median(turns)}
+    return {**times, "turn": statistics.median(turns)}
