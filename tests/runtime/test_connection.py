@@ -222,6 +222,32 @@ def test_cancel_request_cancels_the_handler_and_answers_minus_32800() -> None:
     run(scenario())
 
 
+def test_answered_requests_leave_nothing_behind_in_the_connection() -> None:
+    """Each request's task is tracked while it runs (for `$/cancel_request` and closing) and
+    forgotten once it ends: answered, failed, cancelled by the peer or in a batch."""
+
+    async def scenario() -> None:
+        connection, peer = await connected(table)
+        handler = handler_of(connection)
+        await peer.send(request(1, "echo", {"text": "a"}), request(2, "boom", {}))
+        await peer.send(request("slow", "block", {}))
+        await guard(handler.block_started.wait())
+        await peer.send(notification("$/cancel_request", {"requestId": "slow"}))
+        await peer.send([request(3, "echo", {"text": "b"}), request(4, "boom", {})])
+        replies = [await peer.recv() for _ in range(4)]
+        assert {str(r["id"]) for r in replies if isinstance(r, dict)} == {"1", "2", "slow"}
+        await peer.send(request(5, "echo", {"text": "last"}))  # answered after all the above
+        assert (await peer.recv())["id"] == 5
+        assert (connection._inbound, connection._tasks, connection._peer_cancelled) == (
+            {},
+            set(),
+            set(),
+        )
+        await connection.close()
+
+    run(scenario())
+
+
 def test_cancelling_a_local_request_sends_cancel_request() -> None:
     async def scenario() -> None:
         connection, peer = await connected()

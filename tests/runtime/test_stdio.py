@@ -170,8 +170,9 @@ def test_spawned_agent_pipe_is_read_in_heap_sized_reads(monkeypatch: pytest.Monk
 
     async def scenario() -> None:
         agent = await spawn_agent([sys.executable, str(AGENT)], env=ENV)
-        pipe = agent.process._transport.get_pipe_transport(1)  # type: ignore[attr-defined]
-        stdout_fd = pipe.get_extra_info("pipe").fileno()
+        lines = agent.connection._lines
+        assert isinstance(lines, PushedLines) and lines.transport is not None
+        stdout_fd = lines.transport.get_extra_info("pipe").fileno()
         assert await guard(agent.connection.request("echo", {"text": big})) == {"text": big}
         assert await agent.close() == 0
         asked = sizes.asked[stdout_fd]

@@ -139,7 +139,9 @@ class IncomingMessages:
         if type(payload) is dict:  # one request or response: nothing to await to take it
             message = classify(payload)
             if isinstance(message, Request):
-                self._spawn_request(message.id, self._answer_and_write(message))
+                self._spawn_request(
+                    message.id, self._answer_and_write(message), forgets_itself=True
+                )
                 return YIELD_ONCE  # the handler starts before the next message is read
             if isinstance(message, Response):
                 self._on_response(message)
@@ -161,7 +163,7 @@ class IncomingMessages:
 
     async def _on_message(self, message: Request | Notification | Response | Invalid) -> None:
         if isinstance(message, Request):
-            self._spawn_request(message.id, self._answer_and_write(message))
+            self._spawn_request(message.id, self._answer_and_write(message), forgets_itself=True)
             await asyncio.sleep(0)  # let the handler start before the next message is read
         elif isinstance(message, Notification):
             await self._on_notification(message.method, message.params)
@@ -259,22 +261,28 @@ class IncomingMessages:
             task.cancel()
 
     def _spawn_request(
-        self, request_id: RequestId, coroutine: Coroutine[Any, Any, Any]
+        self,
+        request_id: RequestId,
+        coroutine: Coroutine[Any, Any, Any],
+        *,
+        forgets_itself: bool = False,
     ) -> asyncio.Task[Any]:
-        """`_spawn` for a request's handler, which `$/cancel_request` can find while it runs
-        (one done callback for both: each is a loop callback per request)."""
+        """`_spawn` for a request's handler, which `$/cancel_request` can find while it runs.
+        `forgets_itself`: the coroutine calls `_forget` as it ends (a done callback would cost
+        a loop pass after each answer); it starts before the next message is read, so nothing
+        but closing cancels it before it runs."""
         task = asyncio.create_task(coroutine)
         self._tasks.add(task)
         self._inbound[request_id] = task
-
-        def done(finished: asyncio.Task[Any]) -> None:
-            self._tasks.discard(finished)
-            self._peer_cancelled.discard(finished)
-            if self._inbound.get(request_id) is finished:
-                del self._inbound[request_id]
-
-        task.add_done_callback(done)
+        if not forgets_itself:
+            task.add_done_callback(lambda finished: self._forget(request_id, finished))
         return task
+
+    def _forget(self, request_id: RequestId, finished: asyncio.Task[Any]) -> None:
+        self._tasks.discard(finished)
+        self._peer_cancelled.discard(finished)
+        if self._inbound.get(request_id) is finished:
+            del self._inbound[request_id]
 
     def _start_request(
         self, message: Request, written: asyncio.Future[None]
@@ -294,6 +302,9 @@ class IncomingMessages:
         finally:
             if not written.done():
                 written.set_result(None)
+            task = asyncio.current_task()
+            if task is not None:
+                self._forget(message.id, task)
 
     async def _answer(self, message: Request, written: asyncio.Future[None]) -> bytes:
         """Run the handler; return the encoded response (result or error)."""

@@ -7,12 +7,12 @@
 Read through a StreamReader, every chunk costs the reader loop an event-loop pass: the
 transport's callback stores the bytes and wakes the reader task, which runs a pass later, and
 what it starts (a request's handler, the caller of a request just answered) runs a pass after
-that. `PushedLines` is fed by the transport's callback itself (`PipeLines` for a pipe,
-`AgentPipes` for an agent's stdout). While the connection's reader loop waits in `park`, each
-whole line is handed to the loop's step there and then, so a round trip takes one pass less on
-each side. Wire order is kept: lines are handled one at a time, in order, either here (only
-while the loop is parked) or by the loop; the first line whose handling must be awaited ends
-the park, and the loop awaits it before it takes the next.
+that. `PushedLines` is fed by the transport's callback itself (`PipeLines`, the protocol of
+an agent's stdin and of a spawned agent's stdout). While the connection's reader loop waits in
+`park`, each whole line is handed to the loop's step there and then, so a round trip takes one
+pass less on each side. Wire order is kept: lines are handled one at a time, in order, either
+here (only while the loop is parked) or by the loop; the first line whose handling must be
+awaited ends the park, and the loop awaits it before it takes the next.
 
 Back-pressure: while the loop is busy, arriving bytes wait in the buffer; past
 `PAUSE_ABOVE_BYTES` the transport stops reading until the loop parks again.
@@ -76,6 +76,10 @@ class PushedLines:
     def attach(self, transport: asyncio.ReadTransport) -> None:
         """The transport to pause when too much waits."""
         self._transport = transport
+
+    @property
+    def transport(self) -> asyncio.ReadTransport | None:
+        return self._transport
 
     def received(self, data: bytes) -> None:
         self._lines.add(data)
@@ -196,29 +200,3 @@ class PipeLines(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lines.ended(exc)
-
-
-class AgentPipes(asyncio.subprocess.SubprocessStreamProtocol):
-    """asyncio's protocol for a subprocess's pipes, with stdout pushed into `lines`."""
-
-    def __init__(self, lines: PushedLines, limit: int, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(limit=limit, loop=loop)
-        self.lines = lines
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)
-        if isinstance(transport, asyncio.SubprocessTransport):
-            stdout = transport.get_pipe_transport(1)
-            if isinstance(stdout, asyncio.ReadTransport):
-                self.lines.attach(stdout)
-
-    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        if fd == 1 and isinstance(data, bytes):
-            self.lines.received(data)
-        else:
-            super().pipe_data_received(fd, data)
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd == 1:
-            self.lines.ended(exc)
-        super().pipe_connection_lost(fd, exc)

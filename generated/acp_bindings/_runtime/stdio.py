@@ -25,7 +25,7 @@ from typing import IO, Any, Final
 from .connection import Connection
 from .dispatch import Dispatcher
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteSink
-from .pushed_lines import AgentPipes, PipeLines, PushedLines
+from .pushed_lines import PipeLines, PushedLines
 from .trace import Tracer, TraceTarget, tracer_for
 
 DispatcherFactory = Callable[[Connection], Dispatcher]
@@ -35,7 +35,6 @@ _READ_CHUNK = 1 << 20
 # earlier large free happened to raise its threshold: 30-40 µs a message in a process whose
 # modules load from bytecode. Below the threshold, the buffer comes from the heap.
 PIPE_READ_BYTES: Final = 64 * 1024
-_STREAM_LIMIT: Final = 1 << 16  # asyncio's default, for the pipes asyncio still reads (stderr)
 _background: set[asyncio.Task[None]] = set()
 _STDOUT_FD: Final = 1
 _STDERR_FD: Final = 2
@@ -206,22 +205,35 @@ async def spawn_agent(
     the agent in a session (and process group) of its own, so signals the terminal sends to
     its foreground group, such as Ctrl-C's SIGINT, reach the client alone: an interactive
     client can then answer Ctrl-C by cancelling the turn instead of losing the agent."""
-    # `asyncio.create_subprocess_exec`, with the agent's stdout pushed into `lines`.
+    # The agent's stdout is a pipe of our own, read by `PipeLines`: asyncio's subprocess pipes
+    # hand each read to the protocol a loop pass later (`call_soon`), a pass per round trip.
     loop = asyncio.get_running_loop()
-    lines = PushedLines()
-    transport, protocol = await loop.subprocess_exec(
-        lambda: AgentPipes(lines, _STREAM_LIMIT, loop),
-        *argv,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=stderr,
-        env=None if env is None else dict(env),
-        cwd=cwd,
-        start_new_session=start_new_session,
-    )
-    process = asyncio.subprocess.Process(transport, protocol, loop)
+    read_fd, write_fd = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=write_fd,
+            stderr=stderr,
+            env=None if env is None else dict(env),
+            cwd=cwd,
+            start_new_session=start_new_session,
+        )
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)  # the agent has its own copy: its exit is our end of stream
     assert process.stdin is not None
-    _read_pipe_in_small_reads(transport.get_pipe_transport(1))
+    lines = PushedLines()
+    stdout = os.fdopen(read_fd, "rb", buffering=0)
+    try:
+        read_transport, _ = await loop.connect_read_pipe(lambda: PipeLines(lines), stdout)
+    except BaseException:
+        stdout.close()
+        process.kill()
+        raise
+    _read_pipe_in_small_reads(read_transport)
     connection = Connection(
         lines, process.stdin, max_line_bytes=max_line_bytes, trace=tracer_for(trace)
     )
