@@ -50,6 +50,7 @@ def test_spawned_agent_round_trips_and_exits_zero_when_stdin_closes() -> None:
             [sys.executable, str(AGENT)], factory, env=ENV, stderr=asyncio.subprocess.PIPE
         )
         connection = agent.connection
+        assert agent.process.stdout is None  # the connection reads a pipe of its own
         assert await guard(connection.request("echo", {"text": "hé\nllo"})) == {"text": "hé\nllo"}
         await connection.notify("ping", [1])
         answer = await guard(connection.request("ask_client", {"q": 1}))

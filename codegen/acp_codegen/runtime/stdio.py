@@ -158,7 +158,8 @@ def _stdout_descriptor_to_stderr() -> Iterator[None]:
 
 @dataclass
 class AgentProcess:
-    """An agent subprocess and the connection over its stdin/stdout."""
+    """An agent subprocess and the connection over its stdin/stdout. The connection reads the
+    agent's stdout from a pipe of its own: `process.stdout` is None."""
 
     process: asyncio.subprocess.Process
     connection: Connection
