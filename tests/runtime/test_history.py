@@ -3,9 +3,12 @@ message, and replaying it still gives the client the same state as everything th
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
+import pytest
+from acp_codegen.runtime.agent_session import AgentSession
 from acp_codegen.runtime.framing import encode_json
 from acp_codegen.runtime.history import ChunkRun, HistoryRecorder, chunk_runs, live_tags
 from acp_codegen.runtime.state import SessionState
@@ -184,8 +187,13 @@ def test_without_rules_or_when_the_whole_form_is_refused_chunks_are_kept() -> No
             recorder.record(history, update)
         assert history == sent
     checked: list[dict[str, Any]] = []
+
+    def accept(whole: dict[str, Any]) -> bool:
+        checked.append(whole)
+        return True
+
     history = []
-    recorder = HistoryRecorder(chunk_runs(RULES), check=lambda whole: not checked.append(whole))
+    recorder = HistoryRecorder(chunk_runs(RULES), check=accept)
     for update in sent:
         recorder.record(history, update)
     assert len(history) == 1 and len(checked) == 1  # one check per run, not per chunk
@@ -243,3 +251,30 @@ def test_without_a_limit_everything_is_kept() -> None:
     for i in range(100):
         recorder.record(history, chunk("agent_message_chunk", f"m{i}", "z" * 1000))
     assert len(history) == 100 and recorder.dropped == 0
+
+
+class Quiet:
+    """A peer that takes every notification."""
+
+    async def request(self, method: str, params: Any) -> Any:
+        raise AssertionError(f"no request expected, got {method}")
+
+    async def notify(self, method: str, params: Any) -> None:
+        return None
+
+
+def test_a_session_refuses_a_negative_limit_and_bounds_its_history_from_the_first_update() -> None:
+    """The session makes its recorder when it first sends (most sessions send nothing): the
+    limit is still checked when the session is made, and the first update is counted."""
+    with pytest.raises(ValueError, match="at least 0"):
+        AgentSession("s", Quiet(), {}, {}, history_limit=-1)
+    session = AgentSession("s", Quiet(), {}, {}, chunk_runs=chunk_runs(RULES), history_limit=1200)
+    assert session.history_dropped == 0 and session.history == []
+
+    async def send() -> None:
+        for i in range(3):
+            await session.send_update(chunk("agent_message_chunk", f"m{i}", "x" * 500))
+
+    asyncio.run(send())
+    assert [entry["messageId"] for entry in session.history] == ["m1", "m2"]
+    assert session.history_dropped == 1

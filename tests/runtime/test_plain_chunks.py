@@ -4,6 +4,7 @@ shipped schema, v2 and v1, over any text; anything else still gets the full chec
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -71,17 +72,8 @@ def test_a_bad_update_is_still_refused_by_session_update() -> None:
         V2.session_update({"sessionId": 3, "update": chunk("agent_message_chunk", "m", "t")})
 
 
-@pytest.mark.parametrize(
-    ("constraint", "refused"),
-    [
-        (Field(max_length=4097), "x" * 5000),
-        (Field(min_length=1), ""),
-        (Field(pattern="^[^\x00]*$"), "\x00"),
-    ],
-)
-def test_a_schema_that_constrains_the_text_keeps_the_check(constraint: Any, refused: str) -> None:
-    """The skip is only taken where the schema takes every plain chunk: a text with a length
-    limit or a pattern turns it off, and such chunks are checked."""
+def constrained_checks(constraint: Any) -> OutgoingChecks:
+    """Checks of a schema whose chunk text carries `constraint` (a length limit, a pattern)."""
     from typing import Literal
 
     from acp_bindings._runtime.tables import MethodSpec
@@ -101,9 +93,69 @@ def test_a_schema_that_constrains_the_text_keeps_the_check(constraint: Any, refu
         update: Chunk
 
     spec = MethodSpec("session/update", "client", "notification", Params, None, "session_update")
-    checks = OutgoingChecks(sent=[spec], answered=[])
+    return OutgoingChecks(sent=[spec], answered=[])
+
+
+CONSTRAINTS = [
+    (Field(max_length=4097), "x" * 5000),
+    (Field(min_length=1), ""),
+    (Field(pattern="^[^\x00]*$"), "\x00"),
+]
+
+
+@pytest.mark.parametrize(("constraint", "refused"), CONSTRAINTS)
+def test_a_schema_that_constrains_the_text_keeps_the_check(constraint: Any, refused: str) -> None:
+    """The skip is only taken where the schema takes every plain chunk: a text with a length
+    limit or a pattern turns it off, and such chunks are checked."""
+    checks = constrained_checks(constraint)
     assert not checks.plain_chunks_fit
     with pytest.raises(ValidationError):
         checks.session_update(
             {"sessionId": "s", "update": chunk("agent_message_chunk", "m", refused)}
         )
+
+
+class Sent:
+    """A peer that keeps the session/update params it is sent."""
+
+    def __init__(self) -> None:
+        self.updates: list[Any] = []
+
+    async def request(self, method: str, params: Any) -> Any:
+        raise AssertionError(f"no request expected, got {method}")
+
+    async def notify(self, method: str, params: Any) -> None:
+        self.updates.append(params["update"])
+
+
+def v1_wire(v1_checks: OutgoingChecks, texts: list[str]) -> list[Any]:
+    """What a session on a v1 connection (`v1_checks`: v1's side of the wire) sends when it
+    streams `texts` as chunks of one message."""
+    from acp_bindings._runtime.agent_session import AgentSession
+    from acp_bindings._runtime.v1_agent_wire import V1SessionDialect
+
+    async def stream() -> list[Any]:
+        peer = Sent()
+        session = AgentSession("s1", peer, {}, {}, V2)
+        session.dialect = V1SessionDialect("s1", peer, v1_checks)
+        message = session.agent_message("m1")
+        for text in texts:
+            await message.append(text)
+        return peer.updates
+
+    return asyncio.run(stream())
+
+
+def test_on_v1_a_plain_chunk_goes_out_as_the_same_update() -> None:
+    sent = v1_wire(V1, ["a", "\ud800", ""])
+    assert sent == [chunk("agent_message_chunk", "m1", text) for text in ["a", "\ud800", ""]]
+
+
+@pytest.mark.parametrize(("constraint", "refused"), CONSTRAINTS)
+def test_on_v1_a_schema_that_constrains_the_text_still_checks_each_chunk(
+    constraint: Any, refused: str
+) -> None:
+    """v2 takes every plain chunk; a v1 schema that does not must still see each one: the
+    chunk its constraint refuses is not sent, the others are."""
+    sent = v1_wire(constrained_checks(constraint), ["ok", refused, "fine"])
+    assert [update["content"]["text"] for update in sent] == ["ok", "fine"]

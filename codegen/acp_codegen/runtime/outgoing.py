@@ -92,16 +92,18 @@ class OutgoingChecks:
                     return False
         return True
 
-    def session_update(self, params: dict[str, Any]) -> None:
+    def session_update(self, params: dict[str, Any]) -> bool:
         """`notification("session/update", params)`, which a plain text chunk with a string
-        session id skips when the schema takes every such chunk (`plain_chunks_fit`)."""
+        session id skips when the schema takes every such chunk (`plain_chunks_fit`): True
+        when it was skipped so (the update is such a chunk), False when the check ran."""
         if (
             self.plain_chunks_fit
             and type(params.get("sessionId")) is str
             and is_plain_text_chunk(params.get("update"))
         ):
-            return
+            return True
         self.notification(SESSION_UPDATE, params)
+        return False
 
     def request(self, method: str, params: Any) -> None:
         check = self._requests.get(method)

@@ -58,6 +58,12 @@ class SessionDialect(Protocol):
 
     async def send_update(self, update: Mapping[str, Any], *, replay: bool = False) -> None: ...
 
+    def takes_plain_chunk(self, update: dict[str, Any]) -> bool:
+        """Whether `update`, a plain text chunk v2's check took (`is_plain_text_chunk`), goes
+        on this wire exactly as it is (noting it as sent): the session then writes it itself,
+        without `send_update`'s translation and second check (most of a streamed turn)."""
+        ...
+
     async def request_permission(self, params: Mapping[str, Any]) -> Any: ...
 
 
@@ -140,7 +146,12 @@ class AgentSession:
         self._updated: float | str = time.time()
         self.closed = False
         self.history: list[Any] = []
-        self._history = HistoryRecorder(chunk_runs, self._accepts, live, limit=history_limit)
+        # The recorder is made by the first update sent: a session that sends none (most of a
+        # busy agent's) keeps fewer objects for the collector to walk.
+        self._history: HistoryRecorder | None = None
+        self._chunk_runs, self._live, self._history_limit = chunk_runs, live, history_limit
+        if history_limit is not None and history_limit < 0:
+            raise ValueError(f"the history limit must be at least 0, not {history_limit}")
         self.last_state: dict[str, Any] | None = None  # the latest state report
         # The connection's wire dialect when it is not v2's (set by the version's side).
         self.dialect: SessionDialect | None = None
@@ -148,7 +159,7 @@ class AgentSession:
     @property
     def history_dropped(self) -> int:
         """How many of the oldest history entries were dropped to keep within the limit."""
-        return self._history.dropped
+        return 0 if self._history is None else self._history.dropped
 
     @property
     def updated_at(self) -> str:
@@ -218,11 +229,12 @@ class AgentSession:
         """Check and write one update. The runtime's own lifecycle reports (echo, state) come
         here directly: a cancelled turn still ends idle after its session was closed."""
         params = {"sessionId": self.session_id, "update": data}
-        self._checks.session_update(params)
-        if self.dialect is None:
+        plain_chunk = self._checks.session_update(params)
+        dialect = self.dialect
+        if dialect is None or (plain_chunk and dialect.takes_plain_chunk(data)):
             await self._notify(SESSION_UPDATE, params)
         else:
-            await self.dialect.send_update(data)
+            await dialect.send_update(data)
         self._updated = time.time()
         tag = data.get(UPDATE_TAG_FIELD) if isinstance(data, dict) else None
         if tag == STATE_UPDATE:
@@ -230,7 +242,12 @@ class AgentSession:
             return
         if tag == SESSION_INFO_UPDATE and "title" in data:
             self.title = data["title"]  # session/list shows what the client was told
-        self._history.record(self.history, data)
+        recorder = self._history
+        if recorder is None:
+            recorder = self._history = HistoryRecorder(
+                self._chunk_runs, self._accepts, self._live, limit=self._history_limit
+            )
+        recorder.record(self.history, data)
 
     def _accepts(self, update: dict[str, Any]) -> bool:
         """Would this update pass the outgoing check (for a whole form the history keeps)?"""

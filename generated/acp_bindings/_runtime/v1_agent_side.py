@@ -136,6 +136,9 @@ class V1AgentSide:
         # the running turn (answered when it reports idle). By the prompt's messageId.
         self._accepted: dict[str, dict[str, asyncio.Future[str | None]]] = {}
         self._in_turn: dict[str, dict[str, asyncio.Future[str | None]]] = {}
+        # The dialects' callbacks, bound once: each session's dialect shares them.
+        self._on_echo, self._on_idle = self._echoed, self._idle
+        self._on_options = self._renamed.updated
 
     async def handle_request(self, method: str, params: Any) -> Any:
         if method.startswith(EXTENSION_PREFIX) and self._extensions is not None:
@@ -211,26 +214,24 @@ class V1AgentSide:
         return result
 
     def _dialect(self, session: AgentSession) -> V1SessionDialect:
-        session_id = session.session_id
-
-        def echoed(message_id: str) -> None:
-            future = self._accepted.get(session_id, {}).pop(message_id, None)
-            if future is not None:
-                self._in_turn.setdefault(session_id, {})[message_id] = future
-
-        def idle(reason: str | None) -> None:
-            for future in self._in_turn.pop(session_id, {}).values():
-                if not future.done():
-                    future.set_result(reason)
-
         return V1SessionDialect(
-            session_id,
+            session.session_id,
             self.side.connection,
             self.checks,
-            on_echo=echoed,
-            on_idle=idle,
-            on_options=lambda configured: self._renamed.updated(session_id, configured),
+            on_echo=self._on_echo,
+            on_idle=self._on_idle,
+            on_options=self._on_options,
         )
+
+    def _echoed(self, session_id: str, message_id: str) -> None:
+        future = self._accepted.get(session_id, {}).pop(message_id, None)
+        if future is not None:
+            self._in_turn.setdefault(session_id, {})[message_id] = future
+
+    def _idle(self, session_id: str, reason: str | None) -> None:
+        for future in self._in_turn.pop(session_id, {}).values():
+            if not future.done():
+                future.set_result(reason)
 
     def _after_answer(self, session_id: str, commands: list[Any]) -> None:
         """v2 answers a new session with its commands; v1 tells them with an update, which

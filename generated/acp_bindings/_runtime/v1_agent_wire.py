@@ -111,10 +111,11 @@ def _not_sent(session_id: str, what: str, why: str) -> None:
 
 class V1SessionDialect:
     """One session's v1 wire: turns v2 update objects into v1 ones and sends them (`peer`,
-    checked by `checks`, v1's tables). `on_echo` gets the messageId of each prompt the turn
-    took up (its echo), `on_idle` the stop reason of each idle report, `on_options` the
-    options (v2 form) of each `config_option_update`, answering the mode to tell with
-    `current_mode_update` (None: nothing to tell)."""
+    checked by `checks`, v1's tables). Each callback gets the session id first: `on_echo` the
+    messageId of each prompt the turn took up (its echo), `on_idle` the stop reason of each
+    idle report, `on_options` the options (v2 form) of each `config_option_update`,
+    answering the mode to tell with `current_mode_update` (None: nothing to tell). One set of
+    callbacks serves every session: a session's dialect holds no closure of its own."""
 
     def __init__(
         self,
@@ -122,9 +123,9 @@ class V1SessionDialect:
         peer: Peer,
         checks: OutgoingChecks,
         *,
-        on_echo: Callable[[str], None] | None = None,
-        on_idle: Callable[[str | None], None] | None = None,
-        on_options: Callable[[Any], str | None] | None = None,
+        on_echo: Callable[[str, str], None] | None = None,
+        on_idle: Callable[[str, str | None], None] | None = None,
+        on_options: Callable[[str, Any], str | None] | None = None,
     ) -> None:
         self.session_id = session_id
         self._peer = peer
@@ -133,10 +134,12 @@ class V1SessionDialect:
         self._on_echo = on_echo
         self._on_idle = on_idle
         self._on_options = on_options
-        self._streamed: set[str] = set()  # message ids with chunks on the wire
-        self._reported: set[str] = set()  # tool call ids sent as `tool_call`
+        # Ids as the keys of dicts, not sets: a dict of strings is not tracked by the collector,
+        # and an agent keeps one dialect per session it ever opened.
+        self._streamed: dict[str, None] = {}  # message ids with chunks on the wire
+        self._reported: dict[str, None] = {}  # tool call ids sent as `tool_call`
         self._content: dict[str, list[Any]] = {}  # tool call content so far, by id
-        self._terminals: set[str] = set()  # display-only terminal ids (no v1 form)
+        self._terminals: dict[str, None] = {}  # display-only terminal ids (no v1 form)
 
     async def send_update(self, update: Mapping[str, Any], *, replay: bool = False) -> None:
         """Send what `update` (a v2 update object) is on v1; `replay`: a `session/load` replay
@@ -155,6 +158,14 @@ class V1SessionDialect:
                 continue
             await self._notify(SESSION_UPDATE, params)
 
+    def takes_plain_chunk(self, update: dict[str, Any]) -> bool:
+        """A plain text chunk is the same update on v1; when v1's schema takes every such
+        chunk (`plain_chunks_fit`, probed as v2's is) it needs neither a copy nor a check."""
+        if not self._checks.plain_chunks_fit:
+            return False
+        self._streamed[update["messageId"]] = None
+        return True
+
     async def request_permission(self, params: Mapping[str, Any]) -> Any:
         """Ask on v1's wire (see `v1_permission_params`); the answer's shape is the same."""
         asked = v1_permission_params(params)
@@ -168,17 +179,17 @@ class V1SessionDialect:
             # The same on v1 (most of a turn's traffic): one copy, the tag first as below.
             message_id = update.get("messageId")
             if isinstance(message_id, str):
-                self._streamed.add(message_id)
+                self._streamed[message_id] = None
             return [{UPDATE_TAG_FIELD: tag, **update}]
         fields = {k: v for k, v in update.items() if k != UPDATE_TAG_FIELD}
         if tag == STATE_UPDATE:
             if fields.get("state") == STATE_IDLE and self._on_idle is not None:
-                self._on_idle(fields.get("stopReason"))
+                self._on_idle(self.session_id, fields.get("stopReason"))
             _not_sent(self.session_id, f"state_update {fields.get('state')!r}", "v1 has none")
             return []
         if tag == USER_MESSAGE and not replay:
             if self._on_echo is not None and isinstance(fields.get("messageId"), str):
-                self._on_echo(fields["messageId"])
+                self._on_echo(self.session_id, fields["messageId"])
             _not_sent(self.session_id, "user_message echo", "the v1 client shows its prompt")
             return []
         if tag in CHUNK_OF:
@@ -191,7 +202,7 @@ class V1SessionDialect:
             return self._plan(fields)
         if tag in (TERMINAL_UPDATE, TERMINAL_OUTPUT_CHUNK):
             if isinstance(fields.get("terminalId"), str):
-                self._terminals.add(fields["terminalId"])
+                self._terminals[fields["terminalId"]] = None
             _not_sent(self.session_id, str(tag), "v1 terminals are the client's, not display-only")
             return []
         if tag == AVAILABLE_COMMANDS_UPDATE:
@@ -206,7 +217,7 @@ class V1SessionDialect:
         options = fields.get("configOptions")
         out = [{UPDATE_TAG_FIELD: CONFIG_OPTION_UPDATE, **fields}]
         out[0]["configOptions"] = v1_config_options(options)
-        mode = None if self._on_options is None else self._on_options(options)
+        mode = None if self._on_options is None else self._on_options(self.session_id, options)
         if mode is not None:
             out.append({UPDATE_TAG_FIELD: CURRENT_MODE_UPDATE, "currentModeId": mode})
         return out
@@ -237,7 +248,7 @@ class V1SessionDialect:
             _not_sent(self.session_id, f"{tag} {message_id} without content", "v1 has no patch")
             return []
         if isinstance(message_id, str):
-            self._streamed.add(message_id)
+            self._streamed[message_id] = None
         chunk = CHUNK_OF[tag]
         extra = {"messageId": message_id} if isinstance(message_id, str) else {}
         return [{UPDATE_TAG_FIELD: chunk, **extra, "content": block} for block in content]
@@ -276,7 +287,7 @@ class V1SessionDialect:
         """`tool_call` the first time an id is reported, `tool_call_update` after."""
         if call_id in self._reported:
             return {UPDATE_TAG_FIELD: TOOL_CALL_UPDATE, **fields}
-        self._reported.add(call_id)
+        self._reported[call_id] = None
         first = {k: v for k, v in fields.items() if v is not None}  # nothing to clear yet
         if not isinstance(first.get("title"), str):
             name = first.get("name")

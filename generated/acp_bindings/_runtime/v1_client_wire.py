@@ -180,6 +180,11 @@ class V1ClientWire:
     def setup_done(self, session: ClientSession[Any], result: Any) -> None:
         """Fold what a session setup result says (v1: modes and config options); a message a
         load replayed ends with the replay (the next chunk starts a new one)."""
+        reader = self._readers.get(session.session_id)
+        if reader is None and not (
+            isinstance(result, dict) and ("modes" in result or "configOptions" in result)
+        ):
+            return  # nothing to fold: the session's first update makes its reader
         reader = self.reader(session.session_id)
         reader.end_message()
         for update in reader.session_setup(result):
