@@ -251,10 +251,10 @@ class V1AgentSide:
 
     def _fields(self, method: str, result: Mapping[str, Any]) -> dict[str, Any]:
         allowed = _RESULT_FIELDS[method]
-        left = sorted(key for key in result if key not in allowed and key != AVAILABLE_COMMANDS)
-        if left:
-            logger.debug("v1: %s result fields %s not sent (no v1 form)", method, left)
         fields = {key: value for key, value in result.items() if key in allowed}
+        if len(fields) + (AVAILABLE_COMMANDS in result) < len(result):  # some have no v1 form
+            left = sorted(key for key in result if key not in allowed and key != AVAILABLE_COMMANDS)
+            logger.debug("v1: %s result fields %s not sent (no v1 form)", method, left)
         if "configOptions" in fields:
             fields["configOptions"] = v1_config_options(fields["configOptions"])
             modes = v1_modes(result["configOptions"])
