@@ -231,8 +231,10 @@ class Agent:
         """The v2 dialect: the lifecycle behind v2's checks (it owns the session registry)."""
         self.client = ClientProxy(connection, strict=self.strict)
         deletes = type(self).on_delete_session is not Agent.on_delete_session
+        # Without a hook of the author's, `session/new` is answered as it is read (no task).
+        news = type(self).on_new_session is not Agent.on_new_session
         hooks = SessionHooks(
-            on_new_session=self._serve_new_session,
+            on_new_session=self._serve_new_session if news else None,
             on_resume_session=self._serve_resume_session,
             on_close_session=self._serve_close_session,
             load_session=self._serve_load_session,

@@ -19,11 +19,15 @@ import acp_bindings as acp  # noqa: E402
 from acp_bindings import models  # noqa: E402
 from acp_bindings._runtime.client_services import refusal  # noqa: E402
 from acp_bindings._runtime.connection import Connection  # noqa: E402
-from acp_bindings._runtime.dispatch import Dispatcher, ValidatingDispatcher  # noqa: E402
+from acp_bindings._runtime.dispatch import (  # noqa: E402
+    Dispatcher,
+    ValidatingDispatcher,
+    synchronous_requests,
+)
 from acp_bindings._runtime.v1_agent_side import V1AgentSide  # noqa: E402
 from acp_bindings.v1 import models as v1_models  # noqa: E402
 
-from .streams import RawPeer, run, stream_pair  # noqa: E402
+from .streams import RawPeer, RecordingSink, run, stream_pair  # noqa: E402
 
 OPTIONS = [models.PermissionOption(option_id="ok", name="Allow", kind="allow_once")]
 V1_INIT = {
@@ -440,3 +444,23 @@ def test_what_each_client_service_needs(
 ) -> None:
     found = refusal(method, version, capabilities)
     assert found is None if why is None else (found is not None and why in found)
+
+
+def test_the_agent_answers_session_new_at_once_only_without_a_hook_of_the_authors() -> None:
+    """Without an `on_new_session` of the author's nothing awaits in `session/new`: both
+    versions declare it answered at once (no task); with one, it runs as a task."""
+
+    class Hooked(ScriptedAgent):
+        async def on_new_session(self, session: acp.Session) -> dict[str, Any] | None:
+            return None
+
+    async def offered() -> list[frozenset[str]]:
+        sets = []
+        for agent in (ScriptedAgent(), Hooked()):
+            connection = Connection(asyncio.StreamReader(), RecordingSink())
+            sets.append(synchronous_requests(agent.dispatcher(connection)))
+        return sets
+
+    plain, hooked = run(offered())
+    assert plain == {"initialize", "session/new"}
+    assert hooked == {"initialize"}

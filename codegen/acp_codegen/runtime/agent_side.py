@@ -166,6 +166,13 @@ class AgentSide:
             raise
         return result
 
+    def synchronous_requests(self) -> frozenset[str]:
+        """`initialize`, and `session/new` when no hook of the author's runs for it: answered
+        within the read that brought them (the connection needs no task for them)."""
+        if self.registry.hooks.on_new_session is None:
+            return frozenset({INITIALIZE, SESSION_NEW})
+        return frozenset({INITIALIZE})
+
     async def handle_notification(self, method: str, params: Any) -> None:
         if method == SESSION_CANCEL:
             self.cancel(params)

@@ -60,6 +60,18 @@ def inline_notifications(dispatcher: object) -> dict[str, InlineHandler]:
     return dict(handlers)
 
 
+def synchronous_requests(dispatcher: object) -> frozenset[str]:
+    """The requests `dispatcher` answers without ever suspending and without running an
+    author's code, by method: the connection drives their handling within the read that
+    brought them, without a task (see `IncomingMessages`). A dispatcher may offer
+    `synchronous_requests()`; without it every request runs as a task."""
+    offer = getattr(dispatcher, "synchronous_requests", None)
+    if offer is None:
+        return frozenset()
+    methods: frozenset[str] = frozenset(offer())
+    return methods
+
+
 def index_methods(methods: MethodTable) -> dict[tuple[str, str], MethodSpec]:
     """Rows by (wire name, kind): one name may be both a request and a notification."""
     rows = methods.values() if isinstance(methods, Mapping) else methods
@@ -208,6 +220,10 @@ class ValidatingDispatcher:
         checked = self._checked(method, params)
         if checked is not _DROPPED:
             await self.inner.handle_notification(method, checked)
+
+    def synchronous_requests(self) -> frozenset[str]:
+        """The inner dispatcher's (the checks in front of them never suspend)."""
+        return synchronous_requests(self.inner)
 
     def inline_notifications(self) -> dict[str, InlineHandler]:
         """The inner dispatcher's synchronous handlers, each behind the same check."""

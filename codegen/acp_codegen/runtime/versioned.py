@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from .dispatch import Dispatcher, InlineHandler, inline_notifications
+from .dispatch import Dispatcher, InlineHandler, inline_notifications, synchronous_requests
 from .protocol import INITIALIZE
 
 
@@ -79,6 +79,12 @@ class VersionedDispatcher:
 
     async def handle_notification(self, method: str, params: Any) -> None:
         await self.current().handle_notification(method, params)
+
+    def synchronous_requests(self) -> frozenset[str]:
+        """Those every version answers without suspending (routing itself never does)."""
+        return frozenset.intersection(
+            *(synchronous_requests(dispatcher) for dispatcher in self._by_version.values())
+        )
 
     def inline_notifications(self) -> dict[str, InlineHandler]:
         offered = {

@@ -16,6 +16,10 @@ Concurrency model (wire order is part of the protocol):
   turn waiting on a permission answer). Each task starts eagerly: the loop yields once after
   creating it, so the handler runs up to its first real suspension point before the next message
   is read. Whatever it records before its first `await` is seen by later messages.
+  A request the dispatcher answers without ever suspending (`synchronous_requests`:
+  `initialize`, a `session/new` no author hook awaits) needs no task: it is handled and
+  answered as it is read, in a context of its own; should it suspend after all (a full pipe),
+  a task finishes it.
 - Responses from the peer resolve the matching pending `request()` inline.
 - Every write goes through `_write_now`, so wire order equals call order. Requests, responses
   and a lone notification are handed to the transport's synchronous `write()` at once. A burst

@@ -10,7 +10,9 @@ connection's concurrency model (see connection.py):
 
 - a well-formed notification is recognised without `classify` and handled inline;
 - a request runs as a task that starts before the next message is read; its answer is written
-  the moment the handler returns;
+  the moment the handler returns. One the dispatcher answers without suspending
+  (`dispatch.synchronous_requests`: `initialize`, a `session/new` no author hook awaits) is
+  answered within the read that brought it, without a task;
 - a batch: notifications and responses inline in order, requests as tasks, one array of
   answers when all are done (none for a batch of only notifications);
 - `$/cancel_request` cancels a running request, which is answered with -32800.
@@ -19,13 +21,14 @@ connection's concurrency model (see connection.py):
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Coroutine
 from contextvars import ContextVar
 from typing import Any
 
-from .dispatch import Dispatcher, InlineHandler, inline_notifications
+from .dispatch import Dispatcher, InlineHandler, inline_notifications, synchronous_requests
 from .errors import ConnectionClosed, RpcError
 from .framing import decode_line, encode_json
 from .jsonvalue import to_json
@@ -41,6 +44,7 @@ from .messages import (
     success_message,
 )
 from .pushed_lines import YIELD_ONCE
+from .resumed import Resumed
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +82,8 @@ class IncomingMessages:
     # What the dispatcher handles synchronously (`dispatch.inline_notifications`), read when it
     # is assigned: those notifications skip the chain of coroutines.
     _inline: dict[str, InlineHandler] = {}  # noqa: RUF012 (replaced, never mutated)
+    # The requests it answers without suspending (`dispatch.synchronous_requests`), likewise.
+    _synchronous: frozenset[str] = frozenset()
     _closed: bool
     _withdrawn: OrderedDict[RequestId, None]
     _pending: dict[RequestId, asyncio.Future[Any]]
@@ -95,6 +101,7 @@ class IncomingMessages:
         inline = {} if dispatcher is None else inline_notifications(dispatcher)
         inline.pop(CANCEL_REQUEST_METHOD, None)  # always the connection's own
         self._dispatcher, self._inline = dispatcher, inline
+        self._synchronous = frozenset() if dispatcher is None else synchronous_requests(dispatcher)
 
     async def _write_frame(self, frame: bytes) -> None:
         raise NotImplementedError  # Connection writes
@@ -139,6 +146,9 @@ class IncomingMessages:
         if type(payload) is dict:  # one request or response: nothing to await to take it
             message = classify(payload)
             if isinstance(message, Request):
+                if message.method in self._synchronous:
+                    self._answer_at_once(message)
+                    return None
                 self._spawn_request(
                     message.id, self._answer_and_write(message), forgets_itself=True
                 )
@@ -259,6 +269,20 @@ class IncomingMessages:
         if task is not None and not task.done():
             self._peer_cancelled.add(task)
             task.cancel()
+
+    def _answer_at_once(self, message: Request) -> None:
+        """Handle a request the dispatcher answers without suspending, here and now, in a
+        context of its own as a task's (`answer_written()` and the like stay the handler's).
+        Should it suspend after all (a full pipe makes the write wait), a task runs the rest."""
+        coroutine = self._answer_and_write(message)
+        context = contextvars.copy_context()
+        try:
+            waits_on = context.run(coroutine.send, None)
+        except StopIteration:
+            return  # answered: nothing to find, nothing to cancel
+        task = asyncio.get_running_loop().create_task(Resumed(coroutine, waits_on), context=context)
+        self._tasks.add(task)
+        self._inbound[message.id] = task
 
     def _spawn_request(
         self,

@@ -154,6 +154,10 @@ class V1AgentSide:
         self.checks.result(method, result)
         return result
 
+    def synchronous_requests(self) -> frozenset[str]:
+        """As v2's (`AgentSide.synchronous_requests`): v1's steps around them never suspend."""
+        return self.side.synchronous_requests()
+
     async def handle_notification(self, method: str, params: Any) -> None:
         if method == SESSION_CANCEL:
             self.side.cancel(params)
