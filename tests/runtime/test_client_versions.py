@@ -3,6 +3,8 @@ the generated agent over a real connection pair (both packages' own runtime)."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,7 @@ from acp_bindings._runtime.connection import Connection  # noqa: E402
 from acp_bindings._runtime.dispatch import ValidatingDispatcher  # noqa: E402
 from acp_bindings._runtime.errors import UnsupportedProtocolVersion  # noqa: E402
 
-from .streams import run, stream_pair  # noqa: E402
+from .streams import RawPeer, run, stream_pair  # noqa: E402
 
 
 class Echo(acp.Agent):
@@ -110,3 +112,49 @@ def test_accepting_v1_needs_its_tables() -> None:
             )
 
     run(main())
+
+
+async def answering(peer: RawPeer, version: int) -> None:
+    """A raw agent: answers `initialize` with `version` and each `session/new`."""
+    count = 0
+    while True:
+        message = await peer.recv()
+        if message["method"] == "initialize":
+            result: dict[str, Any] = {"protocolVersion": version, "agentCapabilities": {}}
+            if version == 2:
+                result = {"protocolVersion": 2, "info": {"name": "a", "version": "1"}}
+        else:
+            count += 1
+            result = {"sessionId": f"sess_{count}"}
+        await peer.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+
+@pytest.mark.parametrize(("client", "version"), [(OnlyV1Client, 1), (OnlyV2Client, 2)])
+def test_a_session_a_client_set_up_keeps_few_objects_for_the_collector(
+    client: type[acp.Client], version: int
+) -> None:
+    """A client keeps every session it set up, and the cyclic collector walks what each
+    holds: a session that has seen nothing yet holds no Event, log lists or sets of its own
+    (it was 10 objects a session on either version)."""
+
+    async def main() -> float:
+        (reader, writer), (peer_reader, peer_writer) = await stream_pair()
+        ours = Connection(reader, writer)
+        lifecycle = client()
+        ours.dispatcher = lifecycle.dispatcher(ours)
+        ours.start()
+        agent = asyncio.ensure_future(answering(RawPeer(peer_reader, peer_writer), version))
+        await lifecycle.lifecycle.initialize()
+        for _ in range(5):  # first calls fill caches
+            await lifecycle.lifecycle.new_session(cwd="/")
+        gc.collect()
+        before = len(gc.get_objects())
+        for _ in range(100):
+            await lifecycle.lifecycle.new_session(cwd="/")
+        gc.collect()
+        per_session = (len(gc.get_objects()) - before) / 100
+        agent.cancel()
+        await ours.close()
+        return per_session
+
+    assert run(main()) <= 5

@@ -57,7 +57,9 @@ class ClientSession(Generic[SnapshotT_co]):
         self.pending_permissions: list[PermissionRequest] = []
         self.closed = False
         self._idle_reports = 0
-        self._idle_changed = asyncio.Event()
+        # Made by the first wait for idle: a client keeps every session it set up, and what
+        # each holds is walked by the cyclic collector (an Event is two objects).
+        self._idle_changed: asyncio.Event | None = None
 
     def snapshot(self) -> SnapshotT_co:
         """The session's state as plain JSON (typed by the generated `SessionSnapshot`)."""
@@ -73,8 +75,9 @@ class ClientSession(Generic[SnapshotT_co]):
             return
         if self.state.state == STATE_IDLE and self.client.is_state_update(update):
             self._idle_reports += 1
-            self._idle_changed.set()
-            self._idle_changed = asyncio.Event()
+            if self._idle_changed is not None:
+                self._idle_changed.set()
+                self._idle_changed = None  # the next wait makes a new one
 
     async def prompt(self, content: Sequence[Mapping[str, Any] | BaseModel]) -> str | None:
         """Send `session/prompt` (blocks as dicts or generated models); returns the id of the
@@ -98,6 +101,8 @@ class ClientSession(Generic[SnapshotT_co]):
         return self.state.stop_reason
 
     async def _wait_for_change(self) -> None:
+        if self._idle_changed is None:
+            self._idle_changed = asyncio.Event()
         changed = asyncio.ensure_future(self._idle_changed.wait())
         closed = asyncio.ensure_future(self.client.connection.wait_closed())
         try:

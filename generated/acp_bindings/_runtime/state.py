@@ -90,11 +90,13 @@ class SessionState(Generic[SnapshotT]):
             entity: {} for entity in KEYED_ENTITIES
         }
         self._slots: dict[str, Any] = dict.fromkeys(SLOT_ENTITIES)
-        self._logs: dict[str, list[Any]] = {entity: [] for entity in LOG_ENTITIES}
+        # Lists made when first needed, ids as dict keys (a dict of strings is not tracked by
+        # the collector): a client keeps every session's state, most of which stay small.
+        self._logs: dict[str, list[Any]] = {}
         self._state: str | None = None
         self._stop_reason: str | None = None
-        self._unknown: list[Any] = []
-        self._work_tool_calls: set[str] = set()  # tool calls of the current active work
+        self._unknown: list[Any] | None = None
+        self._work_tool_calls: dict[str, None] = {}  # tool calls of the current active work
 
     @property
     def state(self) -> str | None:
@@ -119,6 +121,8 @@ class SessionState(Generic[SnapshotT]):
             raise MalformedUpdateError(None, f"{self._tag_field!r} must be a string")
         compiled = self._plan.rules.get(tag)
         if compiled is None:
+            if self._unknown is None:
+                self._unknown = []
             self._unknown.append(copy(data))
             return
         if self._validate is not None:
@@ -133,7 +137,7 @@ class SessionState(Generic[SnapshotT]):
                 self._append(tag, compiled, data)  # chunks: most updates, nothing to undo
             else:  # a live event: the update itself, kept in arrival order
                 entry = {name: value for name, value in data.items() if name != self._tag_field}
-                self._logs[compiled.rule.entity].append(copy(entry))
+                self._logs.setdefault(compiled.rule.entity, []).append(copy(entry))
             return
         commit = self._prepare(tag, compiled, data, copy)
         commit()
@@ -163,8 +167,8 @@ class SessionState(Generic[SnapshotT]):
         for entity in SLOT_ENTITIES:
             out[entity] = copy_json(self._slots[entity])
         for entity, name in LOG_ENTITIES.items():
-            out[name] = copy_json(self._logs[entity])
-        out["unknown"] = copy_json(self._unknown)
+            out[name] = copy_json(self._logs.get(entity, []))
+        out["unknown"] = copy_json(self._unknown or [])
         return cast(SnapshotT, out)
 
     # -- prepare: check and convert, never mutate ---------------------------------------------
@@ -364,7 +368,7 @@ class SessionState(Generic[SnapshotT]):
                         compiled.rule.role,
                     )
         elif entity == TOOL_CALL_ENTITY:
-            self._work_tool_calls.add(key)
+            self._work_tool_calls[key] = None
         record = records.get(slot)
         if record is None:
             identity: dict[str, Any] = {compiled.key_name: key}
