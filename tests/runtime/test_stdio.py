@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 from acp_codegen.runtime.connection import Connection
 from acp_codegen.runtime.errors import ConnectionClosed, RpcError
 from acp_codegen.runtime.pushed_lines import PushedLines
-from acp_codegen.runtime.stdio import PIPE_READ_BYTES, open_stdio, spawn_agent
+from acp_codegen.runtime.stdio import PIPE_READ_BYTES, _written_out, open_stdio, spawn_agent
 
 from .streams import HANG_GUARD_SECONDS, guard, run
 
@@ -248,3 +249,43 @@ def test_agent_exits_zero_without_a_traceback_when_the_client_stops_reading_mid_
         status = agent.wait(HANG_GUARD_SECONDS)
         stderr = agent.stderr.read() if agent.stderr is not None else b""
     assert (status, stderr) == (0, b"")
+
+
+def test_serving_ends_only_once_stdouts_pipe_took_every_answer() -> None:
+    """`printf ... | agent | slow-reader`: when stdin ends, answers may still wait in the
+    stdout transport (the pipe holds 64 KiB); `serve_stdio` returns only once the reader has
+    taken them, or the process would exit without them."""
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        read_fd, write_fd = os.pipe()
+        go, taken = threading.Event(), bytearray()
+
+        def slow_reader() -> None:
+            go.wait()
+            while chunk := os.read(read_fd, 65536):
+                taken.extend(chunk)
+
+        reader = threading.Thread(target=slow_reader, daemon=True)
+        reader.start()
+        transport, protocol = await loop.connect_write_pipe(
+            lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()),
+            os.fdopen(write_fd, "wb", buffering=0),
+        )
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        answers = b"x" * 1_000_000
+        try:
+            writer.write(answers)
+            writer.close()  # as the connection does when stdin ends
+            waiting = asyncio.ensure_future(_written_out(writer))
+            for _ in range(20):  # nothing reads the pipe: it cannot be done
+                await asyncio.sleep(0)
+            assert not waiting.done() and transport.get_write_buffer_size() > 0
+        finally:
+            go.set()  # the reader runs to the end of the pipe whatever happened
+        await guard(waiting)
+        await loop.run_in_executor(None, reader.join)
+        os.close(read_fd)
+        assert bytes(taken) == answers
+
+    run(scenario())

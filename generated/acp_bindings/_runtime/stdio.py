@@ -36,6 +36,8 @@ _READ_CHUNK = 1 << 20
 # modules load from bytecode. Below the threshold, the buffer comes from the heap.
 PIPE_READ_BYTES: Final = 64 * 1024
 _background: set[asyncio.Task[None]] = set()
+# How long an agent whose stdin ended waits for its stdout's reader to take the rest.
+STDOUT_FLUSH_SECONDS: Final = 30.0
 _STDOUT_FD: Final = 1
 _STDERR_FD: Final = 2
 
@@ -138,6 +140,20 @@ async def serve_stdio(
     connection.dispatcher = dispatcher_factory(connection)
     with contextlib.redirect_stdout(sys.stderr), _stdout_descriptor_to_stderr():
         await connection.run()
+        await _written_out(writer)
+
+
+async def _written_out(writer: ByteSink) -> None:
+    """Wait until stdout's pipe took what the connection wrote: a peer that closed our stdin
+    may still be reading (`printf ... | agent | ...`), and the answers held in the transport
+    would be lost if the process exited now. Bounded (`STDOUT_FLUSH_SECONDS`): a peer that
+    stopped reading does not keep the process alive."""
+    wait_closed = getattr(writer, "wait_closed", None)
+    if wait_closed is None:
+        return  # a regular file: every write was done when it was made
+    writer.close()  # the connection closed it already; closing again is harmless
+    with contextlib.suppress(Exception):  # a timeout, or the pipe broke: nothing more to do
+        await asyncio.wait_for(wait_closed(), STDOUT_FLUSH_SECONDS)
 
 
 @contextlib.contextmanager
