@@ -30,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import ConnectionClosed, ProtocolUsageError
 from .handles import Content, MessageStream, Terminal, ToolCall
-from .history import DEFAULT_HISTORY_LIMIT, ChunkRun, HistoryRecorder
+from .history import DEFAULT_HISTORY_LIMIT, ChunkRun, HistoryRecorder, check_history_limit
 from .jsonvalue import as_object, to_json
 from .outgoing import NoChecks, OutgoingChecks
 from .peer import Peer, notifier
@@ -150,8 +150,7 @@ class AgentSession:
         # busy agent's) keeps fewer objects for the collector to walk.
         self._history: HistoryRecorder | None = None
         self._chunk_runs, self._live, self._history_limit = chunk_runs, live, history_limit
-        if history_limit is not None and history_limit < 0:
-            raise ValueError(f"the history limit must be at least 0, not {history_limit}")
+        check_history_limit(history_limit)  # now, though the recorder comes later
         self.last_state: dict[str, Any] | None = None  # the latest state report
         # The connection's wire dialect when it is not v2's (set by the version's side).
         self.dialect: SessionDialect | None = None

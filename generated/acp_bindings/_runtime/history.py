@@ -90,6 +90,12 @@ def live_tags(rules: Mapping[str, MergeRule]) -> frozenset[str]:
     return frozenset(tag for tag, rule in rules.items() if rule.entity in LOG_ENTITIES)
 
 
+def check_history_limit(limit: int | None) -> None:
+    """Raise ValueError for a limit below 0 (None: no bound)."""
+    if limit is not None and limit < 0:
+        raise ValueError(f"the history limit must be at least 0, not {limit}")
+
+
 class HistoryRecorder:
     """Appends updates to a session's history list, folding runs of chunks (see above).
 
@@ -106,8 +112,7 @@ class HistoryRecorder:
         *,
         limit: int | None = DEFAULT_HISTORY_LIMIT,
     ) -> None:
-        if limit is not None and limit < 0:
-            raise ValueError(f"the history limit must be at least 0, not {limit}")
+        check_history_limit(limit)
         self._runs = dict(runs or {})
         self._live = live
         self._check = check

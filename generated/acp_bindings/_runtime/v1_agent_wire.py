@@ -139,7 +139,6 @@ class V1SessionDialect:
         self._streamed: dict[str, None] = {}  # message ids with chunks on the wire
         self._reported: dict[str, None] = {}  # tool call ids sent as `tool_call`
         self._content: dict[str, list[Any]] = {}  # tool call content so far, by id
-        self._terminals: dict[str, None] = {}  # display-only terminal ids (no v1 form)
 
     async def send_update(self, update: Mapping[str, Any], *, replay: bool = False) -> None:
         """Send what `update` (a v2 update object) is on v1; `replay`: a `session/load` replay
@@ -201,8 +200,6 @@ class V1SessionDialect:
         if tag == PLAN_UPDATE:
             return self._plan(fields)
         if tag in (TERMINAL_UPDATE, TERMINAL_OUTPUT_CHUNK):
-            if isinstance(fields.get("terminalId"), str):
-                self._terminals[fields["terminalId"]] = None
             _not_sent(self.session_id, str(tag), "v1 terminals are the client's, not display-only")
             return []
         if tag == AVAILABLE_COMMANDS_UPDATE:
