@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from typing import Any
 
 import pytest
 from acp_codegen.runtime import merge_plan
 from acp_codegen.runtime.connection import Connection
 from acp_codegen.runtime.framing import decode_line, encode_json
-from acp_codegen.runtime.jsonvalue import copy_json
+from acp_codegen.runtime.jsonvalue import copy_json, non_finite_location
 from acp_codegen.runtime.state import SessionState
 from acp_codegen.runtime.tables import MergeRule
 from hypothesis import given
@@ -76,6 +77,34 @@ def test_decode_matches_json_on_any_value(value: Any) -> None:
     line = wire_line(value)  # raw UTF-8, or escaped where a lone surrogate forbids it
     assert repr(decode_line(line)) == repr(reference_decode(line))
     assert decode_line(encode_json(value)) == json.loads(json.dumps(value))  # the trip back
+
+
+def non_finite_paths(value: Any, loc: tuple[str | int, ...] = ()) -> list[list[str | int]]:
+    """Every place in `value` that holds an infinity or NaN, found the plain recursive way."""
+    if isinstance(value, float):
+        return [] if math.isfinite(value) else [list(loc)]
+    if isinstance(value, dict):
+        return [path for k, v in value.items() for path in non_finite_paths(v, (*loc, k))]
+    if isinstance(value, list):
+        return [path for i, v in enumerate(value) for path in non_finite_paths(v, (*loc, i))]
+    return []
+
+
+JSON_WITH_INFINITIES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | json_text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(json_text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(JSON_WITH_INFINITIES)
+def test_a_non_finite_number_is_found_wherever_it_sits(value: Any) -> None:
+    found = non_finite_location(value)  # the quick walk first, the located one only on a find
+    places = non_finite_paths(value)
+    if not places:
+        assert found is None
+    else:
+        assert found in places
 
 
 @given(JSON_VALUES)

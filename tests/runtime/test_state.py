@@ -464,6 +464,33 @@ def test_custom_tag_field() -> None:
 
 
 @pytest.mark.parametrize(
+    ("key", "source", "update"),
+    [
+        ("/id", "/piece", {"kind": "note", "id": "n1", "piece": "x"}),
+        ("/ref/id", "/body/piece", {"kind": "note", "ref": {"id": "n1"}, "body": {"piece": "x"}}),
+        ("/id", None, {"kind": "note", "id": "n1", "content": "x"}),  # the field's own name
+        ("/id", "/kind", {"kind": "note", "id": "n1"}),  # the tag itself is no member
+    ],
+)
+def test_an_append_reads_its_key_and_item_through_any_pointer(
+    key: str, source: str | None, update: dict[str, Any]
+) -> None:
+    rule = MergeRule(
+        tag="note", entity="message", op="append", key=key, source=source, field="content"
+    )
+    state: SessionState[Any] = SessionState({"note": rule}, tag_field="kind")
+    if source == "/kind":
+        with pytest.raises(MalformedUpdateError, match="missing /kind"):
+            state.apply(update)
+        assert state.snapshot()["messages"] == []  # nothing made for a chunk that failed
+        return
+    state.apply(update)
+    state.apply(update)
+    (message,) = state.snapshot()["messages"]
+    assert message["content"] == ["x", "x"] and message[key.rsplit("/", 1)[1]] == "n1"
+
+
+@pytest.mark.parametrize(
     ("rule", "fragment"),
     [
         (MergeRule(tag="x", entity="usage", op="append", field="f"), "not supported"),

@@ -83,6 +83,8 @@ _TEXTS: frozenset[type] = _SCALARS - {float}  # scalars that are always finite
 def non_finite_location(value: Any) -> list[str | int] | None:
     """Where a number that is no finite double sits in decoded JSON (`1e400` decodes to
     infinity, which no JSON text can carry back), as a pydantic-style `loc`; else None."""
+    if _finite_throughout(value):
+        return None  # every request's params are walked: the locations only when needed
     stack: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
     while stack:
         loc, current = stack.pop()
@@ -94,6 +96,22 @@ def non_finite_location(value: Any) -> list[str | int] | None:
         elif isinstance(current, list):
             stack.extend(((*loc, i), v) for i, v in enumerate(current) if v.__class__ not in _TEXTS)
     return None
+
+
+def _finite_throughout(value: Any) -> bool:
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        current = pop()
+        if current.__class__ in _TEXTS:
+            continue
+        if isinstance(current, dict):
+            push(current.values())
+        elif isinstance(current, list):
+            push(current)
+        elif isinstance(current, float) and not math.isfinite(current):
+            return False
+    return True
 
 
 def to_json(value: Any) -> Any:

@@ -131,8 +131,7 @@ class SessionRegistry:
             self._live,
             history_limit=self.history_limit,
         )
-        if self.dialect_for is not None:
-            session.dialect = self.dialect_for(session)
+        session.speak(self.dialect_for)
         return session
 
     def open_session_of(self, params: Any) -> AgentSession:
@@ -235,7 +234,7 @@ class SessionRegistry:
             await self._detach(session)  # resumed from another connection: it moves here
         session.attach(self._peer, params, self.client_capabilities)
         if moved:  # it speaks this connection's version now, not the old connection's
-            session.dialect = None if self.dialect_for is None else self.dialect_for(session)
+            session.speak(self.dialect_for)
         return session
 
     async def _load(self, session_id: str, params: dict[str, Any]) -> AgentSession:

@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -152,8 +152,27 @@ class AgentSession:
         self._chunk_runs, self._live, self._history_limit = chunk_runs, live, history_limit
         check_history_limit(history_limit)  # now, though the recorder comes later
         self.last_state: dict[str, Any] | None = None  # the latest state report
-        # The connection's wire dialect when it is not v2's (set by the version's side).
-        self.dialect: SessionDialect | None = None
+        # The connection's wire dialect when it is not v2's (see `speak`).
+        self._dialect: SessionDialect | None = None
+        self._dialect_for: Callable[[AgentSession], SessionDialect] | None = None
+
+    @property
+    def dialect(self) -> SessionDialect | None:
+        """The wire dialect this session's reports are written in; None on v2."""
+        dialect = self._dialect
+        if dialect is None and self._dialect_for is not None:
+            dialect = self._dialect = self._dialect_for(self)
+        return dialect
+
+    @dialect.setter
+    def dialect(self, dialect: SessionDialect | None) -> None:
+        self._dialect, self._dialect_for = dialect, None
+
+    def speak(self, dialect_for: Callable[[AgentSession], SessionDialect] | None) -> None:
+        """Write in the dialect `dialect_for` makes (None: v2's wire), made by the first report
+        or permission request: a session that sends nothing (most of a busy agent's) keeps
+        no dialect for the collector to walk."""
+        self._dialect, self._dialect_for = None, dialect_for
 
     @property
     def history_dropped(self) -> int:
@@ -229,7 +248,9 @@ class AgentSession:
         here directly: a cancelled turn still ends idle after its session was closed."""
         params = {"sessionId": self.session_id, "update": data}
         plain_chunk = self._checks.session_update(params)
-        dialect = self.dialect
+        dialect = self._dialect
+        if dialect is None and self._dialect_for is not None:
+            dialect = self.dialect  # made now: the session's first report
         if dialect is None or (plain_chunk and dialect.takes_plain_chunk(data)):
             await self._notify(SESSION_UPDATE, params)
         else:
@@ -367,6 +388,7 @@ class AgentSession:
         return result.get("outcome") if isinstance(result, dict) else None
 
     async def _ask(self, params: dict[str, Any]) -> Any:
-        if self.dialect is None:
+        dialect = self.dialect
+        if dialect is None:
             return await self._peer.request(REQUEST_PERMISSION, params)
-        return await self.dialect.request_permission(params)
+        return await dialect.request_permission(params)

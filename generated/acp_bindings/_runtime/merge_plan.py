@@ -60,6 +60,9 @@ class CompiledRule:
     key_name: str  # last key token: the identity field in snapshots ("" for slots)
     source: tuple[str, ...] | None  # None: the whole update without its tag
     byte_sources: Mapping[str, tuple[str, ...]]  # upsert: bytes field -> pointer inside value
+    # One-token pointers as that token (one `get` per chunk, no pointer walk); else None.
+    key_token: str | None = None
+    source_token: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,5 +169,7 @@ def compile_rules(rules: Mapping[str, MergeRule]) -> MergePlan:
             key_name=key[-1] if key else "",
             source=source,
             byte_sources=own_bytes,
+            key_token=key[0] if len(key) == 1 else None,
+            source_token=source[0] if source is not None and len(source) == 1 else None,
         )
     return MergePlan(rules=compiled, layouts=layouts, byte_sources=byte_sources)

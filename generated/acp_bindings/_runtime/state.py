@@ -286,13 +286,14 @@ class SessionState(Generic[SnapshotT]):
         field, source = rule.field, compiled.source
         assert field is not None and source is not None  # compile_rules checked / defaulted
         # `data` is a dict (`_as_object`): a one-token pointer is one `get` (as in `resolve`).
-        tokens = compiled.key
-        key = data.get(tokens[0], ABSENT) if len(tokens) == 1 else resolve(data, tokens)
+        token = compiled.key_token
+        key = data.get(token, ABSENT) if token is not None else resolve(data, compiled.key)
         if not isinstance(key, str):
             found = "nothing" if key is ABSENT else type(key).__name__
             raise MalformedUpdateError(tag, f"key {rule.key} must be a string, found {found}")
-        if len(source) == 1 and source[0] != self._tag_field:
-            value = data.get(source[0], ABSENT)
+        token = compiled.source_token
+        if token is not None and token != self._tag_field:
+            value = data.get(token, ABSENT)
         elif source and source[0] != self._tag_field:
             value = resolve(data, source)
         else:
@@ -302,10 +303,13 @@ class SessionState(Generic[SnapshotT]):
             raise MalformedUpdateError(tag, f"missing {rule.source or '/' + field}")
         # An append field holds bytes exactly when its rule decodes base64 (compile_rules).
         if rule.encoding == "base64":
-            item = _decode_base64(tag, rule.source or f"/{field}", value)
-        else:  # frozen: compact, and shares nothing mutable with the caller (owned or not)
-            item = freeze_item(value)
-        self._record(compiled, key, data).append(field, item)
+            blob = _decode_base64(tag, rule.source or f"/{field}", value)
+            self._record(compiled, key, data).append(field, blob)
+            return
+        # Frozen: compact, and shares nothing mutable with the caller (owned or not). Frozen
+        # first: the record is made only once nothing can fail.
+        item = freeze_item(value)
+        self._record(compiled, key, data).lists[field].append(item)
 
     def _patches(
         self,
@@ -358,7 +362,9 @@ class SessionState(Generic[SnapshotT]):
             # A messageId reused by another role is kept apart (as its own message), never
             # merged into the first role's content.
             first = records.get(key)
-            if first is not None and first.identity.get("role") != compiled.rule.role:
+            if first is not None and first.identity.get("role") == compiled.rule.role:
+                return first  # the next chunk of a message: most updates
+            if first is not None:
                 slot = (compiled.rule.role or "", key)
                 if slot not in records:
                     logger.warning(
