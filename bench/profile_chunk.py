@@ -13,9 +13,7 @@ dialect, the session state). Per line, in microseconds:
 - `validate`: the schema check of the whole params (`wire_check` of the method's params type);
 - `route`: the version router and the hops between the checks and the fold;
 - `convert` (v1): the v1 dialect's reader turning a v1 update into v2's;
-- `merge`: `SessionState.apply` (with the session lookup before it);
-- `line, no merge`: `_take_line` with the session lookup and merge left out (timed directly,
-  not derived): everything a line costs before any state is kept.
+- `merge`: `SessionState.apply` (with the session lookup before it).
 
 Stages are derived from nested timings (the inline handler minus its check and its fold, and
 so on), so they add up to the whole line; on a loaded machine each moves by a few percent.
@@ -32,7 +30,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -110,14 +107,8 @@ def stages(version: int, lines: list[bytes]) -> dict[str, float]:
         out["merge"] = folded
     out["route"] = inline - out["validate"] - folded
 
-    async def on_lines(merge: bool = True) -> float:
-        if merge:
-            take_line = client()._take_line  # the reader loop's step: awaits only what must wait
-        else:  # everything but the merge: the room a merge has under a ratio to json.loads
-            from acp_bindings._runtime.client_side import ClientSide
-
-            with mock.patch.object(ClientSide, "fold_update", lambda *_: True):
-                take_line = client()._take_line
+    async def on_lines() -> float:
+        take_line = client()._take_line  # the reader loop's step: awaits only what must wait
         start = time.perf_counter()
         for line in lines:
             rest = take_line(line)
@@ -136,8 +127,6 @@ def stages(version: int, lines: list[bytes]) -> dict[str, float]:
     run_us = statistics.median(asyncio.run(whole_run()) for _ in range(5)) / count * 1e6
     out["classify"] = line_us - out["decode"] - inline
     out["line (_take_line)"] = line_us
-    unmerged = statistics.median(asyncio.run(on_lines(merge=False)) for _ in range(5))
-    out["line, no merge"] = unmerged / count * 1e6
     out["read"] = run_us - line_us
     out["connection (run)"] = run_us
     return out

@@ -82,6 +82,8 @@ def copy_json(value: Any) -> Any:
 
 _SCALARS: frozenset[type] = frozenset({str, int, float, bool, type(None)})
 _TEXTS: frozenset[type] = _SCALARS - {float}  # scalars that are always finite
+_CONTAINERS: frozenset[type] = frozenset({dict, list})  # empty: nothing to convert inside
+_SEQUENCES = (list, tuple)
 
 
 def non_finite_location(value: Any) -> list[str | int] | None:
@@ -129,7 +131,8 @@ def to_json(value: Any) -> Any:
     if isinstance(value, dict):
         changed: dict[Any, Any] | None = None
         for key, item in value.items():
-            if item.__class__ in _SCALARS:
+            kind = item.__class__
+            if kind in _SCALARS or (kind in _CONTAINERS and not item):
                 continue  # most members: no call per scalar (this runs for every message sent)
             converted = to_json(item)
             if converted is not item:
@@ -137,7 +140,7 @@ def to_json(value: Any) -> Any:
                     changed = dict(value)
                 changed[key] = converted
         return value if changed is None else changed
-    if isinstance(value, list | tuple):
+    if isinstance(value, _SEQUENCES):
         items: list[Any] | None = None if isinstance(value, list) else list(value)
         for index, item in enumerate(value):
             if item.__class__ in _SCALARS:
