@@ -163,11 +163,8 @@ def measure(version: int, lines: list[bytes]) -> dict[str, tuple[float, float]]:
 
 
 def main() -> None:
-    versions = [sys.argv[1]] if len(sys.argv) > 1 else ["v2", "v1"]
-    count = int(sys.argv[2]) if len(sys.argv) > 2 else 50_000
-    for name in versions:
-        lines = worker.recorded("ours" if name == "v2" else "sdk")[:count]
-        got = measure(2 if name == "v2" else 1, lines)
+    for name, version, lines in worker.mixed_streams(sys.argv):
+        got = measure(version, lines)
         print(f"{name}: {len(lines)} lines of the mixed stream; / json.loads (µs per line)")
         for step, (ratio, micro) in got.items():
             print(f"  {step:20} {ratio:5.2f}  ({micro:5.2f})")

@@ -133,12 +133,9 @@ def stages(version: int, lines: list[bytes]) -> dict[str, float]:
 
 
 def main() -> None:
-    versions = [sys.argv[1]] if len(sys.argv) > 1 else ["v2", "v1"]
-    count = int(sys.argv[2]) if len(sys.argv) > 2 else 50_000
-    for name in versions:
-        lines = worker.recorded("ours" if name == "v2" else "sdk")[:count]
-        got = stages(2 if name == "v2" else 1, lines)
-        print(f"{name}: {count} lines of the mixed stream, microseconds per line")
+    for name, version, lines in worker.mixed_streams(sys.argv):
+        got = stages(version, lines)
+        print(f"{name}: {len(lines)} lines of the mixed stream, microseconds per line")
         for stage, value in got.items():
             print(f"  {stage:18} {value:6.2f}")
 

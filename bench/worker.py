@@ -301,6 +301,18 @@ def recorded(flavour: str) -> list[bytes]:
     return stream.sdk(MIXED_LINES) if flavour == "sdk" else stream.ours(MIXED_LINES)
 
 
+def mixed_streams(argv: list[str], count: int = 50_000) -> list[tuple[str, int, list[bytes]]]:
+    """For a profiling script's `[v2|v1] [LINES]` (both, and `count` lines, by default): each
+    version's name, number and first lines of its recorded mixed stream (ours for v2, the
+    SDK-flavoured one for v1)."""
+    names = [argv[1]] if len(argv) > 1 else ["v2", "v1"]
+    count = int(argv[2]) if len(argv) > 2 else count
+    return [
+        (name, 2 if name == "v2" else 1, recorded("ours" if name == "v2" else "sdk")[:count])
+        for name in names
+    ]
+
+
 def main() -> None:
     measure, impl, generated = sys.argv[1], sys.argv[2], sys.argv[3]
     sys.path.insert(0, generated)
