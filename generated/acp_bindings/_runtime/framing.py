@@ -185,7 +185,7 @@ _encode_ascii: Final = _compact_encoder(ensure_ascii=True)
 def encode_json(message: Any) -> bytes:
     """Compact UTF-8 JSON; `json` escapes control characters, so it never contains a newline.
 
-    A string may hold a lone surrogate (`"\ud800"` is valid JSON, so a peer can send one and
+    A string may hold a lone surrogate (`"\\ud800"` is valid JSON, so a peer can send one and
     expect it back), which UTF-8 cannot encode. Such a message is written with every non-ASCII
     character escaped instead: valid JSON that decodes to exactly the same text, so every
     string the wire can carry round-trips. Only messages holding one pay for the second pass."""
