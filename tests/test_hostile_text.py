@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -148,3 +149,24 @@ def test_hostile_package_imports_and_round_trips(
     assert not (root / "PWNED").exists()
     name, dumped, pet = json.loads(proc.stdout)
     assert name == f"session/rename{HOSTILE}" and dumped == message and pet == "Cat"
+
+
+# What steers a terminal or makes text read differently from how it runs (see model.shown).
+_STEERING = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def test_hostile_text_never_reaches_a_generated_file_raw(
+    outputs: tuple[dict[str, bytes], dict[str, bytes]],
+) -> None:
+    """A description becomes a docstring; `cat models.py`, `check`'s diff or an editor would
+    otherwise run the schema's escape sequences (here ESC [2J, BEL, NUL, U+202E)."""
+    _, hostile = outputs
+    for rel, data in sorted(hostile.items()):
+        raw = _STEERING.findall(data.decode("utf-8").replace("\r\n", "\n"))
+        assert not raw, f"{rel}: {sorted(set(raw))!r}"
+    docs = [
+        ast.get_docstring(node, clean=False)
+        for node in ast.walk(ast.parse(hostile["hostile_text/models.py"]))
+        if isinstance(node, ast.ClassDef) and node.name == "RenameSessionRequest"
+    ]
+    assert docs and "\\x00\\x07\\e[2J\\u202e\\u2066" in (docs[0] or ""), docs

@@ -16,6 +16,8 @@ import sys
 from collections.abc import Mapping
 from typing import TextIO
 
+from ..model.shown import visible
+
 QUIET, NORMAL, VERBOSE = 0, 1, 2
 
 RED, GREEN, YELLOW, CYAN, BOLD = "31", "32", "33", "36", "1"
@@ -133,27 +135,31 @@ class Console:
     def result(self, text: str, marks: Mapping[str, str] | None = None) -> None:
         """Text the command exists to print (a report), at every level; on a terminal each word
         in `marks` is painted in its colour (e.g. {"BREAKING": RED})."""
+        text = visible(text)
         if marks and self.colour(self.out):
             for word, code in marks.items():
                 text = text.replace(word, paint(word, code))
         _write(self.out, text)
 
     def diff(self, text: str) -> None:
-        """A unified diff, at every level; coloured line by line on a terminal."""
+        """A unified diff, at every level; coloured line by line on a terminal. The files on
+        disk may hold anything: what they hold is shown escaped (see `model.shown`)."""
+        text = visible(text)
         if self.colour(self.out):
             text = "".join(paint_diff_line(line) for line in text.splitlines(keepends=True))
-        self.result(text)
+        _write(self.out, text)
 
     def stat(self, text: str) -> None:
         """A `--stat` summary (see diffstat.py), at every level; bars coloured on a terminal."""
+        text = visible(text)
         if self.colour(self.out):
             text = "".join(_paint_stat_line(line) for line in text.splitlines(keepends=True))
-        self.result(text)
+        _write(self.out, text)
 
     def info(self, line: str) -> None:
         """A one-line result such as "up to date" (not with --quiet)."""
         if self.verbosity >= NORMAL:
-            _write(self.out, line + "\n")
+            _write(self.out, visible(line) + "\n")
 
     # stderr: errors (every level), notes (NORMAL and up), steps (VERBOSE)
     def error(self, message: str) -> None:
@@ -169,16 +175,16 @@ class Console:
 
     def explain(self, line: str) -> None:
         """A line that belongs to an error (which files, how to fix it): every level."""
-        _write(self.err, line + "\n")
+        _write(self.err, visible(line) + "\n")
 
     def step(self, line: str) -> None:
         """What the command is doing, one line per step (only with --verbose)."""
         if self.verbose:
-            _write(self.err, line + "\n")
+            _write(self.err, visible(line) + "\n")
 
     def _labelled(self, label: str, code: str, message: str) -> None:
         shown = paint(f"{label}:", code) if self.colour(self.err) else f"{label}:"
-        _write(self.err, f"{shown} {message}\n")
+        _write(self.err, f"{shown} {visible(message)}\n")
 
 
 def _write(stream: TextIO, text: str) -> None:

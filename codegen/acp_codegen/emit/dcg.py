@@ -11,7 +11,9 @@ from typing import Any
 from datamodel_code_generator import Error, InputFileType, PythonVersion, generate
 from datamodel_code_generator.enums import DataModelType
 
+from ..load.schema_walk import subschemas
 from ..model.errors import Problem, SchemaError
+from ..model.shown import visible
 from ..paths import TEMPLATE_DIR
 
 # The oldest pydantic the generated models work with: datamodel-code-generator targets it, and the
@@ -53,7 +55,7 @@ _OPTIONS: dict[str, Any] = {
 
 def generate_models(schema: dict[str, Any], template_data: dict[str, Any], header: str) -> str:
     """Source of the models module, opening with `header` (unformatted: the caller formats)."""
-    text = json.dumps(schema)
+    text = json.dumps(_descriptions_shown(schema))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -68,3 +70,26 @@ def generate_models(schema: dict[str, Any], template_data: dict[str, Any], heade
     if not isinstance(out, str):
         raise TypeError("datamodel-code-generator returned no single module")
     return out
+
+
+def _descriptions_shown(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with every description's terminal-steering characters (ESC, CR, C1, direction
+    overrides, lone surrogates) written as visible escapes: datamodel-code-generator copies a
+    description into a docstring verbatim, so a hostile schema could otherwise put raw escape
+    sequences into models.py (shown by `cat`, `check`'s diff, an editor) or text that reads
+    differently from how it runs. A copy is made only when some description needs it."""
+
+    def nodes(doc: dict[str, Any]) -> list[dict[str, Any]]:
+        return [doc, *(node for _, node in subschemas(doc))]
+
+    def needs(node: dict[str, Any]) -> bool:
+        text = node.get("description")
+        return isinstance(text, str) and visible(text) != text
+
+    if not any(needs(node) for node in nodes(schema)):
+        return schema
+    copied: dict[str, Any] = json.loads(json.dumps(schema))
+    for node in nodes(copied):
+        if needs(node):
+            node["description"] = visible(node["description"])
+    return copied
