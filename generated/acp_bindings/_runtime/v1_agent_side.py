@@ -141,6 +141,8 @@ class V1AgentSide:
         self._on_options = self._renamed.updated
 
     async def handle_request(self, method: str, params: Any) -> Any:
+        if method != INITIALIZE:
+            self.side.registry.check(method, params)  # a session attached elsewhere: refused
         if method.startswith(EXTENSION_PREFIX) and self._extensions is not None:
             return await self._extensions.handle_request(method, params)
         if method == INITIALIZE:
@@ -159,6 +161,8 @@ class V1AgentSide:
         return self.side.synchronous_requests()
 
     async def handle_notification(self, method: str, params: Any) -> None:
+        if not self.side.registry.allows(method, params):
+            return  # names a session attached elsewhere (logged)
         if method == SESSION_CANCEL:
             self.side.cancel(params)
         elif method.startswith(EXTENSION_PREFIX) and self._extensions is not None:

@@ -296,7 +296,8 @@ class AgentLink:
             except RpcError as error:  # over HTTP, "cannot reach" comes as initialize's error
                 raise ConnectionError(str(error)) from None
             self._left_behind = await resume_all(self._client.lifecycle, sessions, session_id)
-            self._session = self._client.lifecycle.sessions[session_id]
+            # Not resumed when another connection took it over: prompting it says so.
+            self._session = self._client.lifecycle.sessions.get(session_id, self._session)
         except BaseException:
             await self._drop_process()
             raise
