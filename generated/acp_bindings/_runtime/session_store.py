@@ -94,6 +94,12 @@ class SessionStore:
         within the limits."""
         self.attach(session)  # detached again: it counts from now, at the end of the line
         size = session.history_bytes
+        if size > self.limits.max_bytes:  # alone past the limit: it goes, not the others
+            self._drop(
+                session.session_id, f"its history alone is over {self.limits.max_bytes} bytes"
+            )
+            self.sweep()
+            return
         self._detached[session.session_id] = _Detached(self.clock(), size)
         self._bytes += size
         limits = self.limits
