@@ -72,6 +72,7 @@ class SessionStore:
         self._bytes = 0
         self._expired: OrderedDict[str, None] = OrderedDict()
         self._timer: asyncio.TimerHandle | None = None
+        self._timed: str | None = None  # the session the timer is set for
 
     @property
     def detached_count(self) -> int:
@@ -142,15 +143,21 @@ class SessionStore:
     def _arm(self, now: float) -> None:
         """A timer for when the oldest detached session expires, so an agent nobody talks to
         frees them too (no timer outside an event loop, or with nothing detached)."""
+        oldest = next(iter(self._detached), None)
         if self._timer is not None:
+            if oldest == self._timed:
+                return  # set for it already
             self._timer.cancel()
-            self._timer = None
-        if not self._detached:
+            self._timer = self._timed = None
+        if oldest is None:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        oldest = next(iter(self._detached.values()))
-        due = max(oldest.since + self.limits.idle_seconds - now, 0.0)
-        self._timer = loop.call_later(due, self.sweep)
+        due = max(self._detached[oldest].since + self.limits.idle_seconds - now, 0.0)
+        self._timer, self._timed = loop.call_later(due, self._ring), oldest
+
+    def _ring(self) -> None:
+        self._timer = self._timed = None
+        self.sweep()
