@@ -29,6 +29,10 @@ What differs from v2, per request (the updates are `v1_agent_wire`'s):
 
 Extension methods (`_...`) go to the author's `ext_method` / `ext_notification`, as on v2.
 Other methods are answered -32601: the author's typed handlers are v2's.
+
+A message naming a session attached to another connection is refused (-32002) or, as a
+notification, ignored, before any of the above, as on v2 (session_owner.py); `session/load`
+takes the session over, as `session/resume` does.
 """
 
 from __future__ import annotations
