@@ -128,7 +128,7 @@ def main() -> None:
         agent.run()
         return
     try:
-        agent.run_http(remote.host, remote.port, access=remote.access)
+        agent.run_http(remote.host, remote.port, access=remote.access, limits=remote.limits)
     except ImportError:
         parser.exit(2, f"{parser.prog}: {NEEDS_AIOHTTP}\n")
     except (ValueError, OSError) as problem:  # refused address, port in use

@@ -22,6 +22,7 @@ from ._runtime.http_options import Access
 from ._runtime.outgoing import OutgoingChecks
 from ._runtime.peer import Peer
 from ._runtime.remote_link import RemoteLimits
+from ._runtime.session_store import SessionStore
 from ._runtime.stdio import serve_stdio
 from ._runtime.tolerant import result_from_wire
 from ._runtime.trace import TraceTarget
@@ -298,6 +299,7 @@ class Agent:
         from ._runtime.http_server import serve_http
 
         access = access or Access()
+        self.served_sessions.limits = (limits or RemoteLimits()).detached
         await serve_http(
             self.connection_dispatcher, host, port, access=access, limits=limits, trace=trace
         )
@@ -316,6 +318,7 @@ class Agent:
         what clients put in the URL; without a token, `access.insecure` must say so."""
         from ._runtime.http_server import web_app
 
+        self.served_sessions.limits = (limits or RemoteLimits()).detached
         return web_app(
             self.connection_dispatcher,
             host=host,
@@ -331,13 +334,25 @@ class Agent:
 
     def connection_dispatcher(self, connection: Connection) -> Dispatcher:
         """`dispatcher`, on a fresh shallow copy of this agent: one per remote connection.
-        The copies share this agent's sessions: a client whose connection dropped resumes
-        them (`session/resume`) on its next one; the work they were doing is cancelled.
+        The copies share this agent's sessions (`served_sessions`): a client whose
+        connection dropped resumes them (`session/resume`) on its next one; the work they
+        were doing is cancelled. Each session serves only the connection it is attached to
+        (the runtime's session_owner.py).
         """
         served = copy.copy(self)
         dispatcher = served.dispatcher(connection)
-        served.lifecycle.share_sessions(self.__dict__.setdefault("_served_sessions", {}))
+        served.lifecycle.share_sessions(self.served_sessions)
         return dispatcher
+
+    @property
+    def served_sessions(self) -> SessionStore:
+        """The sessions every remote connection of this agent shares, made on first use.
+        `serve_http` and `web_app` set its `limits` on detached sessions (those whose
+        connection ended) from their `RemoteLimits`; a test may replace its `clock`."""
+        store = self.__dict__.get("_served_sessions")
+        if not isinstance(store, SessionStore):
+            store = self.__dict__["_served_sessions"] = SessionStore()
+        return store
 
     async def auth_login(self, *, params: models.LoginAuthRequest) -> models.LoginAuthResponse:
         """Handle `auth/login` (request)."""

@@ -20,7 +20,13 @@ sys.path.insert(0, str(REPO / "generated"))
 
 from acp_bindings import Client as Client  # noqa: E402
 from acp_bindings import ClientSession as ClientSession  # noqa: E402
-from acp_bindings import PermissionRequest, ProtocolUsageError, message_text  # noqa: E402
+from acp_bindings import (  # noqa: E402
+    PermissionRequest,
+    ProtocolUsageError,
+    RpcError,
+    message_text,
+    models,
+)
 from acp_bindings._runtime.http_server import RemoteServer, running  # noqa: E402
 from acp_bindings._runtime.remote_link import RemoteLimits  # noqa: E402
 from acp_bindings._runtime.web_guard import WebGuard  # noqa: E402
@@ -43,7 +49,9 @@ __all__ = [  # for the tests
     "ClientSession",
     "ProtocolUsageError",
     "RemoteLimits",
+    "RpcError",
     "message_text",
+    "models",
 ]
 
 
@@ -61,8 +69,9 @@ class AllowingClient(Client):
 class Served:
     """A RemoteServer listening on 127.0.0.1 (its port, its URL, its server object)."""
 
-    def __init__(self, server: RemoteServer, port: int) -> None:
+    def __init__(self, server: RemoteServer, port: int, agent: Any = None) -> None:
         self.server = server
+        self.agent = agent  # the agent object served (its `served_sessions`)
         self.port = port
         self.url = f"http://127.0.0.1:{port}/"
         self.ws_url = f"ws://127.0.0.1:{port}/"
@@ -78,6 +87,9 @@ async def served(
 ) -> AsyncIterator[Served]:
     """The example agent (or `agent`) served on 127.0.0.1, a free port."""
     agent = agent or demo_agent_class()(pause=pause)
+    store = getattr(agent, "served_sessions", None)  # (None: a runtime from before it)
+    if store is not None:
+        store.limits = (limits or RemoteLimits()).detached  # as serve_http sets it
     server = RemoteServer(agent.connection_dispatcher, guard=None, limits=limits)
     runner = await running(server)  # as serve_http sets it up
     site = web.TCPSite(runner, "127.0.0.1", 0)
@@ -85,7 +97,7 @@ async def served(
     port = runner.addresses[0][1]
     server.guard = WebGuard.for_address("127.0.0.1", port, token=token)
     try:
-        yield Served(server, port)
+        yield Served(server, port, agent)
     finally:
         await runner.cleanup()
 

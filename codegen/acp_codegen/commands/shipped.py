@@ -23,6 +23,12 @@ from .targets import expanded
 
 SCHEMA_TEXT = "print the ACP schema shipped with acp-codegen (the default input of generate)"
 DEMO_TEXT = "serve the example agent (examples/demo_agent.py) on stdin/stdout, to try a client on"
+# How long and how many sessions of clients that left the agent keeps (its RemoteLimits).
+DETACHED_OPTIONS = (
+    ("--detached-session-idle", "SECONDS", "drop a session whose client left this long ago"),
+    ("--max-detached-sessions", "N", "keep at most this many sessions whose client left"),
+    ("--max-detached-bytes", "BYTES", "keep at most this much history of those sessions"),
+)
 
 
 def add_shipped_parsers(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -54,6 +60,8 @@ def add_shipped_parsers(sub: Any, parents: list[argparse.ArgumentParser]) -> Non
                 action="store_true",
                 help="with --http: allow a non-loopback address without $ACP_TOKEN",
             )
+            for detached, number, help_text in DETACHED_OPTIONS:
+                cmd.add_argument(detached, metavar=number, help=f"with --http: {help_text}")
 
 
 def run_schema(args: argparse.Namespace) -> int:
@@ -82,5 +90,8 @@ def run_demo(args: argparse.Namespace) -> int:
     sys.argv += [*([] if args.http is None else ["--http", args.http])]
     sys.argv += [option for address in args.public for option in ("--public", address)]
     sys.argv += ["--insecure"] if args.insecure else []
+    for option, _, _ in DETACHED_OPTIONS:
+        value = getattr(args, option.removeprefix("--").replace("-", "_"))
+        sys.argv += [] if value is None else [option, value]
     runpy.run_path(str(DEMO_AGENT), run_name="__main__")
     return EXIT_OK

@@ -26,7 +26,13 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import ConnectionClosed, ProtocolUsageError
 from .handles import Content, MessageStream, Terminal, ToolCall
-from .history import DEFAULT_HISTORY_LIMIT, ChunkRun, HistoryRecorder, check_history_limit
+from .history import (
+    DEFAULT_HISTORY_LIMIT,
+    ChunkRun,
+    HistoryRecorder,
+    check_history_limit,
+    history_bytes,
+)
 from .jsonvalue import as_object, to_json
 from .outgoing import NoChecks, OutgoingChecks
 from .peer import Peer, notifier
@@ -103,10 +109,6 @@ class Turn:
 CURRENT_TURN: ContextVar[Turn | None] = ContextVar("current_turn", default=None)
 
 
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 class AgentSession:
     """One session on the agent side. Turn handlers get it as their first argument.
 
@@ -134,6 +136,7 @@ class AgentSession:
         self.setup = dict(setup)  # the session/new (or resume) params
         self.client_capabilities = client_capabilities
         self._peer = peer
+        self.owner: Peer | None = peer  # the connection it serves (sessions.py); None: detached
         self._notify = notifier(peer)
         self._checks = checks or NoChecks()
         self.turn: Turn | None = None  # the running foreground work, if any
@@ -171,6 +174,11 @@ class AgentSession:
         self._dialect, self._dialect_for = None, dialect_for
 
     @property
+    def history_bytes(self) -> int:
+        """Bytes of JSON the history holds (as `history_limit` counts them)."""
+        return history_bytes(self.history, self._history)
+
+    @property
     def history_dropped(self) -> int:
         """How many of the oldest history entries were dropped to keep within the limit."""
         return 0 if self._history is None else self._history.dropped
@@ -198,8 +206,8 @@ class AgentSession:
         return self._peer
 
     def attach(self, peer: Peer, setup: Mapping[str, Any], client_capabilities: Any) -> None:
-        """Reopen (session/resume): new setup params, open again."""
-        self._peer = peer
+        """Reopen (session/resume): new setup params, open again, owned by `peer`."""
+        self._peer = self.owner = peer
         self._notify = notifier(peer)
         self.setup = dict(setup)
         self.client_capabilities = client_capabilities

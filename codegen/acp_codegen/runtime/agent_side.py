@@ -28,7 +28,10 @@ Everything the agent answers or sends is validated against the schema's types wh
 (built by generated code from its method tables) is given.
 
 Errors: -32600 before `initialize`, -32602 for malformed params or content the prompt
-capabilities do not allow (with `loc`), -32002 for an unknown or closed session.
+capabilities do not allow (with `loc`), -32002 for an unknown or closed session, or one
+attached to another connection (session_owner.py: every method naming a session, the
+author's included, is checked before it is served; a notification for such a session is
+ignored).
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from .protocol import (
     SUPPORTED_PROTOCOL_VERSIONS,
     prompt_content_problems,
 )
+from .session_store import SessionStore
 from .sessions import (
     SessionHook,
     SessionHooks,
@@ -140,6 +144,8 @@ class AgentSide:
     # -- Dispatcher -----------------------------------------------------------------------------
 
     async def handle_request(self, method: str, params: Any) -> Any:
+        if method != INITIALIZE:
+            self.registry.check(method, params)  # a session attached elsewhere: refused
         if method == SESSION_PROMPT:
             return self._prompt(params)  # checked before the prompt is accepted
         if method == INITIALIZE:
@@ -174,6 +180,8 @@ class AgentSide:
         return frozenset({INITIALIZE})
 
     async def handle_notification(self, method: str, params: Any) -> None:
+        if not self.registry.allows(method, params):
+            return  # names a session attached elsewhere (logged)
         if method == SESSION_CANCEL:
             self.cancel(params)
         elif self._fallback is not None:
@@ -187,12 +195,13 @@ class AgentSide:
         """Register a session (session/new does this)."""
         return self.registry.open(session_id, setup)
 
-    def share_sessions(self, sessions: dict[str, AgentSession]) -> None:
-        """Serve `sessions`, shared by every connection of an agent served remotely, instead
-        of this connection's own, so a client that lost its connection resumes its sessions
-        on the next one. When this connection ends, the sessions it had open are detached
-        (`SessionRegistry.detach`)."""
-        self.registry.sessions = sessions
+    def share_sessions(self, store: SessionStore) -> None:
+        """Serve the sessions of `store`, shared by every connection of an agent served
+        remotely, instead of this connection's own, so a client that lost its connection
+        resumes its sessions on the next one. When this connection ends, the sessions
+        attached to it are detached (`SessionRegistry.detach`), kept within the store's
+        limits."""
+        self.registry.store = store
         detaching = asyncio.ensure_future(self._detach_when_closed())
         _DETACHING.add(detaching)  # not in _background: aclose must not cancel it
         detaching.add_done_callback(_DETACHING.discard)
@@ -202,8 +211,11 @@ class AgentSide:
         await self.registry.detach(self.connection)
 
     async def aclose(self) -> None:
-        """Cancel every running turn and wait for the runners to finish."""
+        """Cancel every running turn of this connection's sessions and wait for the runners
+        to finish."""
         for session in self.sessions.values():
+            if session.owner is not self.connection:
+                continue  # another connection's, in a shared store
             if session.turn is not None and session.turn.task is not None:
                 session.turn.task.cancel()
         await asyncio.gather(*list(self._background), return_exceptions=True)

@@ -155,6 +155,13 @@ class HistoryRecorder:
                         return
         self._append(history, update)
 
+    def size_of(self, history: list[Any]) -> int | None:
+        """Bytes of JSON `history` holds, when this recorder has counted them (it keeps count
+        under a limit, and `history` is the list it last recorded into, untouched since)."""
+        if self._limit is None or history is not self._history or len(history) != self._length:
+            return None
+        return self._total
+
     def _append(self, history: list[Any], update: Any) -> None:
         history.append(update)
         self._length = len(history)
@@ -198,6 +205,12 @@ class HistoryRecorder:
         if self._limit is not None:  # the author's entries count too
             self._sizes = deque(_size(update) for update in history)
             self._total = sum(self._sizes)
+
+
+def history_bytes(history: list[Any], recorder: HistoryRecorder | None) -> int:
+    """Bytes of JSON `history` holds: the recorder's count when it kept one, else counted."""
+    known = None if recorder is None else recorder.size_of(history)
+    return known if known is not None else sum(map(_size, history))
 
 
 def _size(value: Any) -> int:

@@ -4,7 +4,9 @@ that can also serve remotely:
 - `--http HOST:PORT`: serve Streamable HTTP and WebSocket there instead of stdio;
 - `--public HOST:PORT` (repeatable): another address clients reach it by, e.g. a reverse
   proxy's: its Host header and browser origin are accepted too;
-- `--insecure`: listen on a non-loopback address without a token.
+- `--insecure`: listen on a non-loopback address without a token;
+- `--detached-session-idle SECONDS`, `--max-detached-sessions N`, `--max-detached-bytes N`:
+  how long and how many sessions whose client left are kept for a resume (`RemoteLimits`).
 
 The token comes from the environment variable `ACP_TOKEN` (never the command line, which other
 users of the machine can read).
@@ -15,14 +17,29 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Final
 
+from .remote_link import RemoteLimits
 from .web_guard import Refusal, WebGuard
 
 TOKEN_VARIABLE: Final = "ACP_TOKEN"
 NEEDS_AIOHTTP: Final = "--http needs aiohttp (pip install aiohttp)"
 WILDCARD_HOSTS: Final = frozenset({"0.0.0.0", "::", ""})
+# The `RemoteLimits` the command line sets: option, field, type, what it means.
+_LIMIT_OPTIONS: Final = (
+    ("--detached-session-idle", "detached_session_idle_seconds", float, "SECONDS"),
+    ("--max-detached-sessions", "max_detached_sessions", int, "N"),
+    ("--max-detached-bytes", "max_detached_bytes", int, "BYTES"),
+)
+_LIMIT_HELP: Final = {
+    "detached_session_idle_seconds": "with --http: drop a session whose client left this "
+    "long ago without resuming it",
+    "max_detached_sessions": "with --http: keep at most this many sessions whose client "
+    "left; past it the oldest are dropped",
+    "max_detached_bytes": "with --http: keep at most this many bytes of history (JSON) of "
+    "sessions whose client left; past it the oldest are dropped",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +99,7 @@ class HttpSettings:
     host: str
     port: int
     access: Access
+    limits: RemoteLimits = field(default_factory=RemoteLimits)
 
 
 def add_http_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,13 +122,26 @@ def add_http_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help=f"with --http: allow a non-loopback address without ${TOKEN_VARIABLE}",
     )
+    defaults = RemoteLimits()
+    for option, name, kind, metavar in _LIMIT_OPTIONS:
+        parser.add_argument(
+            option,
+            dest=name,
+            type=kind,
+            metavar=metavar,
+            help=f"{_LIMIT_HELP[name]} (default: {getattr(defaults, name)})",
+        )
 
 
 def http_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSettings | None:
     """The settings `--http` asked for (None: serve stdio); errors exit through `parser`."""
+    given = {name: getattr(args, name) for _, name, _, _ in _LIMIT_OPTIONS}
+    given = {name: value for name, value in given.items() if value is not None}
     if args.http is None:
         if args.insecure or args.public:
             parser.error("--insecure and --public only apply with --http")
+        if given:
+            parser.error("the limits on detached sessions only apply with --http")
         return None
     try:
         host, port = host_port(str(args.http))
@@ -118,6 +149,10 @@ def http_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
             host_port(address)
     except ValueError as problem:
         parser.error(f"--http/--public: {problem}")
+    try:
+        limits = replace(RemoteLimits(), **given)
+    except ValueError as problem:
+        parser.error(str(problem))
     token = os.environ.get(TOKEN_VARIABLE) or None
     access = Access(token, bool(args.insecure), tuple(args.public))
-    return HttpSettings(host, port, access)
+    return HttpSettings(host, port, access, limits)

@@ -43,6 +43,10 @@ TERMINAL_OUTPUT_CHUNK: Final = "terminal_output_chunk"
 PLAN_UPDATE: Final = "plan_update"
 USAGE_UPDATE: Final = "usage_update"
 SESSION_INFO_UPDATE: Final = "session_info_update"
+NOTICE: Final = "notice"
+# The `_meta` member of the notice an agent sends a connection whose session another
+# connection took over (session_owner.py); our client marks the session closed on it.
+TAKEN_OVER_META: Final = "sessionTakenOver"
 
 # Session states and stop reasons.
 STATE_RUNNING: Final = "running"
@@ -118,3 +122,11 @@ def selected_option(outcome: Any) -> str | None:
         option = outcome.get("optionId")
         return option if isinstance(option, str) else None
     return None
+
+
+def is_taken_over_notice(update: Any) -> bool:
+    """Whether `update` tells that another connection took the session over."""
+    if not isinstance(update, dict) or update.get(UPDATE_TAG_FIELD) != NOTICE:
+        return False
+    meta = update.get("_meta")
+    return isinstance(meta, dict) and meta.get(TAKEN_OVER_META) is True

@@ -18,26 +18,45 @@ Every agent served by the lifecycle implements the v2 session baseline, so it ad
   kept as the whole message they start: history.py) is replayed as
   `session/update`s, followed by the last state report (where the session stands now), before
   the answer; another replay type is -32602.
+
+Sessions live in a `SessionStore` (the connection's own, or one every connection of a served
+agent shares), which also bounds how long and how many detached ones are kept. Each session
+serves the connection it is attached to: what the others may do with it, and how a resume
+takes it over, is session_owner.py's (`check`, `allows`, `reopen`).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
+
+from pydantic import ValidationError
 
 from .agent_session import AgentSession, SessionDialect, new_id
-from .errors import ErrorCode, RpcError
+from .errors import ConnectionClosed, ErrorCode, RpcError
 from .history import DEFAULT_HISTORY_LIMIT, ChunkRun
 from .jsonvalue import to_json
 from .outgoing import OutgoingChecks
 from .peer import Peer
 from .protocol import SESSION_UPDATE
+from .session_owner import (
+    ATTACHED_ELSEWHERE,
+    ignored,
+    live,
+    refusal,
+    session_named,
+    taken_over_notice,
+    visible_to,
+)
+from .session_store import SessionStore
 from .turns import TurnRunner
 
 SessionHook = Callable[[AgentSession], Awaitable[Mapping[str, Any] | None]]
 DEFAULT_PAGE_SIZE = 50
 REPLAY_FROM_START = "start"
+EXPIRED: Final = "Session expired (detached too long, or past the agent's limits)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,11 +121,15 @@ class SessionRegistry:
         self.hooks = hooks
         self.page_size = page_size
         self.history_limit = history_limit  # per session, see AgentSession
-        self.sessions: dict[str, AgentSession] = {}
+        self.store = SessionStore()  # this connection's own, unless shared (share_sessions)
         self.client_capabilities: Any = None
         # The wire dialect of each new session when the connection is not v2 (see
         # agent_session.SessionDialect); set once the version is negotiated.
         self.dialect_for: Callable[[AgentSession], SessionDialect] | None = None
+
+    @property
+    def sessions(self) -> dict[str, AgentSession]:
+        return self.store.sessions
 
     @property
     def serves_delete(self) -> bool:
@@ -134,6 +157,21 @@ class SessionRegistry:
         session.speak(self.dialect_for)
         return session
 
+    def check(self, method: str, params: Any) -> None:
+        """Refuse (RpcError) a request naming a session this connection may not use."""
+        session = session_named(params, self.sessions)
+        problem = None if session is None else refusal(session, method, self._peer)
+        if problem is not None:
+            raise problem
+
+    def allows(self, method: str, params: Any) -> bool:
+        """Whether a notification naming a session is for this connection (else: logged)."""
+        session = session_named(params, self.sessions)
+        if session is None or refusal(session, method, self._peer) is None:
+            return True
+        ignored(method, session)
+        return False
+
     def open_session_of(self, params: Any) -> AgentSession:
         """The open session `params` name; -32002 when unknown or closed."""
         session_id = session_id_of(params)
@@ -145,6 +183,7 @@ class SessionRegistry:
         return session
 
     async def new(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.store.sweep()
         session = self.open(setup=params)
         hook = self.hooks.on_new_session
         try:
@@ -157,13 +196,14 @@ class SessionRegistry:
     async def list(self, params: Any) -> dict[str, Any]:
         params = params if isinstance(params, dict) else {}
         cwd = params.get("cwd")
+        self.store.sweep()
         infos = [
             self.info(session)
             for session in self.sessions.values()
-            if cwd is None or session.cwd == cwd
+            if (cwd is None or session.cwd == cwd) and visible_to(session, self._peer)
         ]
         if self.hooks.stored_sessions is not None:
-            seen = {info["sessionId"] for info in infos}
+            seen = set(self.sessions)  # those in memory are listed above, or not at all
             for stored in await self.hooks.stored_sessions(cwd):
                 info = dict(to_json(stored))  # a SessionInfo model or its JSON
                 if info.get("sessionId") not in seen and (cwd is None or info.get("cwd") == cwd):
@@ -224,35 +264,65 @@ class SessionRegistry:
 
     async def reopen(self, params: dict[str, Any]) -> AgentSession:
         """The session `params` name, open again with them as its setup: a known one
-        reattached, else one `load_session` restores; -32002 when neither."""
+        attached here, else one `load_session` restores; -32002 when neither. Taken from
+        another live connection, the session's work there is cancelled and that connection
+        told (`taken_over_notice`); its messages for the session are refused from now on."""
         session_id = session_id_of(params)
+        self.store.sweep()
         session = self.sessions.get(session_id)
         if session is None:
             return await self._load(session_id, params)
+        session.owner = self._peer  # before any await: the old owner is refused from here
+        self.store.attach(session)
         moved = session.peer is not self._peer
-        if moved and not session.closed:
-            await self._detach(session)  # resumed from another connection: it moves here
+        if moved:
+            if not session.closed:
+                await self._stop(session)
+            if live(session.peer):
+                await self._tell_taken_over(session)
+            if session.owner is not self._peer:  # a third connection took it meanwhile
+                raise unknown_session(session_id, ATTACHED_ELSEWHERE)
         session.attach(self._peer, params, self.client_capabilities)
         if moved:  # it speaks this connection's version now, not the old connection's
             session.speak(self.dialect_for)
         return session
 
+    async def _tell_taken_over(self, session: AgentSession) -> None:
+        """Tell the connection `session` was attached to that it is not any more (a live
+        notice, in that connection's dialect, kept in no history)."""
+        update = taken_over_notice()
+        dialect = session.dialect
+        with contextlib.suppress(ConnectionClosed, ConnectionError, ValidationError):
+            if dialect is not None:
+                await dialect.send_update(update)
+                return
+            params = {"sessionId": session.session_id, "update": update}
+            self._checks.session_update(params)
+            await session.peer.notify(SESSION_UPDATE, params)
+
     async def _load(self, session_id: str, params: dict[str, Any]) -> AgentSession:
         session = self._session(session_id, params)
         if self.hooks.load_session is None or not await self.hooks.load_session(session):
-            raise unknown_session(session_id)
+            expired = self.store.expired(session_id)
+            raise unknown_session(session_id, EXPIRED if expired else "Unknown session")
         self.sessions[session_id] = session
         return session
 
     async def detach(self, peer: Peer) -> None:
-        """`peer`'s connection is gone: the sessions it had open stop their work and close,
-        and wait for `session/resume` on another connection (where sessions are shared
-        between connections)."""
+        """`peer`'s connection is gone: the sessions attached to it (open or closed) stop
+        their work, close and are detached: kept for a `session/resume` on another
+        connection (where sessions are shared between connections), within the store's
+        limits."""
         for session in list(self.sessions.values()):
-            if session.peer is peer and not session.closed:
-                await self._detach(session)
+            if session.owner is not peer:
+                continue
+            if not session.closed:
+                await self._stop(session)
+            if session.owner is peer:  # not resumed elsewhere meanwhile
+                session.owner = None
+                self.store.detach(session)
 
-    async def _detach(self, session: AgentSession) -> None:
+    async def _stop(self, session: AgentSession) -> None:
         """Stop the session's work and close it. Work that did not report idle (stopped here,
         or ended by the lost connection) is reported `cancelled` by the next resume: its own
         idle report could not reach anyone."""
@@ -276,5 +346,5 @@ class SessionRegistry:
             await self._runner.stop(session)
             session.closed = True
         await hook(session_id)
-        self.sessions.pop(session_id, None)
+        self.store.forget(session_id)
         return {}

@@ -24,10 +24,10 @@ from pydantic import BaseModel
 from typing_extensions import TypeVar  # a TypeVar default (PEP 696) before Python 3.13
 
 from .connection import Connection
-from .errors import ConnectionClosed, MalformedUpdateError
+from .errors import ConnectionClosed, MalformedUpdateError, ProtocolUsageError
 from .jsonvalue import as_object
 from .permission_request import PermissionRequest
-from .protocol import SESSION_CANCEL, SESSION_CLOSE, STATE_IDLE
+from .protocol import SESSION_CANCEL, SESSION_CLOSE, STATE_IDLE, is_taken_over_notice
 from .state import SessionState
 
 logger = logging.getLogger(__name__)
@@ -60,6 +60,10 @@ class ClientSession(Generic[SnapshotT_co]):
         self.state: SessionState[SnapshotT_co] = client.new_state()
         self.pending_permissions: list[PermissionRequest] = []
         self.closed = False
+        # The agent said another connection took the session over (a notice with
+        # `_meta.sessionTakenOver`): closed here, not resumed by a reconnect; resuming it
+        # explicitly takes it back.
+        self.taken_over = False
         self._idle_reports = 0
         # Made by the first wait for idle: a client keeps every session it set up, and what
         # each holds is walked by the cyclic collector (an Event is two objects).
@@ -71,12 +75,17 @@ class ClientSession(Generic[SnapshotT_co]):
 
     def apply(self, update: Any, *, owned: bool = False) -> None:
         """Fold one update; a malformed one is logged and skipped (it cannot be answered).
-        `owned`: see `SessionState.apply` (the connection hands over what it decoded)."""
+        `owned`: see `SessionState.apply` (the connection hands over what it decoded). A
+        notice that another connection took the session over closes it here."""
+        taken_over = is_taken_over_notice(update)  # read before the state owns it
         try:
             self.state.apply(update, owned=owned)
         except MalformedUpdateError as error:
             logger.error("session %s: %s", self.session_id, error)
             return
+        if taken_over:  # the agent serves another connection with it now
+            self.closed = self.taken_over = True
+            logger.warning("session %s was taken over by another connection", self.session_id)
         if self.state.state == STATE_IDLE and self.client.is_state_update(update):
             self._idle_reports += 1
             if self._idle_changed is not None:
@@ -93,6 +102,11 @@ class ClientSession(Generic[SnapshotT_co]):
         returns then, with the id the client gave the user message it recorded itself (v1
         agents echo no prompt); the stop reason is the session state's `stopReason`."""
         blocks = [as_object(block) for block in content]
+        if self.taken_over:
+            raise ProtocolUsageError(
+                f"session/prompt for {self.session_id!r}, which another connection took over "
+                "(resume it to take it back)"
+            )
         self.client.check_prompt(self.session_id, blocks)
         return await self.client.send_prompt(self, blocks)
 

@@ -297,8 +297,9 @@ class ClientSide(Generic[SnapshotT]):
         session: ClientSession[SnapshotT] = self.sessions.get(session_id) or ClientSession(
             self, session_id
         )
-        # Open again if it was resumed; its cwd is kept, to resume it after a lost connection.
-        session.closed, session.cwd = False, str(params.get("cwd", session.cwd))
+        # Open and ours again when resumed; its cwd kept, to resume it after a lost connection.
+        session.closed = session.taken_over = False
+        session.cwd = str(params.get("cwd", session.cwd))
         self.sessions[session_id] = session
         for update in self._early_updates.pop(session_id, []):
             session.apply(update, owned=True)

@@ -23,7 +23,9 @@ session streams per connection, how long a connection may sit idle (no stream at
 message from the client), how often a WebSocket is pinged to find a half-open socket, and
 how long one write to a client may take before its stream is dropped; an event stream with
 nothing to send gets a comment every `keep_alive_seconds`, so proxies keep it open. Per server:
-open sockets (`max_sockets`) and how long a request head may take (`header_seconds`).
+open sockets (`max_sockets`) and how long a request head may take (`header_seconds`). Per
+agent: how long, and how many, sessions whose connection ended are kept for a resume
+(`detached_session_idle_seconds`, `max_detached_sessions`, `max_detached_bytes`: session_store).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from .errors import ConnectionClosed
 from .frames import FrameQueue, FrameSink
 from .outbox import Backlog, Outbox
 from .remote_wire import DEFAULT_MAX_MESSAGE_BYTES, SESSION_LOAD, Envelope, IdKey, id_key, peek
+from .session_store import DetachedLimits
 from .trace import Tracer
 
 logger = logging.getLogger(__name__)
@@ -65,11 +68,24 @@ class RemoteLimits:
     keep_alive_seconds: float = 15.0  # an idle SSE stream gets a comment this often
     max_sockets: int = 4096  # per server: open TCP connections past it get 503 + Retry-After
     header_seconds: float = 30.0  # a request head not complete by then: the socket is closed
+    # Per agent: sessions whose connection ended, kept for a resume (session_store.py).
+    detached_session_idle_seconds: float = 3600.0  # detached longer: dropped
+    max_detached_sessions: int = 1000  # more detached: the oldest dropped
+    max_detached_bytes: int = 64 * 1024 * 1024  # more history (JSON) held: the oldest dropped
 
     def __post_init__(self) -> None:
         for name in self.__dataclass_fields__:
             if not getattr(self, name) > 0:
                 raise ValueError(f"RemoteLimits.{name} must be positive")
+
+    @property
+    def detached(self) -> DetachedLimits:
+        """The limits on detached sessions, as the agent's `SessionStore` takes them."""
+        return DetachedLimits(
+            self.detached_session_idle_seconds,
+            self.max_detached_sessions,
+            self.max_detached_bytes,
+        )
 
 
 class LimitExceeded(Exception):

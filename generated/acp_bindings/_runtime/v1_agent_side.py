@@ -29,6 +29,10 @@ What differs from v2, per request (the updates are `v1_agent_wire`'s):
 
 Extension methods (`_...`) go to the author's `ext_method` / `ext_notification`, as on v2.
 Other methods are answered -32601: the author's typed handlers are v2's.
+
+A message naming a session attached to another connection is refused (-32002) or, as a
+notification, ignored, before any of the above, as on v2 (session_owner.py); `session/load`
+takes the session over, as `session/resume` does.
 """
 
 from __future__ import annotations
@@ -141,6 +145,8 @@ class V1AgentSide:
         self._on_options = self._renamed.updated
 
     async def handle_request(self, method: str, params: Any) -> Any:
+        if method != INITIALIZE:
+            self.side.registry.check(method, params)  # a session attached elsewhere: refused
         if method.startswith(EXTENSION_PREFIX) and self._extensions is not None:
             return await self._extensions.handle_request(method, params)
         if method == INITIALIZE:
@@ -159,6 +165,8 @@ class V1AgentSide:
         return self.side.synchronous_requests()
 
     async def handle_notification(self, method: str, params: Any) -> None:
+        if not self.side.registry.allows(method, params):
+            return  # names a session attached elsewhere (logged)
         if method == SESSION_CANCEL:
             self.side.cancel(params)
         elif method.startswith(EXTENSION_PREFIX) and self._extensions is not None:

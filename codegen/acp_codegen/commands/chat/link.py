@@ -288,7 +288,7 @@ class AgentLink:
                 return
 
     async def _resume(self, session_id: str, sessions: list[tuple[str, str]]) -> None:
-        """One reattach attempt (every open session, `session_id` prompted); undone if it fails."""
+        """One reattach (open sessions not taken over, `session_id` prompted); undone on failure."""
         self._process = await self._spawn()
         try:
             try:
@@ -296,7 +296,7 @@ class AgentLink:
             except RpcError as error:  # over HTTP, "cannot reach" comes as initialize's error
                 raise ConnectionError(str(error)) from None
             self._left_behind = await resume_all(self._client.lifecycle, sessions, session_id)
-            self._session = self._client.lifecycle.sessions[session_id]
+            self._session = self._client.lifecycle.sessions.get(session_id, self._session)
         except BaseException:
             await self._drop_process()
             raise

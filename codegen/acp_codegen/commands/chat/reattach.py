@@ -81,15 +81,21 @@ async def resume_all(
 
 
 def open_sessions(lifecycle: ClientSide[Any], current: ClientSession) -> list[tuple[str, str]]:
-    """(id, cwd) of every session open on the lost connection, `current` (prompted) too."""
+    """(id, cwd) of every session open on the lost connection, `current` (prompted) too,
+    but none another connection took over: resuming it would take it back unasked."""
     sessions = lifecycle.sessions.values()
-    return [(s.session_id, s.cwd) for s in sessions if not s.closed or s is current]
+    return [
+        (s.session_id, s.cwd)
+        for s in sessions
+        if (not s.closed or s is current) and not s.taken_over
+    ]
 
 
 def reconnected_line(agent: str, sessions: Sequence[tuple[str, str]], left: Sequence[str]) -> str:
     """The one line chat prints after a reattach of `sessions`, but those `left` behind."""
     resumed = [session_id for session_id, _ in sessions if session_id not in left]
     which = f"session {resumed[0]}" if len(resumed) == 1 else f"sessions {', '.join(resumed)}"
+    which = which if resumed else "no session"
     line = f"[reconnected: {agent}, {which} resumed"
     if left:
         line += f"; the agent refused to resume {', '.join(left)}"
