@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from .remote_wire import TOKEN_VARIABLE
 from .web_guard import Refusal, WebGuard
 
-TOKEN_VARIABLE: Final = "ACP_TOKEN"
 NEEDS_AIOHTTP: Final = "--http needs aiohttp (pip install aiohttp)"
 WILDCARD_HOSTS: Final = frozenset({"0.0.0.0", "::", ""})
 

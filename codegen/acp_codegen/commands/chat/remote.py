@@ -1,5 +1,6 @@
 """`--url URL [--header 'K: V']...` of `chat` and `inspect`: the options naming an agent served
-remotely, checked before anything starts."""
+remotely, checked before anything starts. The bearer token comes from `ACP_TOKEN` (read by
+`connect_remote`), not from the command line, which every local user can read."""
 
 from __future__ import annotations
 
@@ -25,8 +26,10 @@ def remote_target(url: str, header_lines: list[str]) -> RemoteTarget:
     for line in header_lines:
         name, colon, value = line.partition(":")
         name, value = name.strip(), value.strip()
-        if not colon or not name or any(c in name for c in " \t\r\n") or "\n" in value:
-            raise ValueError(f"--header {line!r}: write it as 'Name: value'")
+        bad_value = any(c in value for c in "\r\n")
+        if not colon or not name or any(c in name for c in " \t\r\n") or bad_value:
+            shown = line.partition(":")[0][:40]  # never the value: it may be a token
+            raise ValueError(f"--header {shown!r}...: write it as 'Name: value'")
         headers[name] = value
     return RemoteTarget(url, headers)
 
@@ -36,15 +39,17 @@ def add_remote_options(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument(
         "--url",
         help="reach an agent served at URL instead of starting one (http(s):// for Streamable "
-        "HTTP, ws(s):// for WebSocket; needs aiohttp)",
+        "HTTP, ws(s):// for WebSocket; needs aiohttp); the bearer token is read from "
+        "$ACP_TOKEN when set",
     )
     cmd.add_argument(
         "--header",
         action="append",
         default=[],
         metavar="'NAME: VALUE'",
-        help="with --url: send this header with every request (repeatable), e.g. "
-        "'Authorization: Bearer TOKEN'",
+        help="with --url: send this header with every request (repeatable); an Authorization "
+        "header here replaces $ACP_TOKEN's, but other local users can read the command line: "
+        "put the token in $ACP_TOKEN",
     )
 
 
