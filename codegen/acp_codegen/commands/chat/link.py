@@ -28,7 +28,6 @@ from ..._bindings import (
 )
 from ..._bindings._runtime.client_side import ClientSide
 from ..._bindings._runtime.remote_client import RemoteAgent, connect_remote
-from ..._bindings._runtime.remote_wire import shown_url
 from ..._bindings._runtime.stdio import AgentProcess, spawn_agent
 from ..._bindings._runtime.trace import Tracer
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
@@ -93,8 +92,7 @@ class AgentLink:
         self._turn_stderr_at = 0  # where the agent's stderr stood when the last turn began
         self._process: AgentProcess | RemoteAgent | None = None
         self._session: ClientSession | None = None
-        # A URL is named without its query or user info, where a token may be.
-        self.agent_name = shown_url(self.remote.url) if self.remote is not None else self.argv[0]
+        self.agent_name = self.remote.shown if self.remote is not None else self.argv[0]
         self.protocol_version: int | None = None  # negotiated at initialize
         self._tell = tell  # where the one line about a reconnect goes
         self.backoff = backoff

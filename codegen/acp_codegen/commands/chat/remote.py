@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 
+from ..._bindings._runtime.remote_wire import shown_url
+
 SCHEMES = ("http://", "https://", "ws://", "wss://")
 
 
@@ -16,6 +18,12 @@ class RemoteTarget:
 
     url: str
     headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def shown(self) -> str:
+        """The URL as messages and pages name it: without its query or user info, where a
+        token may be."""
+        return shown_url(self.url)
 
 
 def remote_target(url: str, header_lines: list[str]) -> RemoteTarget:

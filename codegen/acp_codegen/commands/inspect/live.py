@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..._bindings import models, session_snapshot
-from ..._bindings._runtime.remote_wire import shown_url
 from ..chat.link import RUNTIME_LOGGER, AgentLink, ChatError
 from ..chat.permissions import CANCELLED
 from ..chat.remote import RemoteTarget
@@ -66,7 +65,7 @@ def agent_heading(argv: Sequence[str] | RemoteTarget) -> str:
     """The page's name for the agent: its command (program without its folder) or its URL
     without user info and query (where a secret may hide; the headers are never shown)."""
     if isinstance(argv, RemoteTarget):
-        return shown_url(argv.url)
+        return argv.shown
     return shlex.join([Path(argv[0]).name, *argv[1:]])
 
 
