@@ -174,3 +174,32 @@ def test_a_slow_websocket_reader_gets_a_large_message_whole() -> None:
             assert BIG in texts_in(ws_messages(bytes(received)))
 
     run(scenario())
+
+
+def test_a_slow_but_steady_upload_is_read_whole() -> None:
+    """The other way: a POST body that keeps coming, however slowly, is read to its end
+    (`stall_seconds` bounds a body from which nothing comes, test_remote_limits.py)."""
+    limits = RemoteLimits(stall_seconds=1.0)
+    pad = "p" * (6 * 1024 * 1024)
+    notification = {"jsonrpc": "2.0", "method": "_bench/pad", "params": {"pad": pad}}
+    body = json.dumps(notification).encode()
+
+    async def scenario() -> None:
+        async with served(limits=limits) as agent, aiohttp.ClientSession() as http:
+            client = RawClient(http, agent.url)
+            await client.open()
+            reader, writer = await asyncio.open_connection("127.0.0.1", agent.port)
+            writer.write(
+                f"POST / HTTP/1.1\r\nHost: 127.0.0.1:{agent.port}\r\n"
+                f"Content-Type: application/json\r\n{CONNECTION}: {client.connection_id}\r\n"
+                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+            )
+            for at in range(0, len(body), PIECE):  # paced: well under 3 MB/s
+                writer.write(body[at : at + PIECE])
+                await writer.drain()
+                await asyncio.sleep(PAUSE)
+            status_line = await reader.readline()
+            writer.close()
+            assert status_line.startswith(b"HTTP/1.1 202"), status_line
+
+    run(scenario())
