@@ -101,3 +101,12 @@ def test_a_bad_header_is_refused_without_quoting_its_value() -> None:
     )
     assert proc.returncode == 2
     assert "write it as 'Name: value'" in proc.stderr and "secret" not in proc.stderr
+
+
+def test_an_agent_chat_starts_does_not_inherit_the_token() -> None:
+    """The token is for the agent at --url: a local agent (and every command it asks chat to
+    run, which gets chat's environment) never sees it. This one only prints what it got."""
+    tell = "import os, sys; print('seen:', os.environ.get('ACP_TOKEN', 'nothing'), file=sys.stderr)"
+    _, proc = chat("-v", "--prompt", "hi", "--", sys.executable, "-c", tell, token=TOKEN)
+    assert "seen: nothing" in proc.stderr  # -v passes the agent's stderr through
+    assert TOKEN not in proc.stderr + proc.stdout

@@ -1,13 +1,15 @@
 """`--url URL [--header 'K: V']...` of `chat` and `inspect`: the options naming an agent served
-remotely, checked before anything starts. The bearer token comes from `ACP_TOKEN` (read by
-`connect_remote`), not from the command line, which every local user can read."""
+remotely, checked before anything starts. The bearer token comes from `ACP_TOKEN`, not from
+the command line, which every local user can read; it is taken out of this process's
+environment, so neither an agent chat or inspect starts nor a command it runs inherits it."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass, field
 
-from ..._bindings._runtime.remote_wire import shown_url
+from ..._bindings._runtime.remote_wire import TOKEN_VARIABLE, shown_url, with_token
 
 SCHEMES = ("http://", "https://", "ws://", "wss://")
 
@@ -17,7 +19,7 @@ class RemoteTarget:
     """An agent reached by URL, with the headers every request carries."""
 
     url: str
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict, repr=False)  # may hold the token
 
     @property
     def shown(self) -> str:
@@ -26,10 +28,12 @@ class RemoteTarget:
         return shown_url(self.url)
 
 
-def remote_target(url: str, header_lines: list[str]) -> RemoteTarget:
-    """The target `--url` and `--header` name; ValueError saying what is wrong."""
+def remote_target(url: str, header_lines: list[str], token: str | None = None) -> RemoteTarget:
+    """The target `--url` and `--header` name, with `Authorization: Bearer <token>` unless a
+    header gives one; ValueError saying what is wrong."""
     if not url.lower().startswith(SCHEMES):
-        raise ValueError(f"--url {url}: give an http://, https://, ws:// or wss:// URL")
+        shown = shown_url(url)
+        raise ValueError(f"--url {shown}: give an http://, https://, ws:// or wss:// URL")
     headers: dict[str, str] = {}
     for line in header_lines:
         name, colon, value = line.partition(":")
@@ -39,7 +43,8 @@ def remote_target(url: str, header_lines: list[str]) -> RemoteTarget:
             shown = line.partition(":")[0][:40]  # never the value: it may be a token
             raise ValueError(f"--header {shown!r}...: write it as 'Name: value'")
         headers[name] = value
-    return RemoteTarget(url, headers)
+    environ = {} if token is None else {TOKEN_VARIABLE: token}
+    return RemoteTarget(url, with_token(headers, environ=environ))
 
 
 def add_remote_options(cmd: argparse.ArgumentParser) -> None:
@@ -65,10 +70,11 @@ def agent_target(args: argparse.Namespace) -> list[str] | RemoteTarget:
     """The agent `--url`/`--header` or the command after `--` name (the command may be empty:
     the caller says what else it accepts); ValueError saying what is wrong."""
     argv: list[str] = list(args.agent)
+    token = os.environ.pop(TOKEN_VARIABLE, None)  # for the agent at --url only
     if args.url is None:
         if args.header:
             raise ValueError("--header only applies with --url")
         return argv
     if argv:
         raise ValueError("give either --url or the agent's command, not both")
-    return remote_target(args.url, args.header)
+    return remote_target(args.url, args.header, token)
