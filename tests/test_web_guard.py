@@ -34,6 +34,55 @@ def test_split_host() -> None:
     assert split_host("[::1]:9") == ("::1", 9)
     assert split_host("Example.COM") == ("example.com", None)
     assert split_host("x:notaport")[1] == -1
+    assert split_host("[0:0:0:0:0:0:0:1]:9") == ("::1", 9)  # one address, one spelling
+
+
+# Each names something other than the server at 127.0.0.1:8123, or is no `host[:port]` at all.
+FOREIGN_HOSTS = [
+    "evil.example@127.0.0.1:8123",  # user info: the name after `@` is not what was asked for
+    "127.0.0.1:8123@evil.example",
+    "user:pw@127.0.0.1:8123",
+    "127.0.0.1.evil.example:8123",
+    "127.0.0.1:8123.evil.example",
+    "localhost.:8123",  # a trailing dot: another name, compared exactly
+    "127.0.0.1 :8123",
+    "127.0.0.1: 8123",
+    "127.0.0.1\t:8123",
+    "127.0.0.1:08123",
+    "127.0.0.1:+8123",
+    "127.0.0.1:8123:8123",
+    "127.0.0.1:",
+    "%31%32%37.0.0.1:8123",
+    "127.0.0.1%3a8123",
+    "127.1:8123",
+    "127.000.0.1:8123",
+    "2130706433:8123",
+    "::1:8123",  # IPv6 without brackets
+    "[::1%25lo]:8123",
+    "[::1]8123",
+    "[127.0.0.1]:8123",
+    ":8123",
+    "",
+]
+
+
+@pytest.mark.parametrize("host", FOREIGN_HOSTS)
+def test_a_host_header_that_is_not_exactly_ours_is_403(host: str) -> None:
+    refusal = _guard().refusal({"Host": host})
+    assert refusal is not None and refusal.status == 403
+
+
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1:8123", "LOCALHOST:8123", "[::1]:8123", "[0::1]:8123", "localhost:8123"]
+)
+def test_each_spelling_of_our_address_passes(host: str) -> None:
+    assert _guard().refusal({"Host": host}) is None
+
+
+def test_a_server_on_an_unnamed_address_takes_no_unreadable_host() -> None:
+    guard = WebGuard.for_address("", 8123)  # every interface, as an empty host names it
+    for host in (":8123", "@:8123", "[]:8123"):
+        assert guard.refusal({"Host": host}) is not None
 
 
 def _guard(token: str | None = None) -> WebGuard:

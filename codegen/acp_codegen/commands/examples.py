@@ -25,7 +25,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "chat": (
         "acp-codegen chat -- acp-codegen demo-agent --slow 0.3",
         'acp-codegen chat --prompt "hello there" --approve -- acp-codegen demo-agent',
-        "acp-codegen chat --url http://127.0.0.1:8000/ --header 'Authorization: Bearer TOKEN'",
+        "ACP_TOKEN=TOKEN acp-codegen chat --url http://127.0.0.1:8000/   # token from the env",
     ),
     "demo-agent": (
         "acp-codegen chat -- acp-codegen demo-agent --slow 0.3",
@@ -33,7 +33,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "inspect": (
         "acp-codegen inspect -- acp-codegen demo-agent --slow 0.3",
-        "acp-codegen inspect --url http://127.0.0.1:8000/ --header 'Authorization: Bearer TOKEN'",
+        "ACP_TOKEN=TOKEN acp-codegen inspect --url http://127.0.0.1:8000/",
         "acp-codegen inspect --trace session.trace.jsonl",
     ),
     "schema": (

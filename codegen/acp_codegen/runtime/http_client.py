@@ -35,6 +35,7 @@ from .remote_wire import (
     http_status,
     id_key,
     peek,
+    shown_url,
 )
 from .sse import sse_messages
 
@@ -116,7 +117,8 @@ class HttpTransport:
                 connection_id = answer.headers.get(CONNECTION_HEADER)
                 status = answer.status
         except (aiohttp.ClientError, OSError) as problem:
-            fail_request(self._queue, envelope.id, f"cannot reach {self._url}: {problem}")
+            said = str(problem).replace(self._url, shown_url(self._url))
+            fail_request(self._queue, envelope.id, f"cannot reach {shown_url(self._url)}: {said}")
             raise
         if status != 200 or connection_id is None:
             text = body[:_ERROR_BODY_BYTES].decode("utf-8", "replace")

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from .remote_link import RemoteLimits
+from .remote_wire import TOKEN_VARIABLE
 from .web_guard import Refusal, WebGuard
 
-TOKEN_VARIABLE: Final = "ACP_TOKEN"
 NEEDS_AIOHTTP: Final = "--http needs aiohttp (pip install aiohttp)"
 WILDCARD_HOSTS: Final = frozenset({"0.0.0.0", "::", ""})
 # The `RemoteLimits` the command line sets: option, field, type, what it means.

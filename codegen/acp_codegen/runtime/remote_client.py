@@ -3,8 +3,9 @@ does for a subprocess, so the client's session API and state are the same either
 
 `http://` and `https://` URLs speak Streamable HTTP (http_client.py), `ws://` and `wss://`
 WebSocket (ws_client.py), both on the wire of the TS SDK 2.4.0. `headers` go with every
-request (e.g. `{"Authorization": "Bearer ..."}`); cookies a proxy sets for session affinity
-are kept for the connection's life and sent back. aiohttp is imported here only when a URL
+request; the bearer token comes from `ACP_TOKEN` (or `token=`) unless `headers` has an
+`Authorization` of its own; cookies a proxy sets for session affinity are kept for the
+connection's life and sent back. aiohttp is imported here only when a URL
 is reached, so a generated package without it still imports.
 """
 
@@ -22,6 +23,8 @@ from .remote_wire import (
     DEFAULT_HEARTBEAT_SECONDS,
     DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_STREAM_IDLE_SECONDS,
+    shown_url,
+    with_token,
 )
 from .trace import Tracer, TraceTarget, tracer_for
 
@@ -103,6 +106,7 @@ async def connect_remote(
     dispatcher_factory: DispatcherFactory | None = None,
     *,
     headers: Mapping[str, str] | None = None,
+    token: str | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     trace: TraceTarget | Tracer | None = None,
     cookies: Mapping[str, str] | None = None,
@@ -110,7 +114,10 @@ async def connect_remote(
     stream_idle_seconds: float | None = DEFAULT_STREAM_IDLE_SECONDS,
 ) -> RemoteAgent:
     """A started connection to the agent at `url` (nothing is sent until the first request,
-    which must be `initialize`). `cookies` (e.g. an earlier connection's `RemoteAgent.cookies`)
+    which must be `initialize`). Every request carries `headers` and `Authorization: Bearer
+    TOKEN`, TOKEN being `token` or else the environment's `ACP_TOKEN` (as the server reads
+    it; a token on a command line is readable by every local user); an `Authorization` in
+    `headers` wins over both. `cookies` (e.g. an earlier connection's `RemoteAgent.cookies`)
     are sent from the first request on, so a proxy's affinity cookie brings a reconnect back
     to the backend that holds the session. Over WebSocket a ping goes out every
     `heartbeat_seconds`; a server whose pong has not come within half of it (gone without
@@ -128,7 +135,10 @@ async def connect_remote(
         raise ValueError("stream_idle_seconds must be positive, or None for no limit")
     scheme = url.split(":", 1)[0].lower()
     if scheme not in ("http", "https", "ws", "wss"):
-        raise ValueError(f"{url}: an agent URL starts with http://, https://, ws:// or wss://")
+        raise ValueError(
+            f"{shown_url(url)}: an agent URL starts with http://, https://, ws:// or wss://"
+        )
+    headers = with_token(headers, token)  # once: a reconnect sends the same
     queue = FrameQueue(max_frame_bytes=max_message_bytes)
     # unsafe=True: keep cookies of hosts given by IP address too (a proxy at 10.0.0.5).
     session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))

@@ -8,21 +8,22 @@ needs nothing more to import this module:
   or explicitly insecure (an agent reachable by anyone on the network by accident is the
   failure this prevents).
 - `WebGuard.refusal`: the `Host` header must name an address this server listens on (a page on
-  another site that rebinds its DNS name to 127.0.0.1 sends its own name); a browser's `Origin`,
-  when sent, must be one of ours (another site's page cannot drive the agent); and when a token
-  is set, the request must carry it (bearer header, or `token` query parameter for pages and
-  event streams, which cannot set headers). Comparison is constant-time.
+  another site that rebinds its DNS name to 127.0.0.1 sends its own name), read strictly and
+  compared exactly (`split_host`); a browser's `Origin`, when sent, must be one of ours
+  (another site's page cannot drive the agent); and when a token is set, the request must
+  carry it (bearer header, or `token` query parameter for pages and event streams, which
+  cannot set headers). Comparison is constant-time.
 """
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
+import re
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
-from urllib.parse import urlsplit
 
 LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost.localdomain"})
 TOKEN_QUERY_PARAMETER: Final = "token"
@@ -56,13 +57,48 @@ def bind_problem(host: str, *, authenticated: bool, insecure: bool) -> str | Non
 
 
 def split_host(value: str) -> tuple[str, int | None]:
-    """A `Host` header (or netloc) as (lower-case host without brackets, port or None)."""
-    parsed = urlsplit(f"//{value.strip()}")
+    """A `Host` header as (host, port or None), read strictly as RFC 3986's `host [":" port]`
+    with no user info: a name of letters, digits, `-`, `_` and dots (lower-cased), an IPv4
+    address, or an IPv6 address in brackets (either written canonically, so one address has
+    one spelling). Anything else (`evil.example@127.0.0.1`, spaces, percent-escapes, a
+    port that is not plain decimal, a trailing dot's empty label) is ("", -1): it matches
+    no server."""
+    match = _HOST_HEADER.fullmatch(value)
+    if match is None:
+        return _MALFORMED
+    host, port = match["host"].lower(), match["port"]
+    if host.startswith("["):
+        try:
+            address = ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return _MALFORMED
+        host = str(address)
+    elif _IPV4_LIKE.fullmatch(host):
+        try:
+            host = str(ipaddress.IPv4Address(host))
+        except ValueError:  # an octet over 255 or with a leading zero
+            return _MALFORMED
+    if port is not None and (port != str(int(port)) or int(port) > 65535):
+        return _MALFORMED
+    return host, None if port is None else int(port)
+
+
+def canonical_host(name: str) -> str:
+    """A host name or address as `split_host` reads it (IPv6 without brackets)."""
+    bare = name.strip("[]").lower()
     try:
-        port = parsed.port
+        return str(ipaddress.ip_address(bare))
     except ValueError:
-        port = -1  # a malformed port matches nothing
-    return (parsed.hostname or "").lower(), port
+        return bare
+
+
+_LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
+_HOST_HEADER: Final = re.compile(
+    rf"(?P<host>\[[0-9a-f:.]+\]|{_LABEL}(?:\.{_LABEL})*)(?::(?P<port>[0-9]{{1,5}}))?",
+    re.IGNORECASE | re.ASCII,
+)
+_IPV4_LIKE: Final = re.compile(r"[0-9.]+", re.ASCII)
+_MALFORMED: Final = ("", -1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +133,10 @@ class WebGuard:
         also_origins: Iterable[str] = (),
         missing_token_status: int = 401,
     ) -> WebGuard:
-        names = {host.strip("[]").lower(), *(name.lower() for name in also_hosts)}
+        names = {canonical_host(host), *(canonical_host(name) for name in also_hosts)}
         if is_loopback(host):
             names |= {"127.0.0.1", "::1", *LOOPBACK_NAMES}
+        names.discard("")  # never the name of a Host header that could not be read
         origins = {origin.rstrip("/").lower() for origin in also_origins}
         for name in names:
             shown = f"[{name}]" if ":" in name else name

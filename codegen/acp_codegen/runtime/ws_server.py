@@ -21,6 +21,7 @@ from .messages import error_message
 from .outbox import StreamClosed
 from .remote_link import LimitExceeded, RemoteLimits, RemoteLink
 from .remote_wire import CONNECTION_HEADER, peek
+from .write_progress import progressing
 
 logger = logging.getLogger(__name__)
 _PROTOCOL_ERROR = 1002
@@ -97,8 +98,9 @@ async def _pump(
 ) -> None:
     """Send the agent's messages in order until the connection ends, then close the socket.
     The socket holds the connection's stream meanwhile: an open socket is never idle. A frame
-    that has not gone out within `write_seconds` (the peer stopped reading) ends the
-    connection: the TCP connection is aborted, so nothing waits on it."""
+    of which no byte has gone out for `write_seconds` (the peer stopped reading) ends the
+    connection: the TCP connection is aborted, so nothing waits on it. A frame that keeps
+    going out, however slowly, is never cut short."""
     lease = link.main.acquire()
     try:
         while True:
@@ -111,7 +113,7 @@ async def _pump(
             if writes_at_once(request, len(frame)):
                 await socket.send_frame(frame, WSMsgType.TEXT)
                 continue
-            async with asyncio.timeout(write_seconds):  # no task per frame: order kept
+            async with progressing(request.transport, write_seconds):  # no task per frame
                 await socket.send_frame(frame, WSMsgType.TEXT)
     except TimeoutError:
         link.close_soon("the peer stopped reading")
@@ -128,7 +130,7 @@ async def _close(socket: web.WebSocketResponse, request: web.Request, write_seco
     """Close the socket politely if the peer takes the close frame in time, else abort it;
     a socket the heartbeat gave up on is aborted too (what it still queues has no reader)."""
     try:
-        async with asyncio.timeout(write_seconds):
+        async with progressing(request.transport, write_seconds):  # after what is queued
             await socket.close()
     except TimeoutError:
         abort(request, "a WebSocket peer took no close frame")

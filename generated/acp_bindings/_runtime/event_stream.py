@@ -4,19 +4,19 @@
 #     --out generated --package acp_bindings
 """One SSE response carrying one of a connection's streams (an `Outbox`) to its reader, for
 http_server.py: a `data:` event per message, a comment when there is nothing to send for a
-while, and a deadline on every write so a reader that stopped reading cannot hold the
-stream, or the server's shutdown, forever.
+while, and a deadline on every write's progress so a reader that stopped reading cannot hold
+the stream, or the server's shutdown, forever, while one that reads slowly gets every
+message, however large.
 """
 
 from __future__ import annotations
-
-import asyncio
 
 from aiohttp import web
 
 from .outbox import Outbox, StreamClosed
 from .remote_link import RemoteLimits
 from .remote_wire import EVENT_STREAM_TYPE
+from .write_progress import progressing
 from .ws_server import abort, writes_at_once
 
 
@@ -25,9 +25,10 @@ async def stream_events(
 ) -> web.StreamResponse:
     """Hand the stream's messages to one SSE response until the stream ends or the client
     leaves, with a comment after `keep_alive_seconds` without one; a message whose write
-    failed goes back to the stream. A write that has not gone out within `write_seconds`
+    failed goes back to the stream. A write of which no byte has gone out for `write_seconds`
     (the client stopped reading; its socket's buffers are full) drops the stream: the TCP
-    connection is aborted, so neither this handler nor the server's shutdown waits on it.
+    connection is aborted, so neither this handler nor the server's shutdown waits on it. A
+    write that keeps going out, however slowly, is never cut short.
     The message being written goes back to the stream: its end was still queued here, so
     the client cannot have had all of it."""
     response = web.StreamResponse(
@@ -48,7 +49,7 @@ async def stream_events(
             if writes_at_once(request, len(event)):
                 await response.write(event)
             else:
-                async with asyncio.timeout(limits.write_seconds):  # no task per write
+                async with progressing(request.transport, limits.write_seconds):
                     await response.write(event)
         except TimeoutError:
             if frame is not None:
@@ -60,7 +61,7 @@ async def stream_events(
                 stream.unget(frame)
             raise
     try:
-        async with asyncio.timeout(limits.write_seconds):
+        async with progressing(request.transport, limits.write_seconds):
             await response.write_eof()
     except TimeoutError:
         abort(request, "an event stream's reader stopped reading")

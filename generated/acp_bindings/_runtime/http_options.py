@@ -24,10 +24,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Final
 
+<<<<<<< HEAD
 from .remote_link import RemoteLimits
+=======
+from .remote_wire import TOKEN_VARIABLE
+>>>>>>> smaller
 from .web_guard import Refusal, WebGuard
 
-TOKEN_VARIABLE: Final = "ACP_TOKEN"
 NEEDS_AIOHTTP: Final = "--http needs aiohttp (pip install aiohttp)"
 WILDCARD_HOSTS: Final = frozenset({"0.0.0.0", "::", ""})
 # The `RemoteLimits` the command line sets: option, field, type, what it means.

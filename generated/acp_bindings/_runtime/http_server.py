@@ -154,11 +154,11 @@ class RemoteServer:
         if request.content_type != JSON_TYPE:
             return _text(415, "Unsupported Media Type")
         try:
-            body = await asyncio.wait_for(request.read(), self.limits.stall_seconds)
+            body = await _read_body(request, self.limits)
         except web.HTTPRequestEntityTooLarge:
             return _text(413, f"message over {self.limits.max_message_bytes} bytes")
         except TimeoutError:
-            return _text(408, "the request body came too slowly")
+            return _text(408, f"no byte of the request body came for {self.limits.stall_seconds} s")
         envelope = peek(body)
         if envelope.value is None:
             return _refuse_body(body)
@@ -251,6 +251,25 @@ def _session_problem(link: RemoteLink, envelope: Envelope, header: str | None) -
     if header is not None and envelope.session_id not in (None, header):
         return "Mismatched Acp-Session-Id"
     return None
+
+
+async def _read_body(request: web.Request, limits: RemoteLimits) -> bytes:
+    """The request's body: TimeoutError once no byte of it has come for `stall_seconds` (a
+    body that keeps coming, however slowly, is read whole), HTTPRequestEntityTooLarge past
+    `max_message_bytes`."""
+    limit = limits.max_message_bytes
+    announced = request.content_length or 0
+    if announced > limit:
+        raise web.HTTPRequestEntityTooLarge(max_size=limit, actual_size=announced)
+    body = bytearray()
+    while True:
+        async with asyncio.timeout(limits.stall_seconds):
+            piece = await request.content.readany()
+        if not piece:
+            return bytes(body)
+        body += piece
+        if len(body) > limit:
+            raise web.HTTPRequestEntityTooLarge(max_size=limit, actual_size=len(body))
 
 
 def _connected(request: web.Request) -> bool:

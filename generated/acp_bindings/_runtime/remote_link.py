@@ -21,11 +21,18 @@ Limits (`RemoteLimits`): message size, bytes queued for clients that are behind 
 writes wait, and a client that takes nothing for `stall_seconds` loses the connection),
 session streams per connection, how long a connection may sit idle (no stream attached and no
 message from the client), how often a WebSocket is pinged to find a half-open socket, and
+<<<<<<< HEAD
 how long one write to a client may take before its stream is dropped; an event stream with
 nothing to send gets a comment every `keep_alive_seconds`, so proxies keep it open. Per server:
 open sockets (`max_sockets`) and how long a request head may take (`header_seconds`). Per
 agent: how long, and how many, sessions whose connection ended are kept for a resume
 (`detached_session_idle_seconds`, `max_detached_sessions`, `max_detached_bytes`: session_store).
+=======
+how long a write to a client may go without a byte going out before its stream is dropped;
+an event stream with nothing to send gets a comment every `keep_alive_seconds`, so proxies
+keep it open. Per server: open sockets (`max_sockets`) and how long a request head may take
+(`header_seconds`).
+>>>>>>> smaller
 """
 
 from __future__ import annotations
@@ -64,7 +71,7 @@ class RemoteLimits:
     max_connections: int = 1024  # per server: initialize beyond it is answered 503
     max_id_length: int = 1024  # request and session ids, as the TS SDK checks them
     heartbeat_seconds: float = 30.0  # WebSocket ping interval; no pong in half of it: closed
-    write_seconds: float = 30.0  # one write to a client that has not gone out: stream dropped
+    write_seconds: float = 30.0  # a write to a client with no byte going out: stream dropped
     keep_alive_seconds: float = 15.0  # an idle SSE stream gets a comment this often
     max_sockets: int = 4096  # per server: open TCP connections past it get 503 + Retry-After
     header_seconds: float = 30.0  # a request head not complete by then: the socket is closed

@@ -14,8 +14,11 @@ type as well as value, so the request `1` and the request `"1"` are told apart.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
 
 from .framing import decode_line
 
@@ -31,6 +34,10 @@ DEFAULT_HEARTBEAT_SECONDS: Final = 30.0
 # keep-alive comment every 15 s while a reader waits (ours, the TS and the Python SDK's), so three
 # missed ones mean the server went away without closing (a half-open socket).
 DEFAULT_STREAM_IDLE_SECONDS: Final = 45.0
+# The bearer token, for the server (the token it requires) and the client (the token it sends):
+# read from the environment, never the command line, which every local user can read.
+TOKEN_VARIABLE: Final = "ACP_TOKEN"
+AUTHORIZATION: Final = "Authorization"
 SESSION_LOAD: Final = "session/load"
 SESSION_RESUME: Final = "session/resume"
 INITIALIZE: Final = "initialize"
@@ -125,7 +132,8 @@ def envelope_of(value: Any) -> Envelope:
 
 # What a refusal of ours (web_guard.py) most likely means, said to the person who connected.
 _REFUSAL_HINTS: Final = {
-    401: "the agent wants its token: send an 'Authorization: Bearer ...' header",
+    401: f"the agent wants its token: set {TOKEN_VARIABLE} (or send an 'Authorization: "
+    "Bearer ...' header)",
     403: "refused: a wrong token, or a Host or Origin the agent does not accept",
 }
 
@@ -134,3 +142,35 @@ def http_status(status: int) -> str:
     """`HTTP 401 (...)`: a refused connection's status, with what to do about it if known."""
     hint = _REFUSAL_HINTS.get(status)
     return f"HTTP {status}" if hint is None else f"HTTP {status} ({hint})"
+
+
+def with_token(
+    headers: Mapping[str, str] | None,
+    token: str | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> dict[str, str]:
+    """`headers` plus `Authorization: Bearer TOKEN`, unless `headers` has an Authorization of
+    its own (the explicit header wins); TOKEN is `token`, else `$ACP_TOKEN` (unset or empty:
+    no header). A token that cannot be a header value is a ValueError that does not quote it."""
+    chosen = dict(headers or {})
+    if any(name.lower() == AUTHORIZATION.lower() for name in chosen):
+        return chosen
+    secret = token if token is not None else environ.get(TOKEN_VARIABLE)
+    if not secret:
+        return chosen
+    if not secret.isprintable():  # a line break would end the header: refused, not quoted
+        where = "the token" if token is not None else f"${TOKEN_VARIABLE}"
+        raise ValueError(f"{where} holds a control character")
+    chosen[AUTHORIZATION] = f"Bearer {secret}"
+    return chosen
+
+
+def shown_url(url: str) -> str:
+    """`url` as messages may quote it: without user info, query and fragment, where a
+    secret may be (`?token=...`, `user:password@`)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "the agent's URL"
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))

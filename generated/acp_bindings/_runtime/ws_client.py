@@ -19,7 +19,7 @@ import aiohttp
 
 from .frames import FrameQueue
 from .remote_outgoing import Outgoing
-from .remote_wire import CONNECTION_HEADER, DEFAULT_HEARTBEAT_SECONDS, http_status
+from .remote_wire import CONNECTION_HEADER, DEFAULT_HEARTBEAT_SECONDS, http_status, shown_url
 
 logger = logging.getLogger(__name__)
 
@@ -56,10 +56,11 @@ class WebSocketTransport:
             )
         except aiohttp.WSServerHandshakeError as refused:
             raise ConnectionRefusedError(
-                f"{url} refused the WebSocket: {http_status(refused.status)}"
+                f"{shown_url(url)} refused the WebSocket: {http_status(refused.status)}"
             ) from None
         except aiohttp.ClientError as problem:
-            raise ConnectionRefusedError(f"cannot reach {url}: {problem}") from None
+            said = str(problem).replace(url, shown_url(url))  # the query may hold a token
+            raise ConnectionRefusedError(f"cannot reach {shown_url(url)}: {said}") from None
         return cls(socket, queue)
 
     async def _send(self, frame: bytes) -> None:

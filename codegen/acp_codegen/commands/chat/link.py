@@ -92,7 +92,7 @@ class AgentLink:
         self._turn_stderr_at = 0  # where the agent's stderr stood when the last turn began
         self._process: AgentProcess | RemoteAgent | None = None
         self._session: ClientSession | None = None
-        self.agent_name = self.remote.url if self.remote is not None else self.argv[0]
+        self.agent_name = self.remote.shown if self.remote is not None else self.argv[0]
         self.protocol_version: int | None = None  # negotiated at initialize
         self._tell = tell  # where the one line about a reconnect goes
         self.backoff = backoff

@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 from ..._bindings import models, session_snapshot
 from ..chat.link import RUNTIME_LOGGER, AgentLink, ChatError
@@ -66,9 +65,7 @@ def agent_heading(argv: Sequence[str] | RemoteTarget) -> str:
     """The page's name for the agent: its command (program without its folder) or its URL
     without user info and query (where a secret may hide; the headers are never shown)."""
     if isinstance(argv, RemoteTarget):
-        url = urlsplit(argv.url)
-        host = url.netloc.rpartition("@")[2]
-        return urlunsplit((url.scheme, host, url.path, "", ""))
+        return argv.shown
     return shlex.join([Path(argv[0]).name, *argv[1:]])
 
 

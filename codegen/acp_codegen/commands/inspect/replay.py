@@ -4,10 +4,12 @@ with no agent. Moving forward folds on; moving back folds again from the start."
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Final
 
 from ..._bindings import MalformedUpdateError, SessionSnapshot, session_snapshot
 from ..._bindings.state import SessionState
+from .trace_file import TraceFile
 from .traffic_log import UPDATE_METHOD, TrafficLog
 from .view import agent_view, conversation_view, session_title
 
@@ -16,6 +18,7 @@ SETUPS = ("session/new", "session/load", "session/resume")
 CANCEL = "session/cancel"
 PERMISSION = "session/request_permission"
 PROMPT = "session/prompt"
+MAX_OPEN: Final = 10_000  # requests awaiting an answer that a fold remembers, of each kind
 
 
 class Fold:
@@ -50,16 +53,17 @@ class Fold:
     ) -> str | None:
         session_id = params.get("sessionId")
         if sent and "id" in message:
-            self._asked[_key(message["id"])] = (method, params)
+            # Only what the answer needs: a prompt's content may be large.
+            _put(self._asked, _key(message["id"]), (method, {"sessionId": session_id}))
             if method == PROMPT and isinstance(session_id, str):
-                self.prompts[_key(message["id"])] = session_id
+                _put(self.prompts, _key(message["id"]), session_id)
                 self.current = session_id
         elif sent and method == CANCEL and isinstance(session_id, str):
             if session_id in self.sessions:
                 self.sessions[session_id].mark_cancelled()
             self.permissions.clear()  # the client answers them all cancelled
         elif not sent and method == PERMISSION and "id" in message:
-            self.permissions[_key(message["id"])] = params
+            _put(self.permissions, _key(message["id"]), params)
         elif not sent and method == UPDATE_METHOD and isinstance(session_id, str):
             state = self._session(session_id)
             try:
@@ -104,19 +108,43 @@ def _key(value: Any) -> Any:
     return value if isinstance(value, str | int) else repr(value)
 
 
+def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
+    """`table[key] = value`, the oldest entry forgotten past MAX_OPEN (a trace of requests
+    never answered cannot grow a fold without end)."""
+    if len(table) >= MAX_OPEN and key not in table:
+        del table[next(iter(table))]
+    table[key] = value
+
+
 class TraceReplay:
     """A loaded trace, viewable as of any line."""
 
     mode = "trace"
 
-    def __init__(self, log: TrafficLog, name: str) -> None:
+    def __init__(self, log: TrafficLog, name: str, fold: Fold | None = None) -> None:
+        """A replay of `log`; `fold`, when given, is `log` folded to its end already."""
         self.log = log
         self.name = name
-        self._fold = Fold()
-        for index, line in enumerate(log.lines):  # once through: mark what the runtime refuses
-            problem = self._fold.step(line.record)
+        if fold is None:
+            fold = Fold()
+            for index, line in enumerate(log.lines):  # once through: mark what is refused
+                problem = fold.step(line.record)
+                if problem is not None:
+                    log.mark(index, problem)
+        self._fold = fold
+
+    @classmethod
+    def load(cls, path: Path) -> TraceReplay:
+        """The trace at `path`, read once, a line at a time: each line is listed and folded,
+        and only its place in the file is kept (TraceFileError when it cannot be read)."""
+        trace = TraceFile(path)
+        log, fold = TrafficLog(), Fold()
+        for record, stored in trace.lines():
+            line = log.add(record, stored)
+            problem = fold.step(record)
             if problem is not None:
-                log.mark(index, problem)
+                log.mark(line.n, problem)
+        return cls(log, path.name, fold)
 
     def view(self, at: int | None = None, session_id: str | None = None) -> dict[str, Any]:
         """The page's state after the first `at` lines (default: all of them)."""

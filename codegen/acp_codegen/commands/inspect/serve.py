@@ -20,7 +20,7 @@ from ..exits import EXIT_OK, EXIT_USAGE
 from .live import LiveInspector
 from .replay import TraceReplay
 from .server import Changes, Source, make_app
-from .traffic_log import TraceFileError, TrafficLog, read_trace
+from .trace_file import TraceFileError
 
 
 @dataclass(frozen=True)
@@ -65,14 +65,11 @@ async def serve(settings: Settings, console: Console) -> int:
     source: Source
     live: LiveInspector | None = None
     if settings.trace is not None:
-        log = TrafficLog()
         try:
-            for record in read_trace(settings.trace):
-                log.add(record)
+            source = TraceReplay.load(settings.trace)
         except TraceFileError as error:
             console.error(f"--trace {error}")
             return EXIT_USAGE
-        source = TraceReplay(log, settings.trace.name)
     else:
         live = LiveInspector(
             settings.argv, cwd=settings.cwd, trace=settings.record, changed=changes.bump

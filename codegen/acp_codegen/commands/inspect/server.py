@@ -17,12 +17,14 @@ from aiohttp import web
 from ..._bindings._runtime.web_guard import TOKEN_QUERY_PARAMETER, WebGuard
 from .live import ActionError, LiveInspector
 from .page import content_policy, render_page, report_page
-from .traffic_log import TrafficLog, trace_bytes
+from .traffic_log import TrafficLog, trace_pieces
 
 DRAW_SECONDS = 0.1  # the most often the page is told of changes: only a drawing rate
 RESENT_LINES = 8
 MAX_BODY_BYTES = 12 * 1024 * 1024  # a prompt with an attachment, base64-encoded
 NO_STORE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+BATCH_LINES = 4096  # list entries encoded at a time
+MAX_REPORT_LINES = 50_000  # an HTML report holds every record: a longer log is refused
 
 
 class Source(Protocol):
@@ -111,9 +113,21 @@ class Handlers:
         self.view_seconds = time.perf_counter() - began
         return response
 
-    async def traffic(self, request: web.Request) -> web.Response:
+    async def traffic(self, request: web.Request) -> web.StreamResponse:
+        """The list's entries from `from` on, as one JSON array written in batches: a long
+        trace's list is never built whole in memory."""
         start = max(0, _int(request, "from") or 0)
-        return web.json_response(self.source.log.summaries(start), headers=NO_STORE)
+        response = web.StreamResponse(headers={**NO_STORE, "Content-Type": "application/json"})
+        await response.prepare(request)
+        lines = self.source.log.lines
+        await response.write(b"[")
+        for at in range(start, len(lines), BATCH_LINES):
+            batch = [line.summary for line in lines[at : at + BATCH_LINES]]
+            text = json.dumps(batch, separators=(",", ":"))[1:-1]  # ASCII: escapes kept
+            await response.write(("," if at > start else "").encode() + text.encode())
+        await response.write(b"]")
+        await response.write_eof()
+        return response
 
     async def line(self, request: web.Request) -> web.Response:
         index = _int(request, "n")
@@ -149,12 +163,22 @@ class Handlers:
                 await asyncio.sleep(max(DRAW_SECONDS, 2 * self.view_seconds))
         return response
 
-    async def export_trace(self, request: web.Request) -> web.Response:
+    async def export_trace(self, request: web.Request) -> web.StreamResponse:
         headers = {**NO_STORE, "Content-Disposition": 'attachment; filename="session.trace.jsonl"'}
-        body = trace_bytes(self.source.log)
-        return web.Response(body=body, content_type="application/x-ndjson", headers=headers)
+        response = web.StreamResponse(headers={**headers, "Content-Type": "application/x-ndjson"})
+        await response.prepare(request)
+        for piece in trace_pieces(self.source.log):  # a line at a time: never held whole
+            await response.write(piece)
+        await response.write_eof()
+        return response
 
     async def export_html(self, request: web.Request) -> web.Response:
+        if len(self.source.log) > MAX_REPORT_LINES:  # the page embeds every record
+            raise web.HTTPRequestEntityTooLarge(
+                max_size=MAX_REPORT_LINES,
+                actual_size=len(self.source.log),
+                text=f"over {MAX_REPORT_LINES} lines: too long for a page; export the trace",
+            )
         at = _int(request, "at")
         report = {
             "view": self.source.view(at, request.query.get("session")),

@@ -5,22 +5,51 @@ problems found with it (not JSON-RPC, malformed update, dropped)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
+
+from .trace_file import MAX_TRACE_BYTES, Stored, TraceFile, TraceFileError
 
 UPDATE_METHOD = "session/update"
-MAX_TRACE_BYTES = 512 * 1024 * 1024  # a trace larger than this is refused, not read into memory
+MAX_LABEL: Final = 120  # characters of a list entry's label
+MAX_PROBLEM: Final = 300  # characters of one problem noted with a line
+_MAX_OPEN_REQUESTS: Final = 100_000  # requests remembered to name their answers' method
+_MAX_SHARED_LABELS: Final = 4096  # labels kept once and shared by every line that has them
+
+__all__ = ["MAX_TRACE_BYTES", "Line", "TraceFileError", "TrafficLog", "read_trace"]
 
 
-@dataclass
 class Line:
-    """One record and what the inspector noticed about it."""
+    """One record and what the inspector noticed about it. A line of a trace file keeps only
+    its place in the file (`stored`) and its summary's fields; its record is read again when
+    asked for, so a long trace costs a few hundred bytes a line, not its decoded JSON."""
 
-    record: dict[str, Any]
-    summary: dict[str, Any]
-    problems: list[str] = field(default_factory=list)
+    __slots__ = ("_record", "direction", "id", "kind", "label", "method", "n", "problems", "stored")
+
+    def __init__(self, n: int, record: dict[str, Any] | None, stored: Stored | None) -> None:
+        self.n = n
+        self._record = record
+        self.stored = stored
+        self.direction, self.kind, self.method, self.label = "?", "text", "", ""
+        self.id: str | int | None = None
+        self.problems: list[str] = []
+
+    @property
+    def record(self) -> dict[str, Any]:
+        if self._record is not None:
+            return self._record
+        assert self.stored is not None
+        return self.stored.record()
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """What the page's list shows for this line."""
+        summary: dict[str, Any] = {"n": self.n, "dir": self.direction, "problems": self.problems}
+        summary |= {"kind": self.kind, "method": self.method, "label": self.label}
+        if self.kind != "text":
+            summary["id"] = self.id
+        return summary
 
 
 class TrafficLog:
@@ -30,13 +59,15 @@ class TrafficLog:
         self.lines: list[Line] = []
         self.on_add: Callable[[], None] | None = None
         self._methods: dict[tuple[str, Any], str] = {}  # (direction, id) of requests: method
+        self._labels: dict[str, str] = {}
 
     def __len__(self) -> int:
         return len(self.lines)
 
-    def add(self, record: dict[str, Any]) -> Line:
-        summary = self._summary(len(self.lines), record)
-        line = Line(record, summary, list(summary["problems"]))
+    def add(self, record: dict[str, Any], stored: Stored | None = None) -> Line:
+        """Add a record; with `stored`, only its summary is kept (it is read again from there)."""
+        line = Line(len(self.lines), None if stored is not None else record, stored)
+        self._summarize(line, record)
         self.lines.append(line)
         if self.on_add is not None:
             self.on_add()
@@ -44,41 +75,52 @@ class TrafficLog:
 
     def mark(self, index: int, problem: str) -> None:
         """Note a problem with line `index` (the runtime refused or repaired it)."""
-        line = self.lines[index]
-        line.problems.append(problem)
-        line.summary["problems"] = list(line.problems)
+        self.lines[index].problems.append(problem[:MAX_PROBLEM])
         if self.on_add is not None:
             self.on_add()
 
     def summaries(self, start: int = 0) -> list[dict[str, Any]]:
         return [line.summary for line in self.lines[start:]]
 
-    def _summary(self, index: int, record: dict[str, Any]) -> dict[str, Any]:
+    def _summarize(self, line: Line, record: dict[str, Any]) -> None:
         direction = str(record.get("dir", "?"))
-        summary: dict[str, Any] = {"n": index, "dir": direction, "problems": []}
+        line.direction = self._shared(direction)
         message = record.get("message")
         if not isinstance(message, dict):
-            summary["kind"] = "text"
             text = record.get("text", message)
-            summary["method"] = ""
-            summary["label"] = str(text)[:120]
+            line.label = str(text)[:MAX_LABEL]
             why = record.get("problem") or "not JSON-RPC: the client dropped it"
-            summary["problems"] = [str(why)]
-            return summary
+            line.problems.append(str(why)[:MAX_PROBLEM])
+            return
         method = message.get("method")
         message_id = message.get("id")
         if isinstance(method, str):
-            summary["kind"] = "request" if "id" in message else "notification"
+            line.kind = "request" if "id" in message else "notification"
             if "id" in message:
-                self._methods[(direction, _hashable(message_id))] = method
+                self._remember(direction, message_id, method)
         else:
-            summary["kind"] = "error" if "error" in message else "result"
+            line.kind = "error" if "error" in message else "result"
             asked = "recv" if direction == "send" else "send"
-            method = self._methods.get((asked, _hashable(message_id)), "")
-        summary["method"] = method
-        summary["id"] = message_id if isinstance(message_id, str | int) else None
-        summary["label"] = _label(summary["kind"], method, message)
-        return summary
+            method = self._methods.pop((asked, _hashable(message_id)), "")
+        line.method = self._shared(method[:MAX_LABEL])
+        line.id = message_id if isinstance(message_id, str | int) else None
+        line.label = self._shared(_label(line.kind, line.method, message)[:MAX_LABEL])
+
+    def _remember(self, direction: str, message_id: Any, method: str) -> None:
+        """A request's method, until its answer names it (the oldest forgotten past a bound:
+        a trace of requests never answered cannot grow this without end)."""
+        if len(self._methods) >= _MAX_OPEN_REQUESTS:
+            del self._methods[next(iter(self._methods))]
+        self._methods[(direction, _hashable(message_id))] = method[:MAX_LABEL]
+
+    def _shared(self, text: str) -> str:
+        """`text`, one copy for every line with the same (a session/update's label, ...)."""
+        kept = self._labels.get(text)
+        if kept is not None:
+            return kept
+        if len(self._labels) < _MAX_SHARED_LABELS:
+            self._labels[text] = text
+        return text
 
 
 def _hashable(value: Any) -> Any:
@@ -101,36 +143,25 @@ def _label(kind: str, method: str, message: dict[str, Any]) -> str:
     return method
 
 
-class TraceFileError(Exception):
-    """A trace that cannot be read at all (missing, unreadable, too large)."""
-
-
 def read_trace(path: Path) -> Iterable[dict[str, Any]]:
-    """The records of a trace file. A line that is not a record (cut short, not JSON, no
-    direction) is kept as a text record, so the page lists it marked instead of losing it."""
+    """The records of a trace file, read a line at a time (trace_file.py)."""
+    trace = TraceFile(path)
     try:
-        if path.stat().st_size > MAX_TRACE_BYTES:
-            raise TraceFileError(f"{path}: larger than {MAX_TRACE_BYTES // 2**20} MiB")
-        raw = path.read_bytes()
-    except OSError as error:
-        raise TraceFileError(f"{path}: {error.strerror or error}") from None
-    for number, line in enumerate(raw.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            record = None
-        if not isinstance(record, dict) or record.get("dir") not in ("send", "recv"):
-            text = line.decode("utf-8", errors="replace")
-            yield {"dir": "?", "text": text, "problem": f"line {number} is not a trace record"}
-            continue
-        yield record
+        for record, _ in trace.lines():
+            yield record
+    finally:
+        trace.close()
 
 
 def trace_bytes(log: TrafficLog) -> bytes:
     """The log as a trace file, readable by `inspect --trace`."""
-    return b"".join(_record_line(line.record) for line in log.lines)
+    return b"".join(trace_pieces(log))
+
+
+def trace_pieces(log: TrafficLog) -> Iterator[bytes]:
+    """The log as a trace file, a line at a time (a long trace is never held whole)."""
+    for line in log.lines:
+        yield _record_line(line.record)
 
 
 def _record_line(record: dict[str, Any]) -> bytes:

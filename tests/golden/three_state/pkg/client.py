@@ -57,10 +57,12 @@ class Client:
 
     async def connect(self, url: str, **options: Any) -> RemoteAgent:
         """Connect to an agent served at `url` (`http(s)://` for Streamable HTTP, `ws(s)://`
-        for WebSocket; needs aiohttp, the `http` extra). Options go to `connect_remote`, e.g.
-        `headers={"Authorization": "Bearer ..."}`, `heartbeat_seconds=10` (the WebSocket
-        ping interval) or `stream_idle_seconds=20` (how long an HTTP event stream may stay
-        silent before it counts as lost). Then use it as after `spawn`."""
+        for WebSocket; needs aiohttp, the `http` extra). The bearer token is read from the
+        environment's `ACP_TOKEN`, as the server reads it (or give `token=`; an
+        `Authorization` in `headers=` wins over both). Other options go to `connect_remote`,
+        e.g. `headers={...}`, `heartbeat_seconds=10` (the WebSocket ping interval) or
+        `stream_idle_seconds=20` (how long an HTTP event stream may stay silent before it
+        counts as lost). Then use it as after `spawn`."""
         return await connect_remote(url, self.dispatcher, **options)
 
     async def item_patch(self, *, params: models.PatchItemNotification) -> None:
