@@ -24,11 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Final
 
-<<<<<<< HEAD
 from .remote_link import RemoteLimits
-=======
 from .remote_wire import TOKEN_VARIABLE
->>>>>>> smaller
 from .web_guard import Refusal, WebGuard
 
 NEEDS_AIOHTTP: Final = "--http needs aiohttp (pip install aiohttp)"

@@ -21,18 +21,12 @@ Limits (`RemoteLimits`): message size, bytes queued for clients that are behind 
 writes wait, and a client that takes nothing for `stall_seconds` loses the connection),
 session streams per connection, how long a connection may sit idle (no stream attached and no
 message from the client), how often a WebSocket is pinged to find a half-open socket, and
-<<<<<<< HEAD
-how long one write to a client may take before its stream is dropped; an event stream with
-nothing to send gets a comment every `keep_alive_seconds`, so proxies keep it open. Per server:
-open sockets (`max_sockets`) and how long a request head may take (`header_seconds`). Per
-agent: how long, and how many, sessions whose connection ended are kept for a resume
-(`detached_session_idle_seconds`, `max_detached_sessions`, `max_detached_bytes`: session_store).
-=======
 how long a write to a client may go without a byte going out before its stream is dropped;
 an event stream with nothing to send gets a comment every `keep_alive_seconds`, so proxies
 keep it open. Per server: open sockets (`max_sockets`) and how long a request head may take
-(`header_seconds`).
->>>>>>> smaller
+(`header_seconds`). Per agent: how long, and how many, sessions whose connection ended are kept
+for a resume (`detached_session_idle_seconds`, `max_detached_sessions`, `max_detached_bytes`:
+session_store).
 """
 
 from __future__ import annotations
