@@ -105,11 +105,12 @@ def test_a_value_allowed_is_that_value_only(project: Path) -> None:
     assert refusal_data(proc.stdout) == {"env": ["PAGER"]}
 
 
+@pytest.mark.parametrize("screen", ["live", "plain"])
 def test_interactively_the_question_shows_the_variables_and_a_rejection_runs_nothing(
-    project: Path, tmp_path: Path
+    project: Path, tmp_path: Path, screen: str
 ) -> None:
     pexpect = pytest.importorskip("pexpect")
-    from test_chat_terminal import closed_cleanly
+    from test_chat_terminal import WITHOUT_RICH
 
     marker = tmp_path / "ran"
     params = {
@@ -118,9 +119,10 @@ def test_interactively_the_question_shows_the_variables_and_a_rejection_runs_not
         "env": [{"name": "FOO", "value": "bar"}, {"name": "CLIP", "value": ESCAPED}],
     }
     agent = [sys.executable, str(Path(__file__).with_name("command_agent.py")), json.dumps(params)]
+    python = ["-m", "acp_codegen"] if screen == "live" else ["-c", WITHOUT_RICH]
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "acp_codegen", "chat", "--cwd", str(project), "--", *agent],
+        [*python, "chat", "--cwd", str(project), "--", *agent],
         dimensions=(40, 160),
         encoding="utf-8",
         timeout=60,
@@ -136,7 +138,26 @@ def test_interactively_the_question_shows_the_variables_and_a_rejection_runs_not
     child.send("2")
     child.expect("refused: -32600")
     child.expect("end_turn")
-    child.expect("> ")
-    child.sendeof()
-    closed_cleanly(child)
-    assert not marker.exists()
+    # Ctrl-C quits once the turn is over; if it still finishes, the first one cancels it.
+    child.sendintr()
+    if child.expect(["bye", "cancelling the turn"]) == 1:
+        child.sendintr()
+        child.expect("bye")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and not marker.exists()
+
+
+@pytest.mark.parametrize("tool", ["chat", "inspect"])
+@pytest.mark.parametrize("entry", ["A B", "=cat", "PA\x1bTH"])
+def test_a_malformed_allow_env_is_a_usage_error(project: Path, tool: str, entry: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "acp_codegen", tool, "--allow-env", entry, "--", "true"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "not an environment variable name" in proc.stderr

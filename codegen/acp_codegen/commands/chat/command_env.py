@@ -15,6 +15,7 @@ programs that read them both ways are not, and refusing `path` too costs nothing
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -167,7 +168,7 @@ def refusal_text(refused: Mapping[str, str]) -> str:
     for name, why in refused.items():
         by_why.setdefault(why, []).append(name)
     named = "; ".join(f"{', '.join(names)} ({why})" for why, names in by_why.items())
-    flags = " ".join(f"{ALLOW_OPTION} {name}" for name in refused)
+    flags = " ".join(f"{ALLOW_OPTION} {shlex.quote(name)}" for name in refused)
     return (
         f"environment variables that make another program run are refused: {named}. "
         f"Nothing was run or asked; the user may allow them with {flags}"

@@ -87,8 +87,8 @@ class Terminals:
             raise RpcError(ErrorCode.INVALID_REQUEST, f"the user did not allow running {command!r}")
         try:
             process = await asyncio.create_subprocess_exec(
-                command,
-                *args,
+                request.command,
+                *request.args,
                 executable=request.program,  # the program the question named, not a new lookup
                 cwd=request.folder,
                 env={**os.environ, **request.env},
