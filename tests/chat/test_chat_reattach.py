@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from acp_codegen._bindings import message_text, models
+from acp_codegen.commands.chat.gate import Gate
 from acp_codegen.commands.chat.link import AgentLink, ChatError
 from acp_codegen.commands.chat.reattach import Backoff, GaveUp, retrying
 from acp_codegen.commands.chat.remote import RemoteTarget
@@ -65,16 +66,12 @@ class Told(list[str]):
         self.said.set()
 
 
-async def refuse(what: str) -> bool:
-    return False
-
-
 def linked(url: str, asker: Asker, told: Told, cwd: Path, trace: Path | None = None) -> Any:
     return AgentLink(
         RemoteTarget(url, HEADERS),
         cwd=cwd,
         ask=asker,
-        confirm=refuse,
+        confirm=Gate(),  # refuses every write and command
         trace=trace,
         verbose=False,
         tell=told,

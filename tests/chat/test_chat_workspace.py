@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from acp_codegen._bindings import RpcError
+from acp_codegen.commands.chat.gate import Gate, Question
 from acp_codegen.commands.chat.terminals import Terminals
 from acp_codegen.commands.chat.workspace import Workspace
 
@@ -101,13 +101,16 @@ def test_writes_are_asked_for_and_confined(tree: Path) -> None:
     asyncio.run(main())
 
 
-async def run_anything(command: str, args: Sequence[str]) -> bool:
+async def run_anything(question: Question) -> bool:
     return True
+
+
+RUN_ANYTHING = Gate(run_anything)
 
 
 def test_terminals_run_in_the_working_directory_and_keep_their_output(tree: Path) -> None:
     async def main() -> None:
-        terminals = Terminals(Workspace(tree, allow), run_anything)
+        terminals = Terminals(Workspace(tree, allow), RUN_ANYTHING)
         script = "import os; print(os.getcwd()); print('x' * 50)"
         terminal = await terminals.create(sys.executable, ["-c", script])
         assert await terminals.wait_for_exit(terminal) == {"exitCode": 0, "signal": None}
@@ -128,11 +131,11 @@ def test_terminals_run_in_the_working_directory_and_keep_their_output(tree: Path
 
 
 def test_a_killed_terminal_reports_its_signal_and_refusals_run_nothing(tree: Path) -> None:
-    async def never(command: str, args: Sequence[str]) -> bool:
+    async def never(question: Question) -> bool:
         return False
 
     async def main() -> None:
-        terminals = Terminals(Workspace(tree, allow), run_anything)
+        terminals = Terminals(Workspace(tree, allow), RUN_ANYTHING)
         sleeper = await terminals.create(sys.executable, ["-c", "import time; time.sleep(600)"])
         terminals.kill(sleeper)
         assert await terminals.wait_for_exit(sleeper) == {"exitCode": None, "signal": "SIGKILL"}
@@ -140,7 +143,8 @@ def test_a_killed_terminal_reports_its_signal_and_refusals_run_nothing(tree: Pat
         with pytest.raises(RpcError):
             terminals.output(sleeper)
         with pytest.raises(RpcError) as denied:
-            await Terminals(Workspace(tree, allow), never).create("touch", [str(tree / "ran")])
+            refusing = Terminals(Workspace(tree, allow), Gate(never))
+            await refusing.create("touch", [str(tree / "ran")])
         assert "did not allow" in denied.value.message and not (tree / "ran").exists()
 
     asyncio.run(main())

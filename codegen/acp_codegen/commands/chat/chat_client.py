@@ -10,7 +10,8 @@ from typing import Any
 from ... import __version__
 from ..._bindings import Client, ClientSession, PermissionRequest, models, permission_request
 from ..._bindings._runtime.wire import to_wire
-from .services import Confirm, V1Services
+from .gate import Gate
+from .services import V1Services
 
 NOTICE_TAG = "notice"
 Asker = Callable[[models.RequestPermissionRequest], Awaitable[models.RequestPermissionOutcome]]
@@ -21,14 +22,14 @@ class ChatClient(V1Services, Client):
     """The client `chat` is: it answers permission requests through `ask`, hands each session
     update to `listener` (once the session has folded it in). It advertises no optional v2
     client feature; to v1 agents it serves files and terminals under the working directory
-    (`V1Services`, asking `confirm` before writes and commands)."""
+    (`V1Services`, asking through `gate` before writes and commands)."""
 
     info = models.Implementation(name="acp-codegen-chat", version=__version__)
     capabilities = models.ClientCapabilities()
 
-    def __init__(self, ask: Asker, cwd: Path, confirm: Confirm) -> None:
+    def __init__(self, ask: Asker, cwd: Path, gate: Gate) -> None:
         self._ask = ask
-        self.serve_files(cwd, confirm)
+        self.serve_files(cwd, gate)
         self.listener: Listener | None = None
         self.notice: Callable[[str], None] | None = None
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..console import Console
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
+from .command_env import ALLOW_OPTION, AllowedEnv
 from .remote import add_remote_options, agent_target
 
 NAME = "chat"
@@ -80,7 +81,22 @@ def agent_command_parser(
         metavar="DIR",
         help="the session's working directory (default: the current directory)",
     )
+    cmd.add_argument(
+        ALLOW_OPTION,
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="let a v1 agent's command set the environment variable NAME (with any value, or "
+        "only VALUE), one refused by default because it makes another program run (PATH, "
+        "LD_PRELOAD, BASH_ENV, GIT_*, PYTHON*, PAGER, ...); repeatable. The command is still "
+        "asked about, the variable shown",
+    )
     return cmd
+
+
+def allowed_env(args: argparse.Namespace) -> AllowedEnv:
+    """What `--allow-env` let through (ValueError names a malformed entry)."""
+    return AllowedEnv.parse(args.allow_env)
 
 
 def session_cwd(args: argparse.Namespace) -> Path | None:
@@ -98,6 +114,7 @@ def env_trace() -> Path | None:
 def run(args: argparse.Namespace) -> int:
     try:
         argv = agent_target(args)
+        allowed_env(args)
     except ValueError as problem:
         return usage_error(str(problem))
     if not argv:

@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 
 from ..._bindings import models
 from ..exits import EXIT_OK
+from .command_env import AllowedEnv
+from .gate import Gate, Question
 from .keys import Terminal
 from .link import AgentLink
 from .permissions import CANCELLED, answer_text, keys_hint, selected
@@ -48,7 +50,7 @@ class Chat:
             argv,
             cwd=cwd,
             ask=self.ask,
-            confirm=self.confirm,
+            confirm=Gate(self.confirm, self.note, AllowedEnv.parse(args.allow_env)),
             trace=args.trace,
             verbose=args.verbosity > 1,
             show_traffic=self.screen.aside,
@@ -108,11 +110,13 @@ class Chat:
 
     # -- permission requests ----------------------------------------------------------------------
 
-    async def confirm(self, what: str) -> bool:
-        """A v1 agent's write or command, asked like a permission (allow, or reject)."""
+    async def confirm(self, question: Question) -> bool:
+        """A v1 agent's write or command, asked like a permission (allow, or reject); its
+        details (a command's program, folder, variables) shown below the title."""
         request = models.RequestPermissionRequest(
             session_id=self.link.session.session_id,
-            title=f"Allow the agent to {what}?",
+            title=f"Allow the agent to {question.title}?",
+            description="\n".join(question.details) or None,
             options=[
                 models.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
                 models.PermissionOption(option_id="reject", name="Reject", kind="reject_once"),

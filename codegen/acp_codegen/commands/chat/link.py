@@ -32,9 +32,9 @@ from ..._bindings._runtime.stdio import AgentProcess, spawn_agent
 from ..._bindings._runtime.trace import Tracer
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
 from .chat_client import Asker, ChatClient, Listener
+from .gate import Gate
 from .reattach import Backoff, GaveUp, open_sessions, reconnected_line, resume_all, retrying
 from .remote import RemoteTarget
-from .services import Confirm
 from .traffic import TrafficTap
 
 T = TypeVar("T")
@@ -63,7 +63,7 @@ class AgentLink:
         *,
         cwd: Path,
         ask: Asker,
-        confirm: Confirm,
+        confirm: Gate,
         trace: Path | None,
         verbose: bool,
         show_traffic: Callable[[str], None] | None = None,

@@ -10,6 +10,8 @@ from pathlib import Path
 from ..._bindings import models
 from ..console import QUIET
 from ..exits import EXIT_DIFFERS, EXIT_OK
+from .command_env import AllowedEnv
+from .gate import Gate, Question
 from .link import AgentLink
 from .permissions import CANCELLED, answer_text, first_allow
 from .plain import PlainLog
@@ -30,17 +32,26 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
             log.note(answer_text(request, outcome))
         return outcome
 
-    async def confirm(what: str) -> bool:
+    async def confirm(question: Question) -> bool:
         # A v1 agent's write or command: --approve allows, otherwise nobody is there to ask.
+        # Its details follow, so a log shows what was allowed: every variable of a command.
         if verbosity != QUIET:
-            log.note(f"{what}: {'allowed' if args.approve else 'refused (no --approve)'}")
+            verdict = "allowed" if args.approve else "refused (no --approve)"
+            log.note(Question(f"{question.title}: {verdict}", question.details).text())
         return bool(args.approve)
+
+    def tell(text: str) -> None:
+        # A command refused without asking: said even with --quiet (it explains the answer).
+        if verbosity != QUIET:
+            log.note(text)
+        else:
+            print(text, file=sys.stderr, flush=True)
 
     link = AgentLink(
         argv,
         cwd=cwd,
         ask=ask,
-        confirm=confirm,
+        confirm=Gate(confirm, tell, AllowedEnv.parse(args.allow_env)),
         trace=args.trace,
         verbose=verbosity > 1,
         show_traffic=log.aside,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import string
 
 from ..._bindings import models
+from .visible import visible_line
 
 ALLOW_KINDS = ("allow_once", "allow_always")
 KEYS = string.digits[1:] + string.ascii_lowercase  # 1-9, then a-z
@@ -33,6 +34,13 @@ def keyed_options(
 
 def title_of(request: models.RequestPermissionRequest) -> str:
     return request.title or "The agent asks for permission"
+
+
+def description_lines(request: models.RequestPermissionRequest) -> list[str]:
+    """The request's description, one escaped line each (for a v1 command: its program,
+    folder and every variable), shown between the title and the options."""
+    text = request.description
+    return [visible_line(line) for line in text.split("\n")] if isinstance(text, str) else []
 
 
 def answer_text(

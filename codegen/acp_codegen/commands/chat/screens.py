@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from ..._bindings import models
-from .permissions import keyed_options, title_of
+from .permissions import description_lines, keyed_options, title_of
 from .plain import PlainLog
 from .transcript import Turn
 
@@ -50,6 +50,7 @@ class Screen(Protocol):
 def permission_lines(asking: Asking) -> list[str]:
     request, keyed = asking
     lines = [f"permission: {title_of(request)}"]
+    lines += [f"  {line}" for line in description_lines(request)]
     lines += [f"  [{key}] {option.name} ({option.kind})" for key, option in keyed]
     lines.append("press a key to answer (Ctrl-C cancels the turn)")
     return lines

@@ -8,15 +8,15 @@ bindings' `MISSING` marker, so optional values are read through `_given`.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .gate import Gate, Question
 from .terminals import Terminals
+from .visible import visible_line
 from .workspace import Workspace
 
 T = TypeVar("T")
-Confirm = Callable[[str], Awaitable[bool]]  # one line saying what would happen -> allowed?
 
 
 def _given(value: Any, kind: type[T]) -> T | None:
@@ -30,18 +30,16 @@ class V1Services:
     workspace: Workspace
     terminals: Terminals
 
-    def serve_files(self, cwd: Path, confirm: Confirm) -> None:
-        """Answer file and terminal requests under `cwd`, asking `confirm` before a write or a
-        command."""
+    def serve_files(self, cwd: Path, gate: Gate) -> None:
+        """Answer file and terminal requests under `cwd`, asking through `gate` before a write
+        or a command."""
 
         async def write(path: Path, content: str) -> bool:
-            return await confirm(f"write {len(content)} characters to {path}")
-
-        async def run(command: str, args: Any) -> bool:
-            return await confirm(f"run {' '.join([command, *args])} in {cwd}")
+            where = visible_line(str(path))
+            return await gate.confirm(Question(f"write {len(content)} characters to {where}"))
 
         self.workspace = Workspace(cwd, write)
-        self.terminals = Terminals(self.workspace, run)
+        self.terminals = Terminals(self.workspace, gate)
 
     async def fs_read_text_file(self, *, params: Any) -> Any:
         text = self.workspace.read_text(

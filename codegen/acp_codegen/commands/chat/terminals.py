@@ -2,8 +2,11 @@
 session's working directory (or a folder under it), its output kept up to the agent's byte
 limit (the oldest output dropped first, cut at a character boundary).
 
-Running a command is asked for like a write (`confirm`, or `--approve`). Every process still
-running is killed when the terminal is released or the chat ends.
+Before anyone is asked, the request is checked (`command_request`: a variable that makes
+another program run is refused unless `--allow-env` let it through); then the user is asked a
+question showing the command line, the program that runs, the folder and every variable
+(`gate.confirm`, or `--approve`). Every process still running is killed when the terminal is
+released or the chat ends.
 """
 
 from __future__ import annotations
@@ -12,18 +15,20 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..._bindings import RpcError
 from ..._bindings._runtime.errors import ErrorCode
+from .command_request import checked_request, question
+from .gate import Gate
+from .visible import visible_line
 from .workspace import Workspace
 
 DEFAULT_OUTPUT_LIMIT = 1 << 20
 MAX_OUTPUT_LIMIT = 16 << 20
 _READ = 1 << 16
-ConfirmCommand = Callable[[str, Sequence[str]], Awaitable[bool]]
 
 
 @dataclass
@@ -57,9 +62,9 @@ class Terminal:
 class Terminals:
     """The terminals of one chat, by id."""
 
-    def __init__(self, workspace: Workspace, confirm: ConfirmCommand) -> None:
+    def __init__(self, workspace: Workspace, gate: Gate) -> None:
         self._workspace = workspace
-        self._confirm = confirm
+        self._gate = gate
         self._terminals: dict[str, Terminal] = {}
         self._count = 0
 
@@ -71,18 +76,22 @@ class Terminals:
         cwd: str | None = None,
         output_byte_limit: int | None = None,
     ) -> str:
-        folder = self._workspace.resolve(cwd) if cwd is not None else self._workspace.root
-        for part in (command, *args, *(env or {}), *(env or {}).values()):
-            if "\0" in part:
-                raise RpcError(ErrorCode.INVALID_PARAMS, "a command with a NUL character")
-        if not await self._confirm(command, args):
+        try:
+            request = checked_request(
+                self._workspace, command, args, env or {}, cwd, self._gate.allowed_env
+            )
+        except RpcError as error:
+            self._gate.tell(visible_line(f"refused to run {command!r}: {error.message}"))
+            raise
+        if not await self._gate.confirm(question(request)):
             raise RpcError(ErrorCode.INVALID_REQUEST, f"the user did not allow running {command!r}")
         try:
             process = await asyncio.create_subprocess_exec(
-                command,
-                *args,
-                cwd=folder,
-                env={**os.environ, **(env or {})},
+                request.command,
+                *request.args,
+                executable=request.program,  # the program the question named, not a new lookup
+                cwd=request.folder,
+                env={**os.environ, **request.env},
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
@@ -94,7 +103,7 @@ class Terminals:
             ) from None
         # The agent's limit, within chat's own (an agent may not make chat hold gigabytes).
         asked = DEFAULT_OUTPUT_LIMIT if output_byte_limit is None else output_byte_limit
-        limit = min(asked, MAX_OUTPUT_LIMIT)
+        limit = max(0, min(asked, MAX_OUTPUT_LIMIT))
         terminal = Terminal(process, limit)
         terminal.pump = asyncio.create_task(self._pump(terminal))
         self._count += 1

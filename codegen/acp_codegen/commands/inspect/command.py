@@ -8,7 +8,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..chat.command import agent_command_parser, env_trace, session_cwd, usage_error
+from ..chat.command import (
+    agent_command_parser,
+    allowed_env,
+    env_trace,
+    session_cwd,
+    usage_error,
+)
 from ..chat.remote import add_remote_options, agent_target
 from ..console import Console
 
@@ -55,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     try:
         argv = agent_target(args)
+        allowed = allowed_env(args)
     except ValueError as problem:
         return usage_error(str(problem))
     if args.trace is not None and argv:
@@ -86,5 +93,6 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         cwd=cwd,
         open_browser=not args.no_open,
+        allowed_env=allowed,
     )
     return asyncio.run(serve(settings, console))

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..._bindings import models, session_snapshot
+from ..chat.command_env import NOTHING_ALLOWED, AllowedEnv
+from ..chat.gate import Gate, Question
 from ..chat.link import RUNTIME_LOGGER, AgentLink, ChatError
 from ..chat.permissions import CANCELLED
 from ..chat.remote import RemoteTarget
@@ -81,6 +83,7 @@ class LiveInspector:
         cwd: Path,
         trace: Path | None,
         changed: Callable[[], None],
+        allowed_env: AllowedEnv = NOTHING_ALLOWED,
     ) -> None:
         self.log = TrafficLog()
         self.name = agent_heading(argv)
@@ -93,11 +96,12 @@ class LiveInspector:
         self.listed: list[dict[str, Any]] = []  # what session/list last answered
         self.deleted: set[str] = set()  # not listed any more
         self.reconnected: str | None = None  # the line about the last reattach
+        self.refused: str | None = None  # the last command refused without asking, and why
         self.link = AgentLink(
             argv,
             cwd=cwd,
             ask=self._ask,
-            confirm=self._confirm,
+            confirm=Gate(self._confirm, self._refused, allowed_env),
             trace=trace,
             verbose=False,
             on_record=self._heard,
@@ -109,6 +113,10 @@ class LiveInspector:
 
     def _heard(self, record: dict[str, Any]) -> None:
         self.log.add(record)
+
+    def _refused(self, line: str) -> None:
+        self.refused = line
+        self._changed()
 
     def _reattached(self, line: str) -> None:
         self.reconnected = line
@@ -148,14 +156,16 @@ class LiveInspector:
             self._asked.remove(asked)
             self._changed()
 
-    async def _confirm(self, what: str) -> bool:
+    async def _confirm(self, question: Question) -> bool:
         """A v1 agent's file write or command, asked on the page as a permission request (v1
-        has no permission request of its own for these). Refused once the turn is cancelled."""
+        has no permission request of its own for these), a command's details (program,
+        folder, every variable) as its description. Refused once the turn is cancelled."""
         if self._cancelled:
             return False
         request = models.RequestPermissionRequest(
             session_id=self.link.session.session_id,
-            title=f"The agent asks to {what}",
+            title=f"The agent asks to {question.title}",
+            description="\n".join(question.details) or None,
             options=[
                 models.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
                 models.PermissionOption(option_id="reject", name="Refuse", kind="reject_once"),
@@ -183,7 +193,7 @@ class LiveInspector:
         blocks: list[Any] = [models.TextContent(type="text", text=text)]
         if attachment is not None:
             blocks.append(resource_block(attachment))
-        self.error = None
+        self.error, self.refused = None, None
         self._cancelled = False
         self._turn = asyncio.create_task(self._run_turn(blocks))
         self._changed()
@@ -313,11 +323,16 @@ class LiveInspector:
             "session": conversation_view(snapshot),
             "sessionId": current,
             "running": self.running,
-            "permission": None
-            if asked is None
-            else permission_view(asked.key, asked.request.model_dump(mode="json", by_alias=True)),
+            "permission": (
+                None
+                if asked is None
+                else permission_view(
+                    asked.key, asked.request.model_dump(mode="json", by_alias=True)
+                )
+            ),
             "error": self.error,
             "reconnected": self.reconnected,
+            "refused": self.refused,
         }
 
 

@@ -187,15 +187,19 @@ class TraceReplay:
             "permission": permission,
             "error": None,
             "reconnected": None,
+            "refused": None,
         }
 
 
 def permission_view(key: Any, params: dict[str, Any]) -> dict[str, Any]:
     """A permission request as the dialog shows it (read-only in a trace)."""
     options = params.get("options")
+    description = params.get("description")
     return {
         "id": key,
         "title": params.get("title") or "The agent asks for permission",
+        # below the title: for a v1 command, its program, folder and every variable
+        "description": description if isinstance(description, str) else None,
         "options": [
             {"id": option.get("optionId"), "name": option.get("name"), "kind": option.get("kind")}
             for option in (options if isinstance(options, list) else [])

@@ -13,6 +13,7 @@ from pathlib import Path
 from aiohttp import web
 
 from ..._bindings._runtime.web_guard import WebGuard, is_loopback, new_token
+from ..chat.command_env import NOTHING_ALLOWED, AllowedEnv
 from ..chat.link import ChatError
 from ..chat.remote import RemoteTarget
 from ..console import Console
@@ -32,6 +33,7 @@ class Settings:
     port: int
     cwd: Path
     open_browser: bool
+    allowed_env: AllowedEnv = NOTHING_ALLOWED  # --allow-env: what a v1 agent's command may set
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -72,7 +74,11 @@ async def serve(settings: Settings, console: Console) -> int:
             return EXIT_USAGE
     else:
         live = LiveInspector(
-            settings.argv, cwd=settings.cwd, trace=settings.record, changed=changes.bump
+            settings.argv,
+            cwd=settings.cwd,
+            trace=settings.record,
+            changed=changes.bump,
+            allowed_env=settings.allowed_env,
         )
         live.log.on_add = changes.bump
         source = live

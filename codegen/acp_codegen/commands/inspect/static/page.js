@@ -68,6 +68,8 @@
     showError(view.error);
     $("reconnected").hidden = !view.reconnected;
     $("reconnected").textContent = view.reconnected || "";
+    $("refused").hidden = !view.refused;
+    $("refused").textContent = view.refused || "";
     const live = view.mode === "live";
     $("prompt-form").hidden = !live;
     $("new-session").hidden = !live;
@@ -228,6 +230,9 @@
     $("permission-options").replaceChildren();
     if (!permission) return;
     $("permission-title").textContent = permission.title;
+    // A v1 command's program, folder and every variable: all of what decides what runs.
+    $("permission-details").hidden = !permission.description;
+    $("permission-details").textContent = permission.description || "";
     const live = view.mode === "live";
     for (const option of permission.options) {
       const button = el("button", option.name + " (" + option.kind + ")");
