@@ -47,6 +47,7 @@ class Chat:
         self.link = AgentLink(
             argv,
             cwd=cwd,
+            cwd_given=args.cwd is not None,
             ask=self.ask,
             confirm=self.confirm,
             trace=args.trace,
@@ -109,7 +110,8 @@ class Chat:
     # -- permission requests ----------------------------------------------------------------------
 
     async def confirm(self, what: str) -> bool:
-        """A v1 agent's write or command, asked like a permission (allow, or reject)."""
+        """A v1 agent's write, command or (remote) read, asked like a permission (allow, or
+        reject)."""
         request = models.RequestPermissionRequest(
             session_id=self.link.session.session_id,
             title=f"Allow the agent to {what}?",

@@ -31,7 +31,8 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
         return outcome
 
     async def confirm(what: str) -> bool:
-        # A v1 agent's write or command: --approve allows, otherwise nobody is there to ask.
+        # A v1 agent's write, command or (remote) read: --approve allows, otherwise nobody is
+        # there to ask.
         if verbosity != QUIET:
             log.note(f"{what}: {'allowed' if args.approve else 'refused (no --approve)'}")
         return bool(args.approve)
@@ -39,6 +40,7 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
     link = AgentLink(
         argv,
         cwd=cwd,
+        cwd_given=args.cwd is not None,
         ask=ask,
         confirm=confirm,
         trace=args.trace,

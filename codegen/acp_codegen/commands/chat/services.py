@@ -2,6 +2,10 @@
 (`fs_*`, `terminal_*`) overridden, so chat advertises files and terminals to v1 agents and
 answers them through its `Workspace` and `Terminals` (confined to `--cwd`).
 
+Writes and commands are asked first. Reads are asked too when `ask_reads` (an agent reached
+by `--url` when `--cwd` was not given: the folder chat was started from was never offered
+to it, and may be `$HOME`); the question names the file, escaped for the terminal.
+
 The params are the bindings' v1 models; an optional field the agent left out holds the
 bindings' `MISSING` marker, so optional values are read through `_given`.
 """
@@ -13,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .terminals import Terminals
+from .visible import visible_line
 from .workspace import Workspace
 
 T = TypeVar("T")
@@ -30,21 +35,24 @@ class V1Services:
     workspace: Workspace
     terminals: Terminals
 
-    def serve_files(self, cwd: Path, confirm: Confirm) -> None:
+    def serve_files(self, cwd: Path, confirm: Confirm, *, ask_reads: bool = False) -> None:
         """Answer file and terminal requests under `cwd`, asking `confirm` before a write or a
-        command."""
+        command (and a read, with `ask_reads`)."""
 
         async def write(path: Path, content: str) -> bool:
-            return await confirm(f"write {len(content)} characters to {path}")
+            return await confirm(f"write {len(content)} characters to {visible_line(str(path))}")
+
+        async def read(path: Path) -> bool:
+            return await confirm(f"read {visible_line(str(path))}")
 
         async def run(command: str, args: Any) -> bool:
             return await confirm(f"run {' '.join([command, *args])} in {cwd}")
 
-        self.workspace = Workspace(cwd, write)
+        self.workspace = Workspace(cwd, write, read if ask_reads else None)
         self.terminals = Terminals(self.workspace, run)
 
     async def fs_read_text_file(self, *, params: Any) -> Any:
-        text = self.workspace.read_text(
+        text = await self.workspace.read_text(
             params.path, _given(params.line, int), _given(params.limit, int)
         )
         return {"content": text}

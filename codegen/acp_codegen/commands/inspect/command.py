@@ -86,5 +86,6 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         cwd=cwd,
         open_browser=not args.no_open,
+        cwd_given=args.cwd is not None,
     )
     return asyncio.run(serve(settings, console))

@@ -82,6 +82,7 @@ class LiveInspector:
         argv: Sequence[str] | RemoteTarget,
         *,
         cwd: Path,
+        cwd_given: bool = False,
         trace: Path | None,
         changed: Callable[[], None],
     ) -> None:
@@ -99,6 +100,7 @@ class LiveInspector:
         self.link = AgentLink(
             argv,
             cwd=cwd,
+            cwd_given=cwd_given,
             ask=self._ask,
             confirm=self._confirm,
             trace=trace,
@@ -152,8 +154,9 @@ class LiveInspector:
             self._changed()
 
     async def _confirm(self, what: str) -> bool:
-        """A v1 agent's file write or command, asked on the page as a permission request (v1
-        has no permission request of its own for these). Refused once the turn is cancelled."""
+        """A v1 agent's file write or command (or a remote agent's read), asked on the page as a
+        permission request (v1 has no permission request of its own for these). Refused once
+        the turn is cancelled."""
         if self._cancelled:
             return False
         request = models.RequestPermissionRequest(

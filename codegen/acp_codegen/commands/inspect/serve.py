@@ -32,6 +32,7 @@ class Settings:
     port: int
     cwd: Path
     open_browser: bool
+    cwd_given: bool = False  # --cwd was given: a remote agent's reads are not asked
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -75,7 +76,11 @@ async def serve(settings: Settings, console: Console) -> int:
         source = TraceReplay(log, settings.trace.name)
     else:
         live = LiveInspector(
-            settings.argv, cwd=settings.cwd, trace=settings.record, changed=changes.bump
+            settings.argv,
+            cwd=settings.cwd,
+            cwd_given=settings.cwd_given,
+            trace=settings.record,
+            changed=changes.bump,
         )
         live.log.on_add = changes.bump
         source = live
