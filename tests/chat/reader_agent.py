@@ -3,6 +3,7 @@ is one request; a relative PATH is taken under the session's cwd (as an agent wo
 
 - `read PATH`: `fs/read_text_file`; says `read PATH: <content>` or `read PATH refused (CODE):
   <message>`;
+- `read-all PATH...`: reads them all at once (concurrent requests); says each as `read`;
 - `write PATH TEXT`: `fs/write_text_file`; says `wrote PATH` or `write PATH refused (CODE): ...`;
 - `race PATH N`: reads PATH N times, one after another; says `race: N reads, K refused,
   contents [...]` (every distinct content it got, so a test sees whether one came from
@@ -14,6 +15,7 @@ is one request; a relative PATH is taken under the session's cwd (as an agent wo
 """
 
 import argparse
+import asyncio
 import os
 import sys
 from pathlib import Path
@@ -35,6 +37,9 @@ class Reader(Agent):
             verb, _, rest = line.partition(" ")
             if verb == "read":
                 await session.say(await self.read(session, cwd, rest) + "\n")
+            elif verb == "read-all":
+                reads = [self.read(session, cwd, path) for path in rest.split()]
+                await session.say("".join(said + "\n" for said in await asyncio.gather(*reads)))
             elif verb == "write":
                 path, _, text = rest.partition(" ")
                 await session.say(await self.write(session, cwd, path, text) + "\n")

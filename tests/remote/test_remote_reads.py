@@ -24,6 +24,7 @@ READER = [sys.executable, str(Path(__file__).parents[1] / "chat" / "reader_agent
 TOKEN = "remote-reads-token-2468"
 BEARER = f"Authorization: Bearer {TOKEN}"
 KEY = "-----BEGIN FAKE PRIVATE KEY-----"
+QUESTION = r"Allow the agent to read \S+(id_rsa|notes)\?\r\n"  # the question, not its answer
 
 
 @pytest.fixture(scope="module")
@@ -84,9 +85,10 @@ def test_chat_url_with_cwd_given_reads_that_folder_without_asking(
     assert ": allowed" not in out and "refused" not in out
 
 
-def test_the_read_question_shows_the_path_escaped(reader_url: str, home: Path) -> None:
-    out = remote_chat(reader_url, home, "--prompt", "read .ssh/\x1b[2Jx")
+def test_the_questions_show_the_path_escaped(reader_url: str, home: Path) -> None:
+    out = remote_chat(reader_url, home, "--prompt", "read .ssh/\x1b[2Jx\nwrite \x1b[2Jy z")
     assert f"read {home}/.ssh/\\e[2Jx: refused (no --approve)\n" in out
+    assert f"write 1 characters to {home}/\\e[2Jy: refused (no --approve)\n" in out
 
 
 def test_interactively_chat_url_asks_each_read_with_the_path(reader_url: str, home: Path) -> None:
@@ -109,6 +111,36 @@ def test_interactively_chat_url_asks_each_read_with_the_path(reader_url: str, ho
     child.sendeof()
     closed_cleanly(child)
     assert KEY not in seen.getvalue()
+
+
+def test_reads_asked_at_once_are_asked_one_after_the_other(reader_url: str, home: Path) -> None:
+    """The agent sends two reads together: the second question waits for the first answer
+    (before: it replaced the first on screen, which then waited for ever)."""
+    pexpect = pytest.importorskip("pexpect")
+    from tests.chat.test_chat_terminal import WITHOUT_RICH, closed_cleanly
+
+    (home / "notes").write_text("notes", encoding="utf-8")
+    argv = ["-c", WITHOUT_RICH, "chat", "--url", reader_url, "--header", BEARER]
+    env = {"PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    child = pexpect.spawn(
+        sys.executable, argv, cwd=str(home), dimensions=(40, 200), encoding="utf-8",
+        timeout=HANG_GUARD, env=env,
+    )  # fmt: skip
+    child.logfile_read = seen = io.StringIO()
+    child.expect("> ")
+    child.sendline("read-all .ssh/id_rsa notes")
+    child.expect(QUESTION)
+    first = child.match.group(1)
+    child.send("2" if first == "id_rsa" else "1")
+    child.expect(QUESTION)
+    second = child.match.group(1)
+    assert {first, second} == {"id_rsa", "notes"}
+    child.send("2" if second == "id_rsa" else "1")
+    child.expect("read .ssh/id_rsa refused .*the user did not allow reading")
+    child.expect("> ")
+    child.sendeof()
+    closed_cleanly(child)
+    assert "read notes: notes" in seen.getvalue() and KEY not in seen.getvalue()
 
 
 def test_inspect_url_asks_on_the_page_before_a_read(reader_url: str, home: Path) -> None:

@@ -12,6 +12,7 @@ bindings' `MISSING` marker, so optional values are read through `_given`.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,6 +30,19 @@ def _given(value: Any, kind: type[T]) -> T | None:
     return value if isinstance(value, kind) else None
 
 
+def one_at_a_time(confirm: Confirm) -> Confirm:
+    """`confirm` with one question open at a time: an agent sending requests together gets
+    them asked in turn (a second question would take the first one's place on the screen,
+    leaving it unanswered for ever)."""
+    turn = asyncio.Lock()
+
+    async def asked(what: str) -> bool:
+        async with turn:
+            return await confirm(what)
+
+    return asked
+
+
 class V1Services:
     """Mixed into chat's client before the generated `Client`: its v1 service handlers."""
 
@@ -38,6 +52,7 @@ class V1Services:
     def serve_files(self, cwd: Path, confirm: Confirm, *, ask_reads: bool = False) -> None:
         """Answer file and terminal requests under `cwd`, asking `confirm` before a write or a
         command (and a read, with `ask_reads`)."""
+        confirm = one_at_a_time(confirm)
 
         async def write(path: Path, content: str) -> bool:
             return await confirm(f"write {len(content)} characters to {visible_line(str(path))}")
