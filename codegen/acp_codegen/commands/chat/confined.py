@@ -17,6 +17,9 @@ between a check and an open is refused, never followed. The rules:
   checked with fstat: only a regular file is read or written; FIFOs, sockets and devices are
   refused (and a special file seen before opening is not even opened). A file with more than
   one hard link is refused too: its other name may be outside the folder.
+- A write creates its file with O_EXCL, or opens the existing one without O_TRUNC and empties
+  it only once fstat said it is a regular file with one link; missing folders on the way are
+  made by the walk, one name at a time, relative to the folder before.
 """
 
 from __future__ import annotations
@@ -96,9 +99,6 @@ class ConfinedFolder:
         self.fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
         self._closer = weakref.finalize(self, os.close, self.fd)
 
-    def close(self) -> None:
-        self._closer()
-
     def names_of(self, path: str) -> list[str]:
         """The names under the folder that absolute `path` leads to, `.` and `..` taken
         lexically; Refused when it lies outside."""
@@ -116,6 +116,44 @@ class ConfinedFolder:
 
     def location(self, place: Place) -> Path:
         return self.root.joinpath(*place.names, *([place.leaf] if place.leaf else []))
+
+    def where(self, names: list[str]) -> Path:
+        """Where `names` lead once the links on the way are followed (it need not exist)."""
+        try:
+            with self.walk(names) as place:
+                return self.location(place)
+        except Missing as missing:
+            return self.root.joinpath(*missing.names)
+
+    def read(self, names: list[str], limit: int) -> bytes:
+        """At most `limit` bytes of the regular file `names` lead to (`Missing` or
+        FileNotFoundError when there is none); a special file is refused unopened."""
+        with self.walk(names) as place:
+            folder, name = self._file_in(place)
+            check_file(os.stat(name, dir_fd=folder, follow_symlinks=False))
+            return read_file(folder, name, limit)
+
+    def writable(self, names: list[str]) -> Path:
+        """Where a write to `names` would go, checked without making or opening anything (the
+        write walks and checks again)."""
+        try:
+            with self.walk(names) as place:
+                folder, name = self._file_in(place)
+                with contextlib.suppress(FileNotFoundError):  # a new file
+                    check_file(os.stat(name, dir_fd=folder, follow_symlinks=False))
+                return self.location(place)
+        except Missing as missing:
+            return self.root.joinpath(*missing.names)  # in new folders
+
+    def write(self, names: list[str], data: bytes) -> None:
+        """Write `data` to the regular file `names` lead to, making folders on the way."""
+        with self.walk(names, make=True) as place:
+            write_file(*self._file_in(place), data)
+
+    def _file_in(self, place: Place) -> tuple[int, str]:
+        if place.leaf is None:
+            raise Refused("a folder, not a file")
+        return place.folder(self.fd), place.leaf
 
     @contextlib.contextmanager
     def walk(self, names: list[str], *, make: bool = False) -> Iterator[Place]:
@@ -195,6 +233,40 @@ def open_folder(folder: int, name: str) -> int:
         if error.errno in (errno.ENOTDIR, errno.ELOOP):
             raise Refused(f"{name!r} is not a folder (or was replaced by a symlink)") from None
         raise
+
+
+def read_file(folder: int, name: str, limit: int) -> bytes:
+    """The bytes of regular file `name` in `folder` (one link), at most `limit`."""
+    fd = os.open(name, os.O_RDONLY | FILE_FLAGS, dir_fd=folder)
+    try:
+        check_file(os.fstat(fd))
+        chunks: list[bytes] = []
+        left = limit
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def write_file(folder: int, name: str, data: bytes) -> None:
+    """Write `data` to regular file `name` in `folder`: a new one, or an existing one with one
+    link, emptied only once it is known to be that."""
+    flags = os.O_WRONLY | FILE_FLAGS
+    try:
+        fd = os.open(name, flags | os.O_CREAT | os.O_EXCL, 0o644, dir_fd=folder)
+    except FileExistsError:
+        check_file(os.stat(name, dir_fd=folder, follow_symlinks=False))
+        fd = os.open(name, flags, dir_fd=folder)
+    try:
+        check_file(os.fstat(fd))
+        os.ftruncate(fd, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def lexical(names: list[str]) -> list[str]:

@@ -13,14 +13,13 @@ it exists. A refused write or read is an error, so the agent knows nothing was d
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ..._bindings import RpcError
 from ..._bindings._runtime.errors import ErrorCode
-from .confined import FILE_FLAGS, ConfinedFolder, Missing, Refused, check_file
+from .confined import ConfinedFolder, Missing, Refused
 
 # Reads larger than this are refused: a text file for a model's context, not a disk image.
 MAX_READ_BYTES = 16 << 20
@@ -70,10 +69,7 @@ class Workspace:
         need not exist); -32602 when it is one the agent may not use."""
         names = self.names(path)
         try:
-            with self.folder.walk(names) as place:
-                return self.folder.location(place)
-        except Missing as missing:
-            return self.root.joinpath(*missing.names)
+            return self.folder.where(names)
         except Refused as why:
             raise refused(path, str(why)) from None
         except OSError as error:
@@ -100,12 +96,7 @@ class Workspace:
         """The bytes of the file `names` lead to: a regular file with one link, opened without
         following a link and without waiting on a FIFO."""
         try:
-            with self.folder.walk(names) as place:
-                if place.leaf is None:
-                    raise Refused("a folder, not a file")
-                folder = place.folder(self.folder.fd)
-                check_file(os.stat(place.leaf, dir_fd=folder, follow_symlinks=False))
-                data = read_file(folder, place.leaf)
+            data = self.folder.read(names, MAX_READ_BYTES + 1)
         except Refused as why:
             raise refused(path, str(why)) from None
         except (Missing, FileNotFoundError):
@@ -132,10 +123,7 @@ class Workspace:
                 {"path": path},
             )
         try:
-            with self.folder.walk(names, make=True) as place:
-                if place.leaf is None:
-                    raise Refused("a folder, not a file")
-                write_file(place.folder(self.folder.fd), place.leaf, data)
+            self.folder.write(names, data)
         except Refused as why:
             raise refused(path, str(why)) from None
         except OSError as error:
@@ -147,50 +135,8 @@ class Workspace:
         """Where a write of `path` would go, checked before the user is asked: nothing is made
         or opened (the write walks again, and checks again)."""
         try:
-            with self.folder.walk(names) as place:
-                if place.leaf is None:
-                    raise Refused("a folder, not a file")
-                folder = place.folder(self.folder.fd)
-                with contextlib.suppress(FileNotFoundError):  # a new file
-                    check_file(os.stat(place.leaf, dir_fd=folder, follow_symlinks=False))
-                return self.folder.location(place)
-        except Missing as missing:
-            return self.root.joinpath(*missing.names)  # new folders too
+            return self.folder.writable(names)
         except Refused as why:
             raise refused(path, str(why)) from None
         except OSError as error:
             raise refused(path, f"cannot write there ({error.strerror})") from None
-
-
-def read_file(folder: int, name: str) -> bytes:
-    """The bytes of regular file `name` in `folder` (one link), at most one past the limit."""
-    fd = os.open(name, os.O_RDONLY | FILE_FLAGS, dir_fd=folder)
-    try:
-        check_file(os.fstat(fd))
-        chunks: list[bytes] = []
-        left = MAX_READ_BYTES + 1
-        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def write_file(folder: int, name: str, data: bytes) -> None:
-    """Write `data` to regular file `name` in `folder`: a new one, or an existing one with one
-    link, emptied only once it is known to be that."""
-    flags = os.O_WRONLY | FILE_FLAGS
-    try:
-        fd = os.open(name, flags | os.O_CREAT | os.O_EXCL, 0o644, dir_fd=folder)
-    except FileExistsError:
-        check_file(os.stat(name, dir_fd=folder, follow_symlinks=False))
-        fd = os.open(name, flags, dir_fd=folder)
-    try:
-        check_file(os.fstat(fd))
-        os.ftruncate(fd, 0)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
