@@ -29,23 +29,35 @@ def tree(tmp_path: Path) -> Path:
     (tmp_path / "secret.txt").write_text("keep out", encoding="utf-8")
     (root / "escape").symlink_to(tmp_path / "secret.txt")
     (root / "up").symlink_to(tmp_path)
-    (root / "inside").symlink_to(root / "notes.txt")
+    (root / "inside").symlink_to("notes.txt")
+    (root / "inside_by_name").symlink_to(root / "notes.txt")
+    (root / "sub" / "back").symlink_to("../notes.txt")
     return root
+
+
+def read(workspace: Workspace, path: str, line: int | None = None, limit: int | None = None) -> str:
+    return asyncio.run(workspace.read_text(path, line, limit))
 
 
 def refusal(workspace: Workspace, path: str) -> RpcError:
     with pytest.raises(RpcError) as caught:
-        workspace.read_text(path)
+        read(workspace, path)
     assert caught.value.code == -32602 and caught.value.data == {"path": path}
     return caught.value
 
 
 def test_reads_inside_the_working_directory(tree: Path) -> None:
     workspace = Workspace(tree, allow)
-    assert workspace.read_text(str(tree / "notes.txt")) == "one\ntwo\nthree\n"
-    assert workspace.read_text(str(tree / "notes.txt"), line=2, limit=1) == "two\n"
-    assert workspace.read_text(str(tree / "inside")) == "one\ntwo\nthree\n"  # a link inside
-    assert workspace.read_text(str(tree / "sub" / ".." / "notes.txt"), line=3) == "three\n"
+    assert read(workspace, str(tree / "notes.txt")) == "one\ntwo\nthree\n"
+    assert read(workspace, str(tree / "notes.txt"), line=2, limit=1) == "two\n"
+    assert read(workspace, str(tree / "inside")) == "one\ntwo\nthree\n"  # a relative link inside
+    assert read(workspace, str(tree / "sub" / "back")) == "one\ntwo\nthree\n"
+    assert read(workspace, str(tree / "sub" / ".." / "notes.txt"), line=3) == "three\n"
+
+
+def test_a_symlink_by_absolute_path_is_refused_even_when_it_points_inside(tree: Path) -> None:
+    error = refusal(Workspace(tree, allow), str(tree / "inside_by_name"))
+    assert "a symlink to an absolute path" in error.message
 
 
 @pytest.mark.parametrize(
@@ -56,7 +68,7 @@ def test_symlinks_and_dotdot_out_of_the_working_directory_are_refused(
     tree: Path, relative: str
 ) -> None:
     error = refusal(Workspace(tree, allow), str(tree / relative))
-    assert "outside the working directory" in error.message
+    assert "outside the working directory" in error.message or "absolute path" in error.message
 
 
 @pytest.mark.parametrize(
@@ -73,7 +85,7 @@ def test_malformed_paths_are_refused(tree: Path, path: str, why: str) -> None:
 
 def test_a_missing_file_is_not_found(tree: Path) -> None:
     with pytest.raises(RpcError) as caught:
-        Workspace(tree, allow).read_text(str(tree / "nope.txt"))
+        read(Workspace(tree, allow), str(tree / "nope.txt"))
     assert caught.value.code == -32002
 
 
@@ -148,3 +160,32 @@ def test_a_killed_terminal_reports_its_signal_and_refusals_run_nothing(tree: Pat
         assert "did not allow" in denied.value.message and not (tree / "ran").exists()
 
     asyncio.run(main())
+
+
+def test_a_symlink_loop_an_overlong_path_and_a_deep_one_are_refused(tree: Path) -> None:
+    (tree / "loop").symlink_to("loop")
+    workspace = Workspace(tree, allow)
+    assert "more than 40 symlinks" in refusal(workspace, str(tree / "loop")).message
+    long_path = str(tree / ("x" * 5000))
+    with pytest.raises(RpcError) as caught:
+        read(workspace, long_path)
+    assert caught.value.code == -32602 and "longer than 4096" in caught.value.message
+    deep = tree.joinpath(*["d"] * 257)
+    deep.mkdir(parents=True)
+    (deep / "f").write_text("deep", encoding="utf-8")
+    assert "more than 256 folders deep" in refusal(workspace, str(deep / "f")).message
+
+
+def test_asked_reads_are_asked_before_the_path_is_looked_at(tree: Path) -> None:
+    asked: list[Path] = []
+
+    async def refuse_read(path: Path) -> bool:
+        asked.append(path)
+        return False
+
+    workspace = Workspace(tree, allow, refuse_read)
+    for name in ("notes.txt", "nope.txt", "escape"):
+        with pytest.raises(RpcError) as caught:
+            read(workspace, str(tree / name))
+        assert caught.value.code == -32600 and "did not allow reading" in caught.value.message
+    assert asked == [tree.resolve() / name for name in ("notes.txt", "nope.txt", "escape")]

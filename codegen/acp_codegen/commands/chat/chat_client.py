@@ -22,14 +22,15 @@ class ChatClient(V1Services, Client):
     """The client `chat` is: it answers permission requests through `ask`, hands each session
     update to `listener` (once the session has folded it in). It advertises no optional v2
     client feature; to v1 agents it serves files and terminals under the working directory
-    (`V1Services`, asking through `gate` before writes and commands)."""
+    (`V1Services`, asking through `gate` before writes and commands, and reads with
+    `ask_reads`)."""
 
     info = models.Implementation(name="acp-codegen-chat", version=__version__)
     capabilities = models.ClientCapabilities()
 
-    def __init__(self, ask: Asker, cwd: Path, gate: Gate) -> None:
+    def __init__(self, ask: Asker, cwd: Path, gate: Gate, *, ask_reads: bool) -> None:
         self._ask = ask
-        self.serve_files(cwd, gate)
+        self.serve_files(cwd, gate, ask_reads=ask_reads)
         self.listener: Listener | None = None
         self.notice: Callable[[str], None] | None = None
 

@@ -79,7 +79,9 @@ def agent_command_parser(
         "--cwd",
         type=Path,
         metavar="DIR",
-        help="the session's working directory (default: the current directory)",
+        help="the session's working directory (default: the current directory); a v1 "
+        "agent's files are served under it, and an agent reached by --url reads there without "
+        "being asked only when --cwd is given",
     )
     cmd.add_argument(
         ALLOW_OPTION,

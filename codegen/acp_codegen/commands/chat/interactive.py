@@ -49,6 +49,7 @@ class Chat:
         self.link = AgentLink(
             argv,
             cwd=cwd,
+            cwd_given=args.cwd is not None,
             ask=self.ask,
             confirm=Gate(self.confirm, self.note, AllowedEnv.parse(args.allow_env)),
             trace=args.trace,
@@ -111,8 +112,8 @@ class Chat:
     # -- permission requests ----------------------------------------------------------------------
 
     async def confirm(self, question: Question) -> bool:
-        """A v1 agent's write or command, asked like a permission (allow, or reject); its
-        details (a command's program, folder, variables) shown below the title."""
+        """A v1 agent's write, command or (remote) read, asked like a permission (allow, or
+        reject); its details (a command's program, folder, variables) shown below the title."""
         request = models.RequestPermissionRequest(
             session_id=self.link.session.session_id,
             title=f"Allow the agent to {question.title}?",

@@ -62,6 +62,7 @@ class AgentLink:
         argv: Sequence[str] | RemoteTarget,
         *,
         cwd: Path,
+        cwd_given: bool = False,
         ask: Asker,
         confirm: Gate,
         trace: Path | None,
@@ -77,7 +78,7 @@ class AgentLink:
         self.argv = [] if isinstance(argv, RemoteTarget) else list(argv)
         self.cwd = cwd
         self.verbose = verbose
-        self._client = ChatClient(ask, cwd, confirm)
+        self._client = ChatClient(ask, cwd, confirm, ask_reads=not cwd_given and bool(self.remote))
         self._client.notice = notice
         self._garbage: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         try:
@@ -246,8 +247,7 @@ class AgentLink:
     @property
     def dropped(self) -> bool:
         """Whether this is a remote agent whose connection has ended under us."""
-        process = self._process
-        return isinstance(process, RemoteAgent) and process.connection.closed
+        return isinstance(self._process, RemoteAgent) and self._process.connection.closed
 
     async def reattach(self) -> None:
         """When the connection dropped: connect again (same URL and headers), initialize,

@@ -33,8 +33,9 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
         return outcome
 
     async def confirm(question: Question) -> bool:
-        # A v1 agent's write or command: --approve allows, otherwise nobody is there to ask.
-        # Its details follow, so a log shows what was allowed: every variable of a command.
+        # A v1 agent's write, command or (remote) read: --approve allows, otherwise nobody is
+        # there to ask. Its details follow, so a log shows what was allowed: every variable of
+        # a command.
         if verbosity != QUIET:
             verdict = "allowed" if args.approve else "refused (no --approve)"
             log.note(Question(f"{question.title}: {verdict}", question.details).text())
@@ -50,6 +51,7 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
     link = AgentLink(
         argv,
         cwd=cwd,
+        cwd_given=args.cwd is not None,
         ask=ask,
         confirm=Gate(confirm, tell, AllowedEnv.parse(args.allow_env)),
         trace=args.trace,

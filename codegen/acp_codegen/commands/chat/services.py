@@ -2,12 +2,19 @@
 (`fs_*`, `terminal_*`) overridden, so chat advertises files and terminals to v1 agents and
 answers them through its `Workspace` and `Terminals` (confined to `--cwd`).
 
+Writes and commands are asked first. Reads are asked too when `ask_reads` (an agent reached
+by `--url` when `--cwd` was not given: the folder chat was started from was never offered
+to it, and may be `$HOME`); the question names the file, escaped for the terminal.
+
 The params are the bindings' v1 models; an optional field the agent left out holds the
 bindings' `MISSING` marker, so optional values are read through `_given`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,25 +31,45 @@ def _given(value: Any, kind: type[T]) -> T | None:
     return value if isinstance(value, kind) else None
 
 
+Confirm = Callable[[Question], Awaitable[bool]]
+
+
+def one_at_a_time(confirm: Confirm) -> Confirm:
+    """`confirm` with one question open at a time: an agent sending requests together gets
+    them asked in turn (a second question would take the first one's place on the screen,
+    leaving it unanswered for ever)."""
+    turn = asyncio.Lock()
+
+    async def asked(question: Question) -> bool:
+        async with turn:
+            return await confirm(question)
+
+    return asked
+
+
 class V1Services:
     """Mixed into chat's client before the generated `Client`: its v1 service handlers."""
 
     workspace: Workspace
     terminals: Terminals
 
-    def serve_files(self, cwd: Path, gate: Gate) -> None:
+    def serve_files(self, cwd: Path, gate: Gate, *, ask_reads: bool = False) -> None:
         """Answer file and terminal requests under `cwd`, asking through `gate` before a write
-        or a command."""
+        or a command (and a read, with `ask_reads`), one question at a time."""
+        confirm = one_at_a_time(gate.confirm)
 
         async def write(path: Path, content: str) -> bool:
             where = visible_line(str(path))
-            return await gate.confirm(Question(f"write {len(content)} characters to {where}"))
+            return await confirm(Question(f"write {len(content)} characters to {where}"))
 
-        self.workspace = Workspace(cwd, write)
-        self.terminals = Terminals(self.workspace, gate)
+        async def read(path: Path) -> bool:
+            return await confirm(Question(f"read {visible_line(str(path))}"))
+
+        self.workspace = Workspace(cwd, write, read if ask_reads else None)
+        self.terminals = Terminals(self.workspace, dataclasses.replace(gate, confirm=confirm))
 
     async def fs_read_text_file(self, *, params: Any) -> Any:
-        text = self.workspace.read_text(
+        text = await self.workspace.read_text(
             params.path, _given(params.line, int), _given(params.limit, int)
         )
         return {"content": text}

@@ -1,11 +1,14 @@
-"""The files a v1 agent may read and write through chat (`fs/read_text_file`,
-`fs/write_text_file`): those under `--cwd`, nothing else.
+"""The files a v1 agent may read and write through chat and inspect (`fs/read_text_file`,
+`fs/write_text_file`): regular files under `--cwd`, nothing else.
 
 A path is taken only when it is absolute, holds no NUL and is valid text (no lone
-surrogates), and when it still lies under the working directory after every symlink and `..`
-in it is resolved; anything else is refused with -32602 naming the path. Writing asks first
-(`confirm`), unless `--approve` said yes to everything; a refused write is an error too, so
-the agent knows nothing was written.
+surrogates); it is then walked by descriptor under the working directory (`confined`: links
+followed only when relative and inside, FIFOs, sockets, devices and hard-linked files
+refused). A refused path is an error -32602 naming it. Writing asks first (`confirm`), once
+the path passed those checks, unless `--approve` said yes to everything. Reading asks too
+when `confirm_read` is given (a remote agent, see `services`), and then before the path is
+even looked at: an agent the user refused learns nothing of what is there, not even whether
+it exists. A refused write or read is an error, so the agent knows nothing was done.
 """
 
 from __future__ import annotations
@@ -16,25 +19,38 @@ from pathlib import Path
 
 from ..._bindings import RpcError
 from ..._bindings._runtime.errors import ErrorCode
+from .confined import ConfinedFolder, Missing, Refused
 
 # Reads larger than this are refused: a text file for a model's context, not a disk image.
 MAX_READ_BYTES = 16 << 20
-Confirm = Callable[[Path, str], Awaitable[bool]]
+MAX_PATH_CHARACTERS = 4096  # Linux's PATH_MAX: no longer path names a file
+Confirm = Callable[[Path, str], Awaitable[bool]]  # where, what is written -> allowed?
+ConfirmRead = Callable[[Path], Awaitable[bool]]  # where -> allowed?
 
 
 def refused(path: str, why: str) -> RpcError:
     return RpcError(ErrorCode.INVALID_PARAMS, f"{why}: {path!r}", {"path": path})
 
 
+def not_found(path: str, why: str) -> RpcError:
+    return RpcError(ErrorCode.RESOURCE_NOT_FOUND, f"cannot read {path!r}: {why}", {"path": path})
+
+
 class Workspace:
     """Reads and writes confined to `root` (the session's working directory)."""
 
-    def __init__(self, root: Path, confirm: Confirm) -> None:
-        self.root = root.resolve(strict=True)
+    def __init__(
+        self, root: Path, confirm: Confirm, confirm_read: ConfirmRead | None = None
+    ) -> None:
+        self.folder = ConfinedFolder(root)
+        self.root = self.folder.root
         self._confirm = confirm
+        self._confirm_read = confirm_read
 
-    def resolve(self, path: str) -> Path:
-        """The real location of `path`, when it is one the agent may use (see the module)."""
+    def names(self, path: str) -> list[str]:
+        """The names under the working directory `path` leads to (see the module)."""
+        if len(path) > MAX_PATH_CHARACTERS:
+            raise refused(path[:200] + "...", f"a path longer than {MAX_PATH_CHARACTERS}")
         if "\0" in path:
             raise refused(path, "a path with a NUL character")
         try:
@@ -44,29 +60,30 @@ class Workspace:
         if not os.path.isabs(path):
             raise refused(path, "not an absolute path")
         try:
-            real = Path(path).resolve(strict=False)  # follows symlinks, folds `..`
-        except (OSError, RuntimeError) as error:  # a symlink loop, a path too long
-            raise refused(path, f"cannot resolve the path ({error})") from None
-        if real != self.root and not real.is_relative_to(self.root):
-            raise refused(path, f"outside the working directory {str(self.root)!r}")
-        return real
+            return self.folder.names_of(path)
+        except Refused as why:
+            raise refused(path, str(why)) from None
 
-    def read_text(self, path: str, line: int | None = None, limit: int | None = None) -> str:
-        """The file's text from 1-based `line`, at most `limit` lines."""
-        real = self.resolve(path)
+    def resolve(self, path: str) -> Path:
+        """Where `path` leads once its links inside the working directory are followed (it
+        need not exist); -32602 when it is one the agent may not use."""
+        names = self.names(path)
         try:
-            # O_NOFOLLOW: a symlink put in place since `resolve` is not followed out.
-            fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW)
-            with open(fd, "rb") as file:
-                data = file.read(MAX_READ_BYTES + 1)
+            return self.folder.where(names)
+        except Refused as why:
+            raise refused(path, str(why)) from None
         except OSError as error:
-            raise RpcError(
-                ErrorCode.RESOURCE_NOT_FOUND,
-                f"cannot read {path!r}: {error.strerror}",
-                {"path": path},
-            ) from None
-        if len(data) > MAX_READ_BYTES:
-            raise refused(path, f"larger than {MAX_READ_BYTES} bytes")
+            raise refused(path, f"cannot resolve the path ({error.strerror})") from None
+
+    async def read_text(self, path: str, line: int | None = None, limit: int | None = None) -> str:
+        """The file's text from 1-based `line`, at most `limit` lines (asked first when reads
+        are asked)."""
+        names = self.names(path)
+        asked = self.root.joinpath(*names)  # as the agent named it: nothing is looked at yet
+        if self._confirm_read is not None and not await self._confirm_read(asked):
+            why = f"the user did not allow reading {path!r}"
+            raise RpcError(ErrorCode.INVALID_REQUEST, why, {"path": path})
+        data = self._read(path, names)
         text = data.decode("utf-8", errors="replace")
         if line is None and limit is None:
             return text
@@ -75,26 +92,51 @@ class Workspace:
         end = None if limit is None else start + limit
         return "".join(lines[start:end])
 
+    def _read(self, path: str, names: list[str]) -> bytes:
+        """The bytes of the file `names` lead to: a regular file with one link, opened without
+        following a link and without waiting on a FIFO."""
+        try:
+            data = self.folder.read(names, MAX_READ_BYTES + 1)
+        except Refused as why:
+            raise refused(path, str(why)) from None
+        except (Missing, FileNotFoundError):
+            raise not_found(path, "no such file") from None
+        except OSError as error:
+            raise not_found(path, error.strerror or str(error)) from None
+        if len(data) > MAX_READ_BYTES:
+            raise refused(path, f"larger than {MAX_READ_BYTES} bytes")
+        return data
+
     async def write_text(self, path: str, content: str) -> None:
         """Write `content` (UTF-8) once the user (or `--approve`) allowed it; parent folders
         inside the working directory are made as needed."""
-        real = self.resolve(path)
+        names = self.names(path)
         try:
             data = content.encode("utf-8")
         except UnicodeEncodeError:
             raise refused(path, "content that is not valid text (a lone surrogate)") from None
-        if not await self._confirm(real, content):
+        where = self._writable(path, names)
+        if not await self._confirm(where, content):
             raise RpcError(
                 ErrorCode.INVALID_REQUEST,
                 f"the user did not allow writing {path!r}",
                 {"path": path},
             )
         try:
-            real.parent.mkdir(parents=True, exist_ok=True)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
-            with open(os.open(real, flags, 0o644), "wb") as file:
-                file.write(data)
+            self.folder.write(names, data)
+        except Refused as why:
+            raise refused(path, str(why)) from None
         except OSError as error:
             raise RpcError(
                 ErrorCode.INTERNAL_ERROR, f"cannot write {path!r}: {error.strerror}", {"path": path}
             ) from None
+
+    def _writable(self, path: str, names: list[str]) -> Path:
+        """Where a write of `path` would go, checked before the user is asked: nothing is made
+        or opened (the write walks again, and checks again)."""
+        try:
+            return self.folder.writable(names)
+        except Refused as why:
+            raise refused(path, str(why)) from None
+        except OSError as error:
+            raise refused(path, f"cannot write there ({error.strerror})") from None

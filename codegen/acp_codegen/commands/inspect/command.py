@@ -94,5 +94,6 @@ def run(args: argparse.Namespace) -> int:
         cwd=cwd,
         open_browser=not args.no_open,
         allowed_env=allowed,
+        cwd_given=args.cwd is not None,
     )
     return asyncio.run(serve(settings, console))

@@ -81,6 +81,7 @@ class LiveInspector:
         argv: Sequence[str] | RemoteTarget,
         *,
         cwd: Path,
+        cwd_given: bool = False,
         trace: Path | None,
         changed: Callable[[], None],
         allowed_env: AllowedEnv = NOTHING_ALLOWED,
@@ -100,6 +101,7 @@ class LiveInspector:
         self.link = AgentLink(
             argv,
             cwd=cwd,
+            cwd_given=cwd_given,
             ask=self._ask,
             confirm=Gate(self._confirm, self._refused, allowed_env),
             trace=trace,
@@ -157,9 +159,10 @@ class LiveInspector:
             self._changed()
 
     async def _confirm(self, question: Question) -> bool:
-        """A v1 agent's file write or command, asked on the page as a permission request (v1
-        has no permission request of its own for these), a command's details (program,
-        folder, every variable) as its description. Refused once the turn is cancelled."""
+        """A v1 agent's file write or command (or a remote agent's read), asked on the page as
+        a permission request (v1 has no permission request of its own for these), a command's
+        details (program, folder, every variable) as its description. Refused once the turn is
+        cancelled."""
         if self._cancelled:
             return False
         request = models.RequestPermissionRequest(

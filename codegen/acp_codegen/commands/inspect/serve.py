@@ -34,6 +34,7 @@ class Settings:
     cwd: Path
     open_browser: bool
     allowed_env: AllowedEnv = NOTHING_ALLOWED  # --allow-env: what a v1 agent's command may set
+    cwd_given: bool = False  # --cwd was given: a remote agent's reads are not asked
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -76,6 +77,7 @@ async def serve(settings: Settings, console: Console) -> int:
         live = LiveInspector(
             settings.argv,
             cwd=settings.cwd,
+            cwd_given=settings.cwd_given,
             trace=settings.record,
             changed=changes.bump,
             allowed_env=settings.allowed_env,
