@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from acp_codegen.commands.chat.gate import Gate
 from acp_codegen.commands.chat.link import AgentLink, ChatError
 from acp_codegen.commands.chat.remote import RemoteTarget
 
-from tests.chat.test_chat_reattach import AT_ONCE, HEADERS, TOKEN, Asker, Told, cut, refuse, run
+from tests.chat.test_chat_reattach import AT_ONCE, HEADERS, TOKEN, Asker, Told, cut, run
 from tests.remote.agents import REPO, AllowingClient, served
 
 
@@ -26,7 +27,7 @@ def test_chat_is_told_and_lets_the_session_go(scheme: str, tmp_path: Path) -> No
                 RemoteTarget(url, HEADERS),
                 cwd=tmp_path,
                 ask=Asker(),
-                confirm=refuse,
+                confirm=Gate(),  # refuses every write and command
                 trace=None,
                 verbose=False,
                 notice=notes,

@@ -148,8 +148,13 @@ def test_a_folder_that_leaves_by_a_symlink_or_is_a_file_is_refused(tmp_path: Pat
     tree = tmp_path / "work"
     tree.mkdir()
     (tree / "out").symlink_to(tmp_path)
+    (tree / "up").symlink_to("..")
     (tree / "file").write_text("", encoding="utf-8")
-    for cwd, why in ((tree / "out"), "outside"), ((tree / "file"), "not a folder"):
+    for cwd, why in (
+        (tree / "out", "symlink to an absolute path"),
+        (tree / "up", "outside"),
+        (tree / "file", "not a folder"),
+    ):
         assert why in refused(tree, Recorder(), "true", cwd=str(cwd)).message
 
 
