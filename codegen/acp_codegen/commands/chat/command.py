@@ -112,7 +112,10 @@ def run(args: argparse.Namespace) -> int:
     # The bindings and asyncio take a moment to import: only `chat` pays for them.
     import asyncio
 
+    from .agent_stderr import escape_unhandled_logs
     from .link import ChatError
+
+    escape_unhandled_logs()
 
     try:
         if args.prompt is not None:

@@ -15,6 +15,7 @@ from .permissions import CANCELLED, answer_text, first_allow
 from .plain import PlainLog
 from .remote import RemoteTarget
 from .transcript import Turn, turn_since
+from .visible import visible, visible_line
 
 END_TURN = "end_turn"
 
@@ -33,7 +34,8 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
     async def confirm(what: str) -> bool:
         # A v1 agent's write or command: --approve allows, otherwise nobody is there to ask.
         if verbosity != QUIET:
-            log.note(f"{what}: {'allowed' if args.approve else 'refused (no --approve)'}")
+            said = f"{what}: {'allowed' if args.approve else 'refused (no --approve)'}"
+            log.note(visible_line(said))  # what the agent asks is on one line
         return bool(args.approve)
 
     link = AgentLink(
@@ -68,5 +70,5 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
         await link.stop()
     failure = link.turn_failure(stop)
     if failure is not None:
-        print(failure, file=sys.stderr, flush=True)
+        print(visible(failure), file=sys.stderr, flush=True)  # it quotes the agent's stderr
     return EXIT_OK if stop == END_TURN else EXIT_DIFFERS

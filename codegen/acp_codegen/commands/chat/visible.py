@@ -6,6 +6,14 @@ terminal output, errors and file names are its own text. Written raw, ESC/CSI/OS
 and CR could rewrite what the user is asked, set the clipboard (OSC 52) or the window title,
 or hide links (OSC 8). Only our own styling may reach the terminal, so everything from the
 peer passes through `visible` (multi-line text) or `visible_line` (one line: titles, names).
+
+Where: plain text is escaped where it is written (`lines.Lines`, the screens' `aside`), the
+live view where agent text becomes a rich `Text` (`live.shown`), a failure where it becomes a
+`ChatError`. One-line things (a title, a name, a path) are escaped with `visible_line` where
+they are formatted, so a newline in them cannot start a line that looks like chat's own.
+
+A backslash is left as it is: `\\e` typed by the agent and an escaped ESC read the same, and
+both are inert; escaping every backslash would garble paths and code to tell them apart.
 """
 
 from __future__ import annotations
@@ -13,17 +21,19 @@ from __future__ import annotations
 import re
 from typing import Final
 
-# C0 controls but tab and newline, DEL, C1 controls (0x9b is a one-byte CSI), the Unicode
-# direction overrides and isolates (text that reads differently from how it runs), the line
+# C0 controls, DEL, C1 controls (0x9b is a one-byte CSI), the Unicode direction marks,
+# embeddings, overrides and isolates (text that reads differently from how it runs), the line
 # and paragraph separators, and lone surrogates (no terminal encoding can carry one).
-_STEERING: Final = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-    "\ud800-\udfff]"
+_CONTROLS: Final = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+    "\ud800-\udfff"
 )
-_STEERING_LINE: Final = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
-_NAMED: Final = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\x1b": "\\e"}
+# Multi-line text keeps tab and newline; a CR right before a newline is a Windows line end
+# (it cannot overwrite anything: the cursor leaves the line at once), so it reads as the
+# newline alone. Any other CR is escaped: it would let the text after it overwrite the line.
+_STEERING: Final = re.compile(f"\r\n|[{_CONTROLS}]")
+_STEERING_LINE: Final = re.compile(f"[\t\n{_CONTROLS}]")
+_NAMED: Final = {"\r\n": "\n", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\x1b": "\\e"}
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -36,11 +46,11 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def visible(text: str) -> str:
-    """`text` with tab and newline kept and every other steering character escaped
-    (`\\e[2K`, `\\r`, `\\x07`, `\\u202e`, ...)."""
+    """`text` with tab and newline kept (CR LF read as a newline) and every other steering
+    character escaped (`\\e[2K`, `\\r`, `\\x07`, `\\u202e`, ...)."""
     return _STEERING.sub(_escape, text)
 
 
 def visible_line(text: str) -> str:
-    """`text` on one line: like `visible`, with tabs and newlines escaped too."""
+    """`text` on one line: like `visible`, with tabs, newlines and CR LF escaped too."""
     return _STEERING_LINE.sub(_escape, text)

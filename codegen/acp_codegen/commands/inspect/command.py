@@ -76,7 +76,10 @@ def run(args: argparse.Namespace) -> int:
         )
     import asyncio
 
+    from ..chat.agent_stderr import escape_unhandled_logs
     from .serve import Settings, serve
+
+    escape_unhandled_logs()
 
     settings = Settings(
         argv=argv,

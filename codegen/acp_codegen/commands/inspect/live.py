@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from ..._bindings import models, session_snapshot
-from ..chat.link import RUNTIME_LOGGER, AgentLink, ChatError
+from ..chat.agent_stderr import RUNTIME_LOGGER
+from ..chat.link import AgentLink, ChatError
 from ..chat.permissions import CANCELLED
 from ..chat.remote import RemoteTarget
 from .replay import permission_view
