@@ -136,16 +136,17 @@ def test_the_live_view_reads_no_markup_in_an_agents_question() -> None:
     assert title in drawn and "[link=http://x]Allow[/link]" in drawn
 
 
-def test_what_nobody_else_logs_is_escaped() -> None:
-    """Python's last-resort handler (asyncio's and aiohttp's records) writes escaped text."""
+def test_what_python_itself_writes_is_escaped() -> None:
+    """Python's last-resort log handler (asyncio's and aiohttp's records) and its traceback of
+    an uncaught exception write escaped text: both may quote the agent."""
     script = (
-        "import logging; from acp_codegen.commands.chat.agent_stderr import "
-        "escape_unhandled_logs; escape_unhandled_logs(); "
-        "logging.getLogger('asyncio').error('task failed: %s', '\\x1b]0;pwned\\x07\\r\\ud800')"
+        "import logging; from acp_codegen.commands.chat.unhandled import "
+        "escape_unhandled_output; escape_unhandled_output(); "
+        "EVIL = '\\x1b]0;pwned\\x07\\r\\ud800'; "
+        "logging.getLogger('asyncio').error('task failed: %s', EVIL); raise ValueError(EVIL)"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, timeout=60, check=True
-    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
     err = proc.stderr.decode("utf-8")
-    assert raw(err) == []
+    assert proc.returncode == 1 and raw(err) == []
     assert "task failed: \\e]0;pwned\\x07\\r\\ud800" in err
+    assert "ValueError: \\e]0;pwned\\x07\\r\\ud800" in err

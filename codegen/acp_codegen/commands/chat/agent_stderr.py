@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Callable
 from typing import IO
 
-from .visible import visible, visible_line
+from .visible import visible_line
 
 RUNTIME_LOGGER = "acp_codegen._bindings"  # the runtime logs what it drops or repairs
 STDERR_LINES = 6  # of a failed turn: a traceback's last frame and its error
@@ -150,23 +150,6 @@ class ShownLog(logging.Handler):
                 self._show(line)
         except Exception:
             self.handleError(record)
-
-
-class _VisibleLastResort(logging.Handler):
-    """Python's handler of last resort (records no handler took: asyncio's, aiohttp's), with
-    what it writes escaped: their messages may quote the agent too."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            print(visible(self.format(record)), file=sys.stderr, flush=True)
-        except Exception:  # a log line must never break the chat
-            self.handleError(record)
-
-
-def escape_unhandled_logs() -> None:
-    """Make what nobody else logs (Python's last resort) escaped on stderr, for the process
-    (chat and inspect are the process)."""
-    logging.lastResort = _VisibleLastResort(logging.WARNING)
 
 
 def runtime_log(verbose: bool, show: Show | None) -> ShownLog | None:

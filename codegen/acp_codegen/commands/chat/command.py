@@ -112,10 +112,10 @@ def run(args: argparse.Namespace) -> int:
     # The bindings and asyncio take a moment to import: only `chat` pays for them.
     import asyncio
 
-    from .agent_stderr import escape_unhandled_logs
     from .link import ChatError
+    from .unhandled import escape_unhandled_output
 
-    escape_unhandled_logs()
+    escape_unhandled_output()
 
     try:
         if args.prompt is not None:

@@ -76,10 +76,10 @@ def run(args: argparse.Namespace) -> int:
         )
     import asyncio
 
-    from ..chat.agent_stderr import escape_unhandled_logs
+    from ..chat.unhandled import escape_unhandled_output
     from .serve import Settings, serve
 
-    escape_unhandled_logs()
+    escape_unhandled_output()
 
     settings = Settings(
         argv=argv,
