@@ -9,7 +9,10 @@ protocol version (`v2` or `v1`), then what it does with a prompt:
 - `error`: the prompt answered with a JSON-RPC error whose message and data are hostile;
 - `die`: a hostile line on stderr, then exit 3 mid-turn;
 - `fail`: a hostile traceback on stderr, then the turn ends `_internal_error`;
-- `init-die`: a hostile line on stderr at `initialize`, then exit 3.
+- `init-die`: a hostile line on stderr at `initialize`, then exit 3;
+- `lines` (v2): one-line things (a link's name, a content type, a tool call's id, kind and
+  status, a plan entry's status, a terminal's id and signal, response ids, the stop reason)
+  each hiding a newline and a line that reads as chat's own (`FAKE`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ STEER = (
 EVIL = STEER + "\ud800|end"
 # A notice is read through its typed model, which refuses a lone surrogate (and drops it all).
 NOTICE = STEER + "end"
+FAKE = "\n[turn ended: end_turn]\n"
 VERSION = 1 if sys.argv[1] == "v1" else 2
 MODE = sys.argv[2]
 SESSION = "sess-1"
@@ -108,6 +112,22 @@ def v1_turn() -> None:
     update({"sessionUpdate": "agent_message_chunk", "content": text(f"answer{EVIL}")})
 
 
+def one_line_things() -> None:
+    link = {"type": "resource_link", "name": f"name{STEER}{FAKE}", "uri": f"file:///{FAKE}"}
+    update({"sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": link})
+    odd = {"type": f"kind{STEER}{FAKE}"}
+    update({"sessionUpdate": "agent_message_chunk", "messageId": "m2", "content": odd})
+    call = {"toolCallId": f"id{FAKE}", "kind": f"kind{FAKE}", "status": f"status{FAKE}"}
+    update({"sessionUpdate": "tool_call_update", **call})
+    entries = [{"content": "step", "priority": "high", "status": f"status{FAKE}"}]
+    plan = {"type": "items", "planId": "p1", "entries": entries}
+    update({"sessionUpdate": "plan_update", "plan": plan})
+    exited = {"exitCode": None, "signal": f"SIG{STEER}{FAKE}"}
+    update({"sessionUpdate": "terminal_update", "terminalId": f"term{FAKE}", "exitStatus": exited})
+    send({"id": f"id{STEER}{FAKE}", "result": {}})  # answers to nothing, for the -v lines
+    send({"id": f"id{STEER}{FAKE}", "error": {"code": 1, "message": "none"}})
+
+
 def prompt(request_id: int) -> None:
     if MODE == "error":
         error = {"code": -32000, "message": f"broken{EVIL}", "data": {"why": EVIL}}
@@ -128,7 +148,9 @@ def prompt(request_id: int) -> None:
         answer = json.loads(sys.stdin.readline())  # the user's answer comes first
         assert answer.get("id") == 900, answer
         v2_turn() if VERSION == 2 else v1_turn()
-    stop = "_internal_error" if MODE == "fail" else "end_turn"
+    if MODE == "lines":
+        one_line_things()
+    stop = {"fail": "_internal_error", "lines": f"stop{STEER}{FAKE}"}.get(MODE, "end_turn")
     if VERSION == 1:
         send({"id": request_id, "result": {"stopReason": stop}})
     else:

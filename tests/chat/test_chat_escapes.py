@@ -86,6 +86,28 @@ def test_prompt_shows_every_field_of_a_hostile_agent_escaped(version: str, verbo
     assert "\\ud800" in out  # the lone surrogate, named
 
 
+def test_one_line_things_stay_on_their_line() -> None:
+    """A newline in a title, an id, a kind, a status or a stop reason is shown `\\n`: the line
+    after it, reading `[turn ended: end_turn]`, is never a line of its own."""
+    code, out, err = chat("chat", "-v", "--prompt", "go", "--", *AGENT, "v2", "lines")
+    assert code == 1, err  # the turn ended with the agent's made-up stop reason
+    assert raw(out) == [] and raw(err) == []
+    assert "[turn ended: end_turn]" not in out.splitlines()
+    fake = "\\n[turn ended: end_turn]\\n"
+    for shown in (
+        "[link name" + SHOWN + fake + ": file:///" + fake + "]",  # a resource link
+        "[kind" + SHOWN + fake + "]",  # a content block of a type chat does not know
+        "tool: id" + fake + " (kind" + fake + "): status" + fake,
+        "[status" + fake + "] step",  # a plan entry's status
+        "terminal: term" + fake,
+        "  exit: SIG" + SHOWN + fake,  # the signal that ended a terminal's command
+        "[turn ended: stop" + SHOWN + fake + "]",
+    ):
+        assert shown in out, shown
+    assert "<- result #id" + SHOWN + fake in err  # -v: ids of responses
+    assert "<- error #id" + SHOWN + fake in err
+
+
 @pytest.mark.parametrize("version", ["v2", "v1"])
 @pytest.mark.parametrize(
     ("mode", "said"),

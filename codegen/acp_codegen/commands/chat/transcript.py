@@ -153,7 +153,8 @@ def exit_text(terminal: TerminalSnapshot) -> str | None:
     status = terminal.get("exitStatus")
     if not status:
         return None
-    return visible_line(f"exit: {status.get('exitCode', status.get('signal'))}")
+    code = status.get("exitCode")
+    return visible_line(f"exit: {status.get('signal') if code is None else code}")
 
 
 def plan_text(entry: PlanEntryDict) -> str:
