@@ -11,7 +11,7 @@ import sys
 
 import pytest
 from test_chat_escapes import AGENT, SHOWN
-from test_chat_terminal import REPO, WITHOUT_RICH
+from test_chat_terminal import PROMPT, REPO, WITHOUT_RICH
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -47,15 +47,15 @@ def converse(python_args: list[str], version: str) -> str:
     written: list[str] = []
     child.logfile_read = _Collect(written)
     child.expect("session open in")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("go")
     child.expect(r"\[2\] Reject")
     child.send("1")
     child.expect("turn ended: end_turn")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("/?")
     child.expect("this list")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendeof()
     child.expect(pexpect.EOF)
     child.close()

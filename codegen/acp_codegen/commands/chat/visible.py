@@ -10,8 +10,9 @@ peer passes through `visible` (multi-line text) or `visible_line` (one line: tit
 Where: plain text is escaped where it is written (`lines.Lines`; the screens' `aside`, which
 carries the `-v` traffic, the agent's stderr and the runtime's log), the live view where agent
 text becomes a rich `Text` (`live.shown`), a failure where it becomes a `ChatError`, and what
-Python itself writes (`unhandled`). One-line things (a title, a name, a path) are escaped with `visible_line` where
-they are formatted, so a newline in them cannot start a line that looks like chat's own.
+Python itself writes (`unhandled`). One-line things (a title, a name, a path) are escaped with
+`visible_line` where they are formatted, so a newline in them cannot start a line that looks
+like chat's own.
 
 A backslash is left as it is: `\\e` typed by the agent and an escaped ESC read the same, and
 both are inert; escaping every backslash would garble paths and code to tell them apart.
