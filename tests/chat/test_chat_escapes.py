@@ -172,3 +172,24 @@ def test_what_python_itself_writes_is_escaped() -> None:
     assert proc.returncode == 1 and raw(err) == []
     assert "task failed: \\e]0;pwned\\x07\\r\\ud800" in err
     assert "ValueError: \\e]0;pwned\\x07\\r\\ud800" in err
+
+
+def test_the_agents_stderr_is_shown_a_line_at_a_time_and_a_line_without_end_in_pieces() -> None:
+    """With -v the agent's stderr comes through a pipe: each line handed to the screen (which
+    escapes it) without its Windows line end; a line that never ends in bounded pieces."""
+    import asyncio
+    import os
+
+    from acp_codegen.commands.chat.agent_stderr import LINE_CHARS, AgentStderr
+
+    async def shown_lines() -> list[str]:
+        lines: list[str] = []
+        stderr = AgentStderr(lines.append)
+        write_end = stderr.target()
+        assert isinstance(write_end, int)
+        os.write(write_end, b"first\r\n" + b"y" * (LINE_CHARS + 10) + b"\x1b]0;t\x07")
+        stderr.spawned()  # the only writer gone: what is left is read to its end
+        stderr.close()
+        return lines
+
+    assert asyncio.run(shown_lines()) == ["first", "y" * LINE_CHARS, "y" * 10 + "\x1b]0;t\x07"]
