@@ -6,16 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from acp_codegen.commands.cli import main
 from acp_codegen.commands.console import NORMAL, Console
-from acp_codegen.model.shown import visible, visible_line
 from conftest import REPO
-from hypothesis import given
-from hypothesis import strategies as st
 
 # An OSC 52 clipboard write, a window title, a hidden link, a line erase after a carriage
 # return, a one-byte C1 CSI and a right-to-left override.
@@ -80,13 +76,3 @@ def test_messages_are_escaped_and_our_colours_still_reach_a_terminal() -> None:
     without_our_colours = re.sub(r"\x1b\[[0-9;]*m", "", out.text + err.text)
     assert not RAW.findall(without_our_colours)
 
-
-@given(st.text(alphabet=st.characters(codec=None, min_codepoint=0, max_codepoint=sys.maxunicode)))
-def test_shown_text_carries_nothing_that_steers_and_is_always_encodable(text: str) -> None:
-    for shown, kept in ((visible(text), "\n\t"), (visible_line(text), "")):
-        assert all(c in kept for c in RAW.findall(shown) + re.findall("[\n\t]", shown))
-        shown.encode("utf-8")  # no lone surrogate left
-    # Nothing harmless is touched: text without steering characters comes back as it was.
-    plain = RAW.sub("", text).replace("\r", "")
-    plain = re.sub("[\u200e\u200f\u2028\u2029]", "", plain)
-    assert visible(plain) == plain

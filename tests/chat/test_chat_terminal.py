@@ -16,6 +16,9 @@ REPO = Path(__file__).resolve().parents[2]
 AGENT = [sys.executable, str(REPO / "examples" / "demo_agent.py"), "--slow", "0.3"]
 ODD = [sys.executable, str(Path(__file__).with_name("odd_agent.py"))]
 # `python -c` with rich made unimportable: the plain fallback of an install without the extra.
+# The prompt, and not the `> ` of a `-> Allow` in the live view's last frame, which rich draws
+# once more as it stops: keys sent on that would reach the turn's key reader, not the prompt.
+PROMPT = r"(?<!-)> "
 WITHOUT_RICH = (
     "import sys; sys.modules['rich'] = None; from acp_codegen.commands.cli import main; main()"
 )

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from test_chat_terminal import AGENT, ODD, WITHOUT_RICH, closed_cleanly, spawn
+from test_chat_terminal import AGENT, ODD, PROMPT, WITHOUT_RICH, closed_cleanly, spawn
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -27,7 +27,7 @@ def live_available(python_args: list[str]) -> None:
 
 
 def quit_cleanly(child: pexpect.spawn) -> None:
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendeof()
     closed_cleanly(child)
 

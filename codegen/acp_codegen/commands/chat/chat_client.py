@@ -12,6 +12,7 @@ from ..._bindings import Client, ClientSession, PermissionRequest, models, permi
 from ..._bindings._runtime.wire import to_wire
 from .gate import Gate
 from .services import V1Services
+from .visible import visible_line
 
 NOTICE_TAG = "notice"
 Asker = Callable[[models.RequestPermissionRequest], Awaitable[models.RequestPermissionOutcome]]
@@ -59,4 +60,4 @@ def notice_text(update: Any) -> str | None:
     severity = update.get("severity")
     head = f"notice [{severity}]" if isinstance(severity, str) and severity else "notice"
     parts = [str(part) for part in (update.get("title"), update.get("description")) if part]
-    return f"{head}: {': '.join(parts)}"
+    return visible_line(f"{head}: {': '.join(parts)}")

@@ -132,6 +132,9 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from .link import ChatError
+    from .unhandled import escape_unhandled_output
+
+    escape_unhandled_output()
 
     try:
         if args.prompt is not None:

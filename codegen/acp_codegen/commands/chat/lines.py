@@ -1,11 +1,14 @@
 """Plain text that grows: streams of text (an answer, a tool's output) written as they arrive,
 each under its label, between whole lines. No cursor movement and nothing rewritten, so the
-output reads the same in a terminal, a pipe or a file."""
+output reads the same in a terminal, a pipe or a file. Everything is written through `_write`,
+which escapes what would steer a terminal (`visible`): no text of the agent's reaches it raw."""
 
 from __future__ import annotations
 
 from collections.abc import Hashable
 from typing import NamedTuple, TextIO
+
+from .visible import visible
 
 
 class Stream(NamedTuple):
@@ -44,7 +47,7 @@ class Lines:
             self._held[key] = text[len(body) :]
         if self._open != key:
             self.close()
-            self._out.write(stream.revised if revised else stream.label)
+            self._write(stream.revised if revised else stream.label)
             self._open = key
         self._write(body.replace("\n", "\n" + stream.indent))
 
@@ -55,5 +58,5 @@ class Lines:
             self._write("\n")
 
     def _write(self, text: str) -> None:
-        self._out.write(text)
+        self._out.write(visible(text))
         self._out.flush()  # each piece as it comes, also through a pipe

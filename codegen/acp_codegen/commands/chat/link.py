@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, TypeVar, cast
@@ -31,25 +29,25 @@ from ..._bindings._runtime.remote_client import RemoteAgent, connect_remote
 from ..._bindings._runtime.stdio import AgentProcess, spawn_agent
 from ..._bindings._runtime.trace import Tracer
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
+from .agent_stderr import agent_stderr, runtime_log, stop_runtime_log
 from .chat_client import Asker, ChatClient, Listener
 from .gate import Gate
 from .reattach import Backoff, GaveUp, open_sessions, reconnected_line, resume_all, retrying
 from .remote import RemoteTarget
 from .traffic import TrafficTap
+from .visible import visible_line
 
 T = TypeVar("T")
 STOP_INTERNAL_ERROR = "_internal_error"  # how the bindings end a turn whose handler raised
-STDERR_LINES = 6  # of a failed turn: a traceback's last frame and its error
-# The runtime logs what it drops or repairs; shown with --verbose only.
-RUNTIME_LOGGER = "acp_codegen._bindings"
 PATIENCE = Backoff()  # how a dropped remote connection is retried
 
 
 class ChatError(Exception):
-    """A failure to report in one line, with the exit code it means."""
+    """A failure to report in one line, with the exit code it means. The line often quotes
+    the agent (its name, error message, stderr): it is kept one line of visible text."""
 
     def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
+        super().__init__(visible_line(message))
         self.code = code
 
 
@@ -89,8 +87,8 @@ class AgentLink:
         except OSError as error:
             raise ChatError(f"--trace {trace}: {error.strerror or error}", EXIT_USAGE) from None
         # Without --verbose the agent's stderr is kept aside, to quote when it fails.
-        self._stderr: IO[bytes] | None = None if verbose else tempfile.TemporaryFile()  # noqa: SIM115
-        self._turn_stderr_at = 0  # where the agent's stderr stood when the last turn began
+        self._stderr = agent_stderr(verbose, show_traffic)
+        self._log = runtime_log(verbose, show_traffic)
         self._process: AgentProcess | RemoteAgent | None = None
         self._session: ClientSession | None = None
         self.agent_name = self.remote.shown if self.remote is not None else self.argv[0]
@@ -103,7 +101,6 @@ class AgentLink:
         self._lost: ChatError | None = None  # why reattaching gave up
         self._cookies: dict[str, str] = {}  # of the last connection: a proxy's affinity cookie
         self._left_behind: list[str] = []  # sessions the agent refused to resume at a reattach
-        logging.getLogger(RUNTIME_LOGGER).setLevel(logging.WARNING if verbose else logging.CRITICAL)
 
     def connected_text(self) -> str:
         """One line saying whom chat talks to and which protocol version they settled on."""
@@ -165,7 +162,7 @@ class AgentLink:
             self.protocol_version = self._client.lifecycle.protocol_version
             info = self._client.lifecycle.agent_info
             if isinstance(info, dict) and isinstance(info.get("name"), str):
-                self.agent_name = info["name"]
+                self.agent_name = visible_line(info["name"])  # shown in every line about it
             self._session = await self._guarded(
                 self._client.lifecycle.new_session(cwd=str(self.cwd)), EXIT_USAGE, "session/new"
             )
@@ -204,13 +201,16 @@ class AgentLink:
                 trace=Tracer(cast(IO[bytes], self._tap)),
                 cookies=self._cookies,
             )
-        return await spawn_agent(
-            self.argv,
-            self._client.dispatcher,
-            stderr=self._stderr,
-            trace=Tracer(cast(IO[bytes], self._tap)),
-            start_new_session=True,
-        )
+        try:
+            return await spawn_agent(
+                self.argv,
+                self._client.dispatcher,
+                stderr=self._stderr.target(),
+                trace=Tracer(cast(IO[bytes], self._tap)),
+                start_new_session=True,
+            )
+        finally:
+            self._stderr.spawned()
 
     def listen(self, listener: Listener | None) -> None:
         """Hear each session update as it is folded in (None: stop)."""
@@ -224,8 +224,7 @@ class AgentLink:
         """`turn` with any content blocks (text, an attached resource, ...). With `reconnect`,
         a dropped connection (before or during the turn) is reattached; a turn the drop cut
         short ends as the agent reports it after the resume (`cancelled`)."""
-        if self._stderr is not None:
-            self._turn_stderr_at = self._stderr.seek(0, 2)
+        self._stderr.turn_begins()
         if self.reconnect:  # when the connection dropped, or is being reattached now
             await self.reattach()
         process = self._process
@@ -331,6 +330,9 @@ class AgentLink:
             else:
                 await process.close()
         await self._client.terminals.close()  # commands the agent left running
+        self._stderr.close()
+        stop_runtime_log(self._log)
+        self._log = None
         self._tap.close()
 
     async def _guarded(self, step: Awaitable[T], code: int, what: str) -> T:
@@ -375,7 +377,7 @@ class AgentLink:
         parts: list[str] = []
         if self._exit_code() is not None:
             parts.append(f"exit code {self._exit_code()}")
-        last = "".join(self._stderr_tail(0, 1)).strip()
+        last = self._stderr.last_line().strip()
         if last:
             parts.append(f"last stderr line: {last}")
         return f" ({'; '.join(parts)})" if parts else ""
@@ -383,18 +385,6 @@ class AgentLink:
     def turn_failure(self, stop: str | None) -> str | None:
         """For a turn the agent's code failed (`_internal_error`): the last lines it wrote on
         stderr during the turn, which say why (with --verbose they are on the terminal)."""
-        if stop != STOP_INTERNAL_ERROR or self._stderr is None:
+        if stop != STOP_INTERNAL_ERROR:
             return None
-        lines = self._stderr_tail(self._turn_stderr_at, STDERR_LINES)
-        if not lines:
-            return f"{self.agent_name} failed the turn and wrote nothing on stderr"
-        return "\n".join([f"{self.agent_name} failed the turn; its stderr ends:", *lines])
-
-    def _stderr_tail(self, start: int, count: int) -> list[str]:
-        """The last `count` non-blank lines the agent wrote on stderr after offset `start`."""
-        if self._stderr is None:
-            return []
-        end = self._stderr.seek(0, 2)
-        self._stderr.seek(max(start, end - 8192))
-        lines = self._stderr.read().decode("utf-8", errors="replace").splitlines()
-        return [line.rstrip()[:200] for line in lines if line.strip()][-count:]
+        return self._stderr.turn_failure(self.agent_name)

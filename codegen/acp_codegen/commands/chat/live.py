@@ -1,4 +1,8 @@
-"""The turn drawn with rich and redrawn as the session changes (the `chat` extra)."""
+"""The turn drawn with rich and redrawn as the session changes (the `chat` extra).
+
+Text reaches rich only through `shown`: a `Text` (never a string, which rich would read as
+markup: `[link=...]` from an agent would become a link) of the text made `visible`, so our
+styles are the only escapes written."""
 
 from __future__ import annotations
 
@@ -14,13 +18,28 @@ from rich.text import Text
 from ..._bindings import models
 from ..console import QUIET
 from .screens import Asking, TurnView, permission_lines
-from .transcript import Turn, terminal_text, tool_output, usage_text
+from .transcript import (
+    Turn,
+    ended_text,
+    plan_text,
+    terminal_heading,
+    terminal_text,
+    tool_heading,
+    tool_output,
+    usage_text,
+)
+from .visible import visible, visible_line
 
 PLAN_STYLE = {"pending": ("○", "dim"), "in_progress": ("◐", "yellow"), "completed": ("●", "green")}
 STATUS_STYLE = {"completed": "green", "failed": "red", "in_progress": "yellow"}
 
 
 WORKING = "the agent is working (Ctrl-C cancels the turn)"
+
+
+def shown(text: str, style: str = "") -> Text:
+    """`text` (the agent's, or ours quoting it) as rich draws it: escaped, never markup."""
+    return Text(visible(text), style=style)
 
 
 def render(
@@ -35,35 +54,34 @@ def render(
     turn runs and nothing is asked, a spinner says it still runs."""
     parts: list[RenderableType] = []
     if verbosity != QUIET:
-        parts += [Text(f"thinking: {text.strip()}", style="italic dim") for text in turn.thoughts]
+        parts += [shown(f"thinking: {text.strip()}", "italic dim") for text in turn.thoughts]
         for entries in turn.plans.values():
-            parts.append(Text("plan", style="bold"))
+            parts.append(shown("plan", "bold"))
             for entry in entries:
                 mark, style = PLAN_STYLE.get(entry["status"], ("?", ""))
-                parts.append(Text(f"  {mark} {entry['content']}", style=style))
+                parts.append(shown(f"  {mark} {plan_text(entry)}", style))
         for call in turn.tool_calls:
             status = str(call.get("status") or "")
-            title = call.get("title") or call["toolCallId"]
-            kind = f" ({call['kind']})" if call.get("kind") else ""
-            parts.append(Text(f"tool: {title}{kind}: {status}", style=STATUS_STYLE.get(status, "")))
+            parts.append(shown(tool_heading(call), STATUS_STYLE.get(status, "")))
             output = tool_output(call).strip()
             if output:
-                parts.append(Text("  " + output.replace("\n", "\n  "), style="dim"))
+                parts.append(shown("  " + output.replace("\n", "\n  "), "dim"))
         for terminal in turn.terminals:
-            parts.append(Text(f"terminal: {terminal.get('command') or terminal['terminalId']}"))
-            parts.append(Text(terminal_text(terminal).rstrip(), style="dim"))
-    parts += [Text(note, style="cyan") for note in notes]
-    parts += [Text(text.strip()) for text in turn.answer if text.strip()]
+            parts.append(shown(terminal_heading(terminal)))
+            parts.append(shown(terminal_text(terminal).rstrip(), "dim"))
+    parts += [shown(note, "cyan") for note in notes]
+    parts += [shown(text.strip()) for text in turn.answer if text.strip()]
     if asking is not None:
         lines = permission_lines(asking)
-        parts.append(Panel(Text("\n".join(lines[1:])), title=lines[0], border_style="magenta"))
+        question = shown("\n".join(lines[1:]))
+        parts.append(Panel(question, title=shown(lines[0]), border_style="magenta"))
     elif turn.stop_reason is None and running:
-        parts.append(Spinner("dots", text=Text(WORKING, style="dim")))
+        parts.append(Spinner("dots", text=shown(WORKING, "dim")))
     if verbosity != QUIET and turn.usage is not None:
-        parts.append(Text(f"usage: {usage_text(turn.usage)}", style="dim"))
+        parts.append(shown(f"usage: {usage_text(turn.usage)}", "dim"))
     if turn.stop_reason is not None:
         style = "green" if turn.stop_reason == "end_turn" else "yellow"
-        parts.append(Text(f"turn ended: {turn.stop_reason}", style=style))
+        parts.append(shown(ended_text(turn.stop_reason), style))
     return Group(*parts)
 
 
@@ -97,10 +115,11 @@ class RichScreen:
         self._verbosity = verbosity
 
     def note(self, text: str) -> None:
-        self._console.print(Text(text, style="cyan"))
+        self._console.print(shown(text, "cyan"))
 
     def aside(self, text: str) -> None:
-        print(text, file=sys.stderr, flush=True)  # while live, rich puts it above the turn
+        # While live, rich puts it above the turn; escaped, as it may quote the agent.
+        print(visible_line(text), file=sys.stderr, flush=True)
 
     def prompt(self) -> None:
         self._console.print(Text("> ", style="bold"), end="")

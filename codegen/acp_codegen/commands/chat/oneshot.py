@@ -17,6 +17,7 @@ from .permissions import CANCELLED, answer_text, first_allow
 from .plain import PlainLog
 from .remote import RemoteTarget
 from .transcript import Turn, turn_since
+from .visible import visible
 
 END_TURN = "end_turn"
 
@@ -81,5 +82,5 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
         await link.stop()
     failure = link.turn_failure(stop)
     if failure is not None:
-        print(failure, file=sys.stderr, flush=True)
+        print(visible(failure), file=sys.stderr, flush=True)  # it quotes the agent's stderr
     return EXIT_OK if stop == END_TURN else EXIT_DIFFERS

@@ -49,7 +49,7 @@ def answer_text(
     """One line saying what was answered, e.g. `permission: Read? -> Allow (allow_once)`."""
     chosen = getattr(outcome, "option_id", None)
     names = {option.option_id: f"{option.name} ({option.kind})" for option in request.options}
-    return f"permission: {title_of(request)} -> {names.get(str(chosen), 'cancelled')}"
+    return visible_line(f"permission: {title_of(request)} -> {names.get(str(chosen), 'cancelled')}")
 
 
 def keys_hint(keyed: list[tuple[str, models.PermissionOption]]) -> str:

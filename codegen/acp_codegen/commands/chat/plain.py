@@ -28,11 +28,17 @@ from .lines import Lines, Stream
 from .transcript import (
     Turn,
     block_text,
+    ended_text,
+    exit_text,
+    plan_text,
     terminal_bytes,
+    terminal_heading,
     tool_content_text,
+    tool_heading,
     tool_output,
     usage_text,
 )
+from .visible import visible_line
 
 PLAN_MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
 STREAMS = {
@@ -68,9 +74,10 @@ class PlainLog:
         self._lines.line(text)
 
     def aside(self, text: str) -> None:
-        """A line on stderr (the traffic with `-v`), after ending the line being streamed."""
+        """A line on stderr (the traffic with `-v`, the agent's stderr), after ending the line
+        being streamed; escaped (`visible_line`), as it may quote the agent."""
         self._lines.close()
-        print(text, file=sys.stderr, flush=True)
+        print(visible_line(text), file=sys.stderr, flush=True)
 
     def heard(self, update: models.SessionUpdate, now: Callable[[], Turn]) -> None:
         """One update, just folded into the session; `now()` reads the turn so far."""
@@ -102,13 +109,11 @@ class PlainLog:
             for call in turn.tool_calls:
                 self._tool(call)
             for terminal in turn.terminals:
-                key = ("terminal", terminal["terminalId"])
-                self._head(key, f"terminal: {terminal.get('command') or terminal['terminalId']}")
+                self._head(("terminal", terminal["terminalId"]), terminal_heading(terminal))
                 self._terminal_is(terminal["terminalId"], terminal_bytes(terminal))
-                status = terminal.get("exitStatus")
-                if status:
-                    code = status.get("exitCode", status.get("signal"))
-                    self._head(("exit", terminal["terminalId"]), f"  exit: {code}")
+                exited = exit_text(terminal)
+                if exited is not None:
+                    self._head(("exit", terminal["terminalId"]), f"  {exited}")
         for said in turn.messages:
             if said.role == "agent":
                 self._text_is(("message", said.message_id), "agent", said.text)
@@ -119,7 +124,7 @@ class PlainLog:
         if not self._quiet and turn.usage is not None:
             self._lines.line(f"usage: {usage_text(turn.usage)}")
         if not self._quiet and turn.stop_reason is not None:
-            self._lines.line(f"[turn ended: {turn.stop_reason}]")
+            self._lines.line(f"[{ended_text(turn.stop_reason)}]")
         self._lines.close()
 
     # -- one entity: what changed since it was last written --------------------------------------
@@ -147,10 +152,8 @@ class PlainLog:
             self._lines.line(line)
 
     def _tool(self, call: ToolCallSnapshot) -> None:
-        kind = f" ({call['kind']})" if call.get("kind") else ""
-        status = f": {call['status']}" if call.get("status") else ""
         key = ("tool", call["toolCallId"])
-        self._head(key, f"tool: {call.get('title') or call['toolCallId']}{kind}{status}")
+        self._head(key, tool_heading(call))
         self._text_is(key, "output", tool_output(call))
 
     def _plan(self, plan_id: str, lines: list[str]) -> None:
@@ -182,8 +185,8 @@ class PlainLog:
 
 
 def _plan_line(entry: PlanEntryDict) -> str:
-    mark = PLAN_MARKS.get(entry["status"], f"[{entry['status']}]")
-    return f"  {mark} {entry['content']}"
+    mark = PLAN_MARKS.get(entry["status"]) or visible_line(f"[{entry['status']}]")
+    return f"  {mark} {plan_text(entry)}"
 
 
 def render_turn(turn: Turn, verbosity: int) -> str:

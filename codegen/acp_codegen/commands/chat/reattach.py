@@ -15,6 +15,7 @@ from typing import Any
 
 from ..._bindings import ClientSession, ConnectionClosed, RpcError
 from ..._bindings._runtime.client_side import ClientSide
+from .visible import visible_line
 
 # What may go away on its own by the next try: nobody listening yet, the connection dropping
 # again (aiohttp's client errors are OSErrors).
@@ -99,4 +100,4 @@ def reconnected_line(agent: str, sessions: Sequence[tuple[str, str]], left: Sequ
     line = f"[reconnected: {agent}, {which} resumed"
     if left:
         line += f"; the agent refused to resume {', '.join(left)}"
-    return line + "]"
+    return visible_line(line + "]")  # the name and session ids are the agent's

@@ -13,6 +13,7 @@ from ..._bindings import models
 from .permissions import description_lines, keyed_options, title_of
 from .plain import PlainLog
 from .transcript import Turn
+from .visible import visible_line
 
 PAUSE_SECONDS = 3.0  # of silence from the agent before plain text says the turn still runs
 STILL_WORKING = "(the agent is still working; Ctrl-C cancels the turn)"
@@ -48,10 +49,12 @@ class Screen(Protocol):
 
 
 def permission_lines(asking: Asking) -> list[str]:
+    """The question and one line per option; the agent's title and names kept on their line
+    (`visible_line`), so they cannot fake an option or the line saying which key answers."""
     request, keyed = asking
-    lines = [f"permission: {title_of(request)}"]
+    lines = [visible_line(f"permission: {title_of(request)}")]
     lines += [f"  {line}" for line in description_lines(request)]
-    lines += [f"  [{key}] {option.name} ({option.kind})" for key, option in keyed]
+    lines += [visible_line(f"  [{key}] {option.name} ({option.kind})") for key, option in keyed]
     lines.append("press a key to answer (Ctrl-C cancels the turn)")
     return lines
 

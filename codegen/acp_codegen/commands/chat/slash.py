@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from .visible import visible_line
+
 Route = Literal["help", "quit", "agent", "unknown"]
 ALWAYS_HELP = "?"  # not a name agents give commands; reserved so the help is always reachable
 OWN: dict[str, Route] = {"help": "help", "quit": "quit", "exit": "quit"}
@@ -34,7 +36,8 @@ def route(line: str, agent_commands: Sequence[tuple[str, str]]) -> Route:
 
 def help_text(agent_commands: Sequence[tuple[str, str]]) -> str:
     """The agent's commands, then chat's own under the names that reach them now."""
-    lines = [f"/{name}  {description}" for name, description in agent_commands]
+    # The agent's names and descriptions kept on their line: they cannot fake chat's own.
+    lines = [visible_line(f"/{name}  {description}") for name, description in agent_commands]
     if not lines:
         lines = ["(the agent lists no commands)"]
     taken = {name for name, _ in agent_commands}

@@ -1,5 +1,10 @@
 """What one turn added to a session, read from typed snapshots: the part of the conversation a
-renderer shows (plain text or live). No merging here; the runtime's `SessionState` did that."""
+renderer shows (plain text or live). No merging here; the runtime's `SessionState` did that.
+
+The one-line things both renderers show (a tool call's heading, a terminal's command, a plan
+entry, a tag standing for content, usage) are formatted here with `visible_line`, so a newline
+in an agent's title cannot start a line that reads as chat's own; multi-line text (messages,
+output) is escaped where it is written."""
 
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ from ..._bindings.snapshot import (
     ToolCallSnapshot,
     UsageSnapshot,
 )
+from .visible import visible_line
 
 
 class Said(NamedTuple):
@@ -91,12 +97,12 @@ def block_text(block: ContentBlockDict) -> str:
     if kind == "text":
         return str(fields.get("text", ""))
     if kind == "resource_link":
-        return f"[link {fields.get('name')}: {fields.get('uri')}]"
+        return visible_line(f"[link {fields.get('name')}: {fields.get('uri')}]")
     if kind == "resource":
         resource = fields.get("resource")
         uri = resource.get("uri") if isinstance(resource, dict) else None
-        return f"[resource {uri}]"
-    return f"[{kind}]"
+        return visible_line(f"[resource {uri}]")
+    return visible_line(f"[{kind}]")
 
 
 def message_text(message: MessageSnapshot) -> str:
@@ -112,10 +118,10 @@ def tool_content_text(item: ToolCallContentDict) -> str:
     if kind == "diff":
         changes = fields.get("changes") or []
         paths = [str(change.get("path")) for change in changes if isinstance(change, dict)]
-        return f"[diff: {', '.join(paths)}]"
+        return visible_line(f"[diff: {', '.join(paths)}]")
     if kind == "terminal":
-        return f"[terminal {fields.get('terminalId')}]"
-    return f"[{kind}]"
+        return visible_line(f"[terminal {fields.get('terminalId')}]")
+    return visible_line(f"[{kind}]")
 
 
 def tool_output(call: ToolCallSnapshot) -> str:
@@ -128,7 +134,35 @@ def usage_text(usage: UsageSnapshot) -> str:
     cost = usage.get("cost")
     if cost:
         text += f", cost {cost['amount']} {cost['currency']}"
-    return text
+    return visible_line(text)
+
+
+def tool_heading(call: ToolCallSnapshot) -> str:
+    """`tool: TITLE (KIND): STATUS` on one line (kind and status when the agent gave them)."""
+    kind = f" ({call['kind']})" if call.get("kind") else ""
+    status = f": {call['status']}" if call.get("status") else ""
+    return visible_line(f"tool: {call.get('title') or call['toolCallId']}{kind}{status}")
+
+
+def terminal_heading(terminal: TerminalSnapshot) -> str:
+    return visible_line(f"terminal: {terminal.get('command') or terminal['terminalId']}")
+
+
+def exit_text(terminal: TerminalSnapshot) -> str | None:
+    """How a terminal's command ended (`exit: 0`, `exit: SIGKILL`), None while it runs."""
+    status = terminal.get("exitStatus")
+    if not status:
+        return None
+    code = status.get("exitCode")
+    return visible_line(f"exit: {status.get('signal') if code is None else code}")
+
+
+def plan_text(entry: PlanEntryDict) -> str:
+    return visible_line(str(entry["content"]))
+
+
+def ended_text(stop_reason: str) -> str:
+    return visible_line(f"turn ended: {stop_reason}")
 
 
 def terminal_bytes(terminal: TerminalSnapshot) -> bytes:

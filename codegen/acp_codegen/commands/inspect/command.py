@@ -83,7 +83,10 @@ def run(args: argparse.Namespace) -> int:
         )
     import asyncio
 
+    from ..chat.unhandled import escape_unhandled_output
     from .serve import Settings, serve
+
+    escape_unhandled_output()
 
     settings = Settings(
         argv=argv,

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..._bindings import models, session_snapshot
+from ..chat.agent_stderr import RUNTIME_LOGGER
 from ..chat.command_env import NOTHING_ALLOWED, AllowedEnv
 from ..chat.gate import Gate, Question
-from ..chat.link import RUNTIME_LOGGER, AgentLink, ChatError
+from ..chat.link import AgentLink, ChatError
 from ..chat.permissions import CANCELLED
 from ..chat.remote import RemoteTarget
 from .replay import permission_view
