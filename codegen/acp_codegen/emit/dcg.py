@@ -11,6 +11,7 @@ from typing import Any
 from datamodel_code_generator import Error, InputFileType, PythonVersion, generate
 from datamodel_code_generator.enums import DataModelType
 
+from ..load.validate_names import FIELD_ALIASES, protected_fields
 from ..model.errors import Problem, SchemaError
 from ..paths import TEMPLATE_DIR
 
@@ -39,7 +40,7 @@ _OPTIONS: dict[str, Any] = {
     "snake_case_field": True,
     "allow_population_by_field_name": True,
     "extra_fields": "allow",
-    "aliases": {"_meta": "meta"},
+    "aliases": FIELD_ALIASES,  # and each schema's `protected_fields`
     "keep_model_order": True,
     "disable_timestamp": True,
     "formatters": [],
@@ -61,7 +62,7 @@ def generate_models(schema: dict[str, Any], template_data: dict[str, Any], heade
                 text,
                 extra_template_data=defaultdict(dict, template_data),
                 custom_file_header=header.rstrip("\n"),
-                **_OPTIONS,
+                **{**_OPTIONS, "aliases": {**FIELD_ALIASES, **protected_fields(schema)}},
             )
         except (Error, RecursionError) as exc:  # validate missed something: still no traceback
             raise SchemaError([Problem("datamodel-code-generator", "", str(exc))]) from exc
