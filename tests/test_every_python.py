@@ -7,6 +7,9 @@ an invalid escape such as `"\\d"` a SyntaxWarning), every .py file of the tool, 
 generated package, a freshly scaffolded agent project (its freshly vendored bindings are the
 templates' output), examples/, scripts/, bench/, fuzz/ and tests/.
 
+The same holds for what a schema makes: its text may carry a lone surrogate (`"\\ud800"` is
+valid JSON), and every docstring it reaches shows the escape as text.
+
 A claimed interpreter missing here is a skip saying so; under CI (CI=true) it is a failure:
 CI must prove every version the project claims. scripts/pythons.py finds them.
 """
@@ -22,7 +25,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import REPO, load_script
+from acp_codegen.commands.cli import main
+from acp_codegen.commands.exits import EXIT_USAGE
+from conftest import FIXTURE_SCHEMAS, REPO, load_script, render, write_tree
 
 pythons = load_script("pythons")
 
@@ -74,6 +79,39 @@ def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "every-python"
 
 
+@pytest.fixture(scope="module")
+def surrogate_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package generated from a schema with a lone surrogate in every kind of text."""
+    lone = "\ud800"
+    doc = json.loads((FIXTURE_SCHEMAS / "request.json").read_text(encoding="utf-8"))
+    doc["title"] = doc["x-acp"]["title"] = f"Fixture {lone}"
+    for name, schema in doc["$defs"].items():
+        schema["description"] = f"{name} {lone} (and a closing \udc00)"
+        for prop, sub in schema.get("properties", {}).items():
+            sub["description"] = f"{prop} {lone}"
+    props = doc["$defs"]["RenameSessionRequest"]["properties"]
+    props["mood"] = {"type": "string", "default": f"a{lone}", "description": lone}
+    root = tmp_path_factory.mktemp("surrogates")
+    (root / "schema.json").write_text(json.dumps(doc), encoding="ascii")
+    write_tree(root / "out", render(root / "schema.json", "surrogate_text"))
+    return root / "out"
+
+
+def compile_errors(python: Path, files: list[Path]) -> list[str]:
+    """What `python` cannot compile of `files` (warnings count as errors)."""
+    proc = subprocess.run(
+        [str(python), "-I", "-c", COMPILE_ALL],
+        input=json.dumps([str(path) for path in files]),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    failed: list[str] = json.loads(proc.stdout)
+    return failed
+
+
 def shipped_files(scaffolded: Path) -> list[Path]:
     found = {path.resolve() for root in ROOTS for path in (REPO / root).rglob("*.py")}
     found |= {path.resolve() for path in scaffolded.rglob("*.py")}
@@ -87,16 +125,63 @@ def test_every_shipped_module_compiles(version: str, scaffolded: Path) -> None:
     # what the test must cover: the runtime, the generated copy, the vendored copy, the demo
     assert {"framing.py", "demo_agent.py", "__main__.py"} <= {path.name for path in files}
     assert any("acp" in path.parts and path.is_relative_to(scaffolded) for path in files)
+    assert compile_errors(python, files) == [], f"python{version} cannot compile these"
+
+
+@pytest.mark.parametrize("version", pythons.claimed())
+def test_a_schema_with_lone_surrogates_makes_a_package_every_python_compiles(
+    version: str, surrogate_package: Path
+) -> None:
+    files = sorted(surrogate_package.rglob("*.py"))
+    assert compile_errors(interpreter(version), files) == [], f"python{version}"
+
+
+def test_the_package_imports_and_its_docstrings_show_lone_surrogates_as_escapes(
+    surrogate_package: Path,
+) -> None:
+    probe = (
+        "import json, surrogate_text as p; m = p.models\n"
+        "r = m.RenameSessionRequest.model_validate_json(input())\n"
+        "print(json.dumps([r.model_dump(mode='json', by_alias=True, exclude_unset=True),"
+        " m.RenameSessionRequest.__doc__, p.__doc__]))\n"
+    )
+    message = {"sessionId": "s", "title": "t", "mood": "calm"}
     proc = subprocess.run(
-        [str(python), "-I", "-c", COMPILE_ALL],
-        input=json.dumps([str(path) for path in files]),
+        [sys.executable, "-W", "error", "-c", probe],
+        input=json.dumps(message) + "\n",
+        cwd=surrogate_package,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=300,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == [], f"python{version} cannot compile these"
+    dumped, class_doc, package_doc = json.loads(proc.stdout)
+    assert dumped == message
+    assert "RenameSessionRequest \\ud800 (and a closing \\udc00)" in class_doc
+    assert "Fixture \\ud800" in package_doc
+
+
+@pytest.mark.parametrize(
+    ("where", "prop"),
+    [
+        ("/properties/k\ud800", {"k\ud800": {"type": "string"}}),
+        ("/properties/mood/enum/1", {"mood": {"type": "string", "enum": ["a", "b\udfff"]}}),
+        ("/properties/mood/const", {"mood": {"type": "string", "const": "\ud800"}}),
+    ],
+    ids=["property name", "enum value", "const value"],
+)
+def test_a_lone_surrogate_pydantic_cannot_hold_is_refused_with_a_pointer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str, prop: dict[str, object]
+) -> None:
+    """An alias or a Literal holding one makes a model that fails at its first use."""
+    doc = json.loads((FIXTURE_SCHEMAS / "request.json").read_text(encoding="utf-8"))
+    doc["$defs"]["RenameSessionRequest"]["properties"].update(prop)
+    (tmp_path / "schema.json").write_text(json.dumps(doc), encoding="ascii")
+    assert main(["validate", str(tmp_path / "schema.json")]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    at = "#/$defs/RenameSessionRequest" + where
+    assert at.encode("unicode_escape").decode() in err and "lone surrogate" in err, err
 
 
 def test_the_claimed_versions_are_the_ones_the_metadata_and_readme_state() -> None:

@@ -13,6 +13,7 @@ from datamodel_code_generator.enums import DataModelType
 
 from ..load.validate_names import FIELD_ALIASES, protected_fields
 from ..model.errors import Problem, SchemaError
+from ..model.naming import surrogates_named
 from ..paths import TEMPLATE_DIR
 
 # The oldest pydantic the generated models work with: datamodel-code-generator targets it, and the
@@ -68,4 +69,6 @@ def generate_models(schema: dict[str, Any], template_data: dict[str, Any], heade
             raise SchemaError([Problem("datamodel-code-generator", "", str(exc))]) from exc
     if not isinstance(out, str):
         raise TypeError("datamodel-code-generator returned no single module")
-    return out
+    # It writes descriptions into class docstrings as they are (backslashes and quotes escaped,
+    # string constants all escaped): a lone surrogate there is named, as in our own docstrings.
+    return surrogates_named(out, backslash="\\\\")
