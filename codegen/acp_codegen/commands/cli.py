@@ -201,6 +201,8 @@ def _validate(args: argparse.Namespace, console: Console) -> int:
 
 def _generate_or_check(args: argparse.Namespace, console: Console) -> int:
     where = Where.from_cwd(args.schema, args.overlay, console, args.v1_schema)
+    if args.out is None:
+        where.settings.inside("out")
     out = checked_folder(where.settings.out if args.out is None else args.out, "--out")
     package = checked_package(where.settings.package if args.package is None else args.package)
     folder = checked_folder(out / package, "--out/--package", replaced=True)

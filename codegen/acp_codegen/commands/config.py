@@ -1,4 +1,13 @@
-"""Defaults for the CLI from `[tool.acp-codegen]` in the nearest pyproject.toml."""
+"""Defaults for the CLI from `[tool.acp-codegen]` in the nearest pyproject.toml.
+
+A pyproject.toml comes with a cloned project, so its table is not the user's word: every path in
+it (`PATH_KEYS`) must stay inside the project, the folder holding that file, once `..`, `~` and
+symlinks are resolved. One that leads elsewhere is refused when it is used, naming the file and
+the key; the same path given on the command line (`--out`, `--schema`, `--v1-schema`) is the
+user's own choice and is taken as ever. Reading counts too: a schema's text ends up in the
+generated files and in messages, so a cloned project cannot have its pre-commit hook read files
+from elsewhere on the machine either.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +20,26 @@ from .targets import UsageError
 
 DEFAULT_OUT = "generated"
 DEFAULT_PACKAGE = "acp_bindings"
+# The table's keys that name files, each with the option that names the same file instead.
+PATH_KEYS = {"schema": "--schema", "v1-schema": "--v1-schema", "out": "--out"}
+
+
+@dataclass(frozen=True, slots=True)
+class Escape:
+    """A path in the table that leads outside the project."""
+
+    pyproject: Path
+    key: str
+    value: str
+    resolved: Path
+
+    def message(self) -> str:
+        return (
+            f"{self.pyproject}: [tool.acp-codegen] {self.key} = {self.value!r} leads outside the "
+            f"project ({str(self.resolved)!r} is not inside {str(self.pyproject.parent)!r}); "
+            "paths in that table must stay inside the folder holding the file. Nothing was "
+            f"written. To use that path, give it yourself: {PATH_KEYS[self.key]} PATH"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +51,14 @@ class Settings:
     # The v1 schema of a package carrying both versions (subpackage `v1`): `v1-schema` in the
     # table, the shipped one with the shipped schema; None for a single-version package.
     v1_schema: Path | None = None
+    # Paths in the table that lead outside the project: refused by `inside` when used.
+    escapes: tuple[Escape, ...] = ()
+
+    def inside(self, key: str) -> None:
+        """Refuse (a usage error, exit 2) when the table's `key` leads outside the project."""
+        for escape in self.escapes:
+            if escape.key == key:
+                raise UsageError(escape.message())
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -51,7 +88,41 @@ def load_settings(cwd: Path) -> Settings:
         package=str(table.get("package", DEFAULT_PACKAGE)),
         bundled_schema=schema is None,
         v1_schema=BUNDLED_V1_SCHEMA if schema is None and v1 is None else v1,
+        escapes=_escapes(pyproject, table) if pyproject is not None else (),
     )
+
+
+def _escapes(pyproject: Path, table: dict[str, object]) -> tuple[Escape, ...]:
+    """The table's paths that resolve (`..`, `~`, symlinks) to somewhere outside its folder;
+    `out` even when left to its default, since a folder of the project may be a symlink."""
+    if not table:
+        return ()
+    root = pyproject.parent.resolve()
+    found = []
+    for key in PATH_KEYS:
+        value = table.get(key, DEFAULT_OUT if key == "out" else None)
+        if not isinstance(value, str):
+            continue
+        path = pyproject.parent / Path(value).expanduser()
+        resolved = _resolved(path)
+        if resolved is None or not resolved.is_relative_to(root):
+            found.append(Escape(pyproject, key, value, resolved or path))
+    return tuple(found)
+
+
+def _resolved(path: Path) -> Path | None:
+    """`path` with `..` and symlinks resolved; None when its symlinks loop (not provably inside:
+    Python 3.11 raises there, 3.13 hands the path back unresolved, so look strictly first)."""
+    try:
+        path.resolve(strict=True)
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # a part missing (or a file): nothing below it can loop
+    except (OSError, RuntimeError):
+        return None
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def has_table(pyproject: Path) -> bool:
@@ -71,7 +142,7 @@ def _table(pyproject: Path) -> dict[str, object]:
     table = tool.get("acp-codegen", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise UsageError(f"{pyproject}: [tool.acp-codegen] must be a table")
-    for key in ("schema", "v1-schema", "out", "package"):
+    for key in (*PATH_KEYS, "package"):
         if key in table and not isinstance(table[key], str):
             raise UsageError(f"{pyproject}: [tool.acp-codegen] {key} must be a string")
     return table

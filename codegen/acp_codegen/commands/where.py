@@ -47,6 +47,10 @@ class Where:
         pyproject = find_pyproject(cwd)
         root = (pyproject.parent if pyproject else cwd).resolve()
         bundled = schema is None and settings.bundled_schema
+        if schema is None:  # the table's paths; ones given on the command line are the user's
+            settings.inside("schema")
+            if v1_schema is None:
+                settings.inside("v1-schema")
         chosen = None if overlay is None else expanded(overlay)
         told = console or Console()
         if schema is not None:

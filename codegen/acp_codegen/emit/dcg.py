@@ -12,7 +12,9 @@ from datamodel_code_generator import Error, InputFileType, PythonVersion, genera
 from datamodel_code_generator.enums import DataModelType
 
 from ..load.schema_walk import subschemas
+from ..load.validate_names import FIELD_ALIASES, protected_fields
 from ..model.errors import Problem, SchemaError
+from ..model.naming import surrogates_named
 from ..model.shown import visible
 from ..paths import TEMPLATE_DIR
 
@@ -41,7 +43,7 @@ _OPTIONS: dict[str, Any] = {
     "snake_case_field": True,
     "allow_population_by_field_name": True,
     "extra_fields": "allow",
-    "aliases": {"_meta": "meta"},
+    "aliases": FIELD_ALIASES,  # and each schema's `protected_fields`
     "keep_model_order": True,
     "disable_timestamp": True,
     "formatters": [],
@@ -63,13 +65,15 @@ def generate_models(schema: dict[str, Any], template_data: dict[str, Any], heade
                 text,
                 extra_template_data=defaultdict(dict, template_data),
                 custom_file_header=header.rstrip("\n"),
-                **_OPTIONS,
+                **{**_OPTIONS, "aliases": {**FIELD_ALIASES, **protected_fields(schema)}},
             )
         except (Error, RecursionError) as exc:  # validate missed something: still no traceback
             raise SchemaError([Problem("datamodel-code-generator", "", str(exc))]) from exc
     if not isinstance(out, str):
         raise TypeError("datamodel-code-generator returned no single module")
-    return out
+    # It writes descriptions into class docstrings as they are (backslashes and quotes escaped,
+    # string constants all escaped): a lone surrogate there is named, as in our own docstrings.
+    return surrogates_named(out, backslash="\\\\")
 
 
 def _descriptions_shown(schema: dict[str, Any]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from typing import Any
 from ..model.errors import Problem
 from .validate_names import field_names, handler_names, merged_field_names, titles
 from .validate_refs import nonlocal_refs, ref_cycles, union_tags
+from .validate_strings import lone_surrogates
 
 CHECKS = (
     field_names,
@@ -16,6 +17,7 @@ CHECKS = (
     nonlocal_refs,
     ref_cycles,
     union_tags,
+    lone_surrogates,
 )
 
 

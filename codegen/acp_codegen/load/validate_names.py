@@ -13,15 +13,23 @@ from functools import cache
 from typing import Any
 
 from datamodel_code_generator import PythonVersion
-from datamodel_code_generator.model.field_name import PydanticFieldNameResolver
+from datamodel_code_generator.model.field_name import (
+    PYDANTIC_BASE_MODEL_ATTRIBUTES,
+    PydanticFieldNameResolver,
+)
 
 from ..model.errors import Problem, SchemaError, pointer
 from ..model.lower import lower
 from ..model.naming import RESERVED_HANDLER_NAMES, is_class_name, snake
 from .schema_walk import subschemas
 
-# The aliases dcg.py passes to datamodel-code-generator (its `aliases` option).
+# The aliases dcg.py passes to datamodel-code-generator (its `aliases` option), besides the
+# schema's own `protected_fields`.
 FIELD_ALIASES = {"_meta": "meta"}
+# pydantic's default `protected_namespaces`: it warns at class creation (so at every import of
+# the models) about a field whose name starts with one, even one that shadows nothing such as
+# `model_dump_`, which is what datamodel-code-generator makes of a property `model_dump`.
+PROTECTED_NAMESPACES = ("model_validate", "model_dump")
 
 
 @cache
@@ -32,7 +40,37 @@ def _resolver() -> PydanticFieldNameResolver:
 
 
 def python_field_name(wire_name: str) -> str:
-    """The attribute name the generated model gives the property `wire_name`."""
+    """The attribute name the generated model gives the property `wire_name`: what
+    datamodel-code-generator makes of it, with `field_` before a name in pydantic's protected
+    namespaces (`model_dump` -> `field_model_dump`, `modelValidateX` -> `field_model_validate_x`),
+    the prefix it uses itself for names that cannot be fields."""
+    name = _datamodel_name(wire_name)
+    if not name.startswith(PROTECTED_NAMESPACES):
+        return name
+    # the `_` datamodel-code-generator adds to a BaseModel attribute is not needed after `field_`
+    unshadowed = name[:-1] if name[:-1] in PYDANTIC_BASE_MODEL_ATTRIBUTES else name
+    return f"field_{unshadowed}"
+
+
+def protected_fields(doc: dict[str, Any]) -> dict[str, str]:
+    """The properties anywhere in `doc` whose field `python_field_name` moves out of pydantic's
+    protected namespaces, as datamodel-code-generator's `aliases` option takes them."""
+    wires = {
+        wire
+        for _path, schema in subschemas(doc)
+        if isinstance(props := schema.get("properties"), dict)
+        for wire in props
+        if isinstance(wire, str)
+    }
+    return {
+        wire: python_field_name(wire)
+        for wire in sorted(wires)
+        if python_field_name(wire) != _datamodel_name(wire)
+    }
+
+
+def _datamodel_name(wire_name: str) -> str:
+    """What datamodel-code-generator alone names the field for the property `wire_name`."""
     name, _alias = _resolver().get_valid_field_name_and_alias(wire_name)
     return name
 

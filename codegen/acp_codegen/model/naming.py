@@ -9,6 +9,8 @@ import re
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# JSON may carry a lone surrogate (`"\ud800"`); json.loads pairs the ones that make a character.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # Names the generated models module binds itself (imports, the root alias `JsonValue`) or uses
@@ -80,8 +82,17 @@ def is_class_name(name: str) -> bool:
 
 def docstring_text(text: str) -> str:
     """Schema text made safe inside a triple-quoted docstring (no escapes, no closing quotes)."""
-    escaped = text.encode("unicode_escape").decode("ascii")
+    escaped = surrogates_named(text).encode("unicode_escape").decode("ascii")
     return escaped.replace('"', '\\"')
+
+
+def surrogates_named(text: str, backslash: str = "\\") -> str:
+    """`text` with each lone surrogate written as its escape, as text (`backslash` + `ud800`).
+
+    One cannot stand in a source file (UTF-8 cannot encode it), and Python 3.13 refuses to
+    compile a docstring whose value holds one even as an escape: generated docstrings show it
+    as the schema wrote it instead. String constants keep the character itself (an escape)."""
+    return LONE_SURROGATE.sub(lambda found: f"{backslash}u{ord(found.group()):04x}", text)
 
 
 def is_identifier(name: str) -> bool:
