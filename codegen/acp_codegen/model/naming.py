@@ -67,6 +67,7 @@ RESERVED_HANDLER_NAMES = frozenset(
         "run_http",
         "serve_http",
         "serve_stdio",
+        "served_sessions",
         "spawn",
         "stored_sessions",
         "strict",
