@@ -86,8 +86,8 @@ def line_path(version: int, fold: Callable[[str, Any], bool] | None) -> Step:
 
 
 def steps(version: int) -> dict[str, Step]:
-    from acp_bindings._runtime.checks import wire_check
-    from acp_bindings._runtime.framing import decode_line
+    from acp_bindings._runtime.wire.checks import wire_check
+    from acp_bindings._runtime.wire.line_framing import decode_line
 
     if version == 2:
         from acp_bindings.methods import CLIENT_SPECS

@@ -56,9 +56,9 @@ def per_line(
 
 
 def stages(version: int, lines: list[bytes]) -> dict[str, float]:
-    from acp_bindings._runtime.checks import wire_check
-    from acp_bindings._runtime.framing import decode_line
-    from acp_bindings._runtime.v1_client_updates import V1UpdateReader
+    from acp_bindings._runtime.v1.client_updates import V1UpdateReader
+    from acp_bindings._runtime.wire.checks import wire_check
+    from acp_bindings._runtime.wire.line_framing import decode_line
 
     asyncio.set_event_loop(asyncio.new_event_loop())  # the clients' stream readers want one
     decoded = [decode_line(line) for line in lines]

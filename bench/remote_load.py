@@ -54,8 +54,8 @@ def counting_agent() -> Any:
 
 def serve() -> None:
     """The bench agent, served on a free port."""
-    from acp_bindings._runtime.http_options import Access
-    from acp_bindings._runtime.remote_link import RemoteLimits
+    from acp_bindings._runtime.serving.http_options import Access
+    from acp_bindings._runtime.serving.remote_link import RemoteLimits
 
     limits = RemoteLimits(max_connections=4096)
     counting_agent().run_http("127.0.0.1", 0, access=Access(token=TOKEN), limits=limits)

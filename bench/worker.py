@@ -79,8 +79,8 @@ def our_client(reader: Any, version: int | None = V2) -> tuple[Any, Any]:
     `version`: the protocol version `initialize` negotiated, set as `initialize` sets it (which
     also settles the version router: a real client reads every update after `initialize`)."""
     from acp_bindings import Client
-    from acp_bindings._runtime.client_side import ClientSession
-    from acp_bindings._runtime.connection import Connection
+    from acp_bindings._runtime.client.client_side import ClientSession
+    from acp_bindings._runtime.rpc.connection import Connection
 
     connection = Connection(reader, Sink())
     client = Client()

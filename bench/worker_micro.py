@@ -14,7 +14,7 @@ from worker import Sink, inner, timed_async
 
 def merge_growth() -> dict[str, float]:
     from acp_bindings import MERGE_RULES, UPDATE_TAG
-    from acp_bindings._runtime.state import SessionState
+    from acp_bindings._runtime.state.session_state import SessionState
 
     def seconds(n: int) -> float:
         updates = [
@@ -42,8 +42,8 @@ def merge_growth() -> dict[str, float]:
 def outgoing_validation() -> dict[str, float]:
     """The runtime's check of an outgoing `session/update` (what `AgentSession` runs before it
     writes one), against sending it."""
-    from acp_bindings._runtime.connection import Connection
-    from acp_bindings._runtime.outgoing import OutgoingChecks
+    from acp_bindings._runtime.rpc.connection import Connection
+    from acp_bindings._runtime.rpc.outgoing_checks import OutgoingChecks
     from acp_bindings.methods import AGENT_SPECS, CLIENT_SPECS
 
     updates = [json.loads(line)["params"]["update"] for line in stream.ours(20_000)]

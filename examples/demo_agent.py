@@ -26,7 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
 from acp_bindings import Agent, Prompt, Session, models, selected_option
-from acp_bindings._runtime.http_options import (
+from acp_bindings._runtime.serving.http_options import (
     NEEDS_AIOHTTP,
     Access,
     add_http_arguments,

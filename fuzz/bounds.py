@@ -151,9 +151,9 @@ class _Sink:
 
 
 async def _serve(chunks: Callable[[], Any], **options: Any) -> list[bytes]:
-    from acp_codegen.runtime.connection import Connection
-    from acp_codegen.runtime.dispatch import TableDispatcher
-    from acp_codegen.runtime.tables import MethodSpec
+    from acp_codegen.runtime.rpc.connection import Connection
+    from acp_codegen.runtime.rpc.dispatch import TableDispatcher
+    from acp_codegen.runtime.wire.tables import MethodSpec
     from pydantic import BaseModel
 
     class Text(BaseModel):
@@ -209,7 +209,7 @@ def backpressure_100mib() -> str:
     async def scenario() -> str:
         import socket
 
-        from acp_codegen.runtime.connection import Connection
+        from acp_codegen.runtime.rpc.connection import Connection
 
         left, right = socket.socketpair()
         right.setblocking(False)  # the peer: a plain socket nobody reads until later

@@ -25,11 +25,16 @@ with atheris.instrument_imports(include=["acp_codegen"]):
     from acp_codegen.commands.pipeline import load_protocol, render_tree
     from acp_codegen.emit.render import Target
     from acp_codegen.model.errors import SchemaError
-    from acp_codegen.runtime.connection import Connection
-    from acp_codegen.runtime.dispatch import TableDispatcher
-    from acp_codegen.runtime.framing import LineReader, LineTooLong, decode_line, encode_json
-    from acp_codegen.runtime.messages import Invalid, Notification, Request, Response, classify
-    from acp_codegen.runtime.tables import MethodSpec
+    from acp_codegen.runtime.rpc.connection import Connection
+    from acp_codegen.runtime.rpc.dispatch import TableDispatcher
+    from acp_codegen.runtime.rpc.messages import Invalid, Notification, Request, Response, classify
+    from acp_codegen.runtime.wire.line_framing import (
+        LineReader,
+        LineTooLong,
+        decode_line,
+        encode_json,
+    )
+    from acp_codegen.runtime.wire.tables import MethodSpec
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMAS = [

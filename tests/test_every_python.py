@@ -1,7 +1,7 @@
 """Every module the project ships compiles on every Python it claims (pyproject's classifiers).
 
 Python 3.13 compiles docstrings differently: a lone surrogate `\\ud800` written unescaped in a
-runtime docstring (framing.py) made every agent die at import there, while CI, on 3.11 only,
+runtime docstring (line_framing.py) made every agent die at import there, while CI, on 3.11 only,
 passed. Here each claimed interpreter compiles, in memory and with warnings as errors (3.12 made
 an invalid escape such as `"\\d"` a SyntaxWarning), every .py file of the tool, the committed
 generated package, a freshly scaffolded agent project (its freshly vendored bindings are the
@@ -123,7 +123,7 @@ def test_every_shipped_module_compiles(version: str, scaffolded: Path) -> None:
     python = interpreter(version)
     files = shipped_files(scaffolded)
     # what the test must cover: the runtime, the generated copy, the vendored copy, the demo
-    assert {"framing.py", "demo_agent.py", "__main__.py"} <= {path.name for path in files}
+    assert {"line_framing.py", "demo_agent.py", "__main__.py"} <= {path.name for path in files}
     assert any("acp" in path.parts and path.is_relative_to(scaffolded) for path in files)
     assert compile_errors(python, files) == [], f"python{version} cannot compile these"
 

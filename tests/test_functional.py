@@ -135,9 +135,14 @@ def _open_string_enums() -> list[str]:
 
 
 def test_runtime_is_copied_verbatim(canonical: GeneratedPackage) -> None:
-    sources = {p.name: p for p in (REPO / "codegen" / "acp_codegen" / "runtime").glob("*.py")}
+    runtime = REPO / "codegen" / "acp_codegen" / "runtime"
+    sources = {
+        p.relative_to(runtime).as_posix(): p
+        for p in runtime.rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
     copied = {
-        rel.split("/")[-1]: data
+        rel.removeprefix(f"{CANONICAL_PACKAGE}/_runtime/"): data
         for rel, data in canonical.files.items()
         if rel.startswith(f"{CANONICAL_PACKAGE}/_runtime/")
     }
@@ -502,7 +507,13 @@ def _run(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 # The remote transports (the `http` extra): the only modules that may import aiohttp.
 NEEDS_AIOHTTP = frozenset(
     f"_runtime/{name}.py"
-    for name in ("http_client", "http_server", "event_stream", "ws_client", "ws_server")
+    for name in (
+        "transports/http_client",
+        "serving/http_server",
+        "serving/event_stream",
+        "transports/ws_client",
+        "serving/ws_server",
+    )
 )
 
 
@@ -592,7 +603,7 @@ def test_absolute_imports_are_stdlib_or_pydantic(canonical: GeneratedPackage) ->
     allowed = set(sys.stdlib_module_names) | ALLOWED_THIRD_PARTY | {"__future__"}
     for rel, data in canonical.files.items():
         # remote_client imports it inside the function that needs it (the probe imports it).
-        lazy = NEEDS_AIOHTTP | {"_runtime/remote_client.py"}
+        lazy = NEEDS_AIOHTTP | {"_runtime/transports/remote_client.py"}
         if not rel.endswith(".py") or rel.split("/", 1)[-1] in lazy:
             continue
         tree = ast.parse(data)

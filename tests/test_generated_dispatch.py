@@ -160,7 +160,7 @@ def test_every_session_update_is_checked_even_after_the_validator_is_cached(
 ) -> None:
     """The client's dispatcher builds each notification's validator once and keeps it: later
     notifications of the same method are still checked (a bad one is dropped, not folded)."""
-    from acp_bindings._runtime.client_side import ClientSession
+    from acp_bindings._runtime.client.client_side import ClientSession
 
     client = acp.Client()
     dispatcher = client.dispatcher(_Wire())  # type: ignore[arg-type]

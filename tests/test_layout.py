@@ -1,6 +1,7 @@
 """The layout shows the architecture: the design card's top level, the generator grouped by
-pipeline stage with imports running one way, no import circles, small modules, and one
-generated copy of the bindings in the repository."""
+pipeline stage with imports running one way, the runtime grouped by layer with imports running
+down its floors, no import circles, small modules, and one generated copy of the bindings in the
+repository."""
 
 from __future__ import annotations
 
@@ -15,6 +16,22 @@ SOURCE = REPO / "codegen" / "acp_codegen"
 FLOORS = ("model", "load", "emit", "write", "commands")
 LEAVES = ("runtime", "paths")  # import nothing of acp-codegen's outside themselves
 MAX_LINES = 400
+# The runtime's layers (docs/design.md, section 0), lowest first: a runtime module may import
+# its own floor and those below it.
+RUNTIME = SOURCE / "runtime"
+RUNTIME_FLOORS = (
+    "wire",  # wire values and framing
+    "rpc",  # the JSON-RPC connection and dispatch
+    "state",  # session state and merge
+    "agent",  # the agent lifecycle
+    "client",  # the client lifecycle
+    "v1",  # the v1 dialect
+    "guard",  # the web guard
+    "transports",  # stdio and the client's remote ends
+    "serving",  # an agent served over HTTP, WebSocket, SSE
+)
+MAX_MODULES_PER_FLOOR = 12
+MAX_LOOSE_RUNTIME_MODULES = 3
 
 
 def modules() -> dict[str, Path]:
@@ -83,6 +100,58 @@ def test_imports_run_one_way_down_the_pipeline() -> None:
             elif there in FLOORS and here in FLOORS and FLOORS.index(there) > FLOORS.index(here):
                 wrong.append(f"{name} -> {target} (up a floor)")
     assert not wrong, "\n".join(wrong)
+
+
+def runtime_floor(name: str) -> int | None:
+    """The floor of a runtime module (None: not the runtime's; -1: a loose runtime module)."""
+    parts = name.split(".")
+    if parts[:2] != ["acp_codegen", "runtime"] or len(parts) < 3:
+        return None
+    return RUNTIME_FLOORS.index(parts[2]) if parts[2] in RUNTIME_FLOORS else -1
+
+
+def test_the_runtime_is_grouped_by_layer() -> None:
+    folders = sorted(p.name for p in RUNTIME.iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert folders == sorted(RUNTIME_FLOORS)
+    loose = [p.name for p in RUNTIME.glob("*.py") if p.name != "__init__.py"]
+    assert len(loose) <= MAX_LOOSE_RUNTIME_MODULES, loose
+    for floor in RUNTIME_FLOORS:
+        doc = ast.get_docstring(ast.parse((RUNTIME / floor / "__init__.py").read_text()))
+        assert doc and "May import" in doc, f"runtime/{floor}/__init__.py says what it may import"
+        modules = [p.name for p in (RUNTIME / floor).glob("*.py") if p.name != "__init__.py"]
+        assert len(modules) <= MAX_MODULES_PER_FLOOR, (floor, modules)
+        assert not [p for p in (RUNTIME / floor).iterdir() if p.is_dir() and p.name[0] != "_"]
+
+
+def test_runtime_imports_run_down_its_floors() -> None:
+    """No import runs back up: a loose module (-1) imports no floor; a floor its own and
+    those below."""
+    wrong = []
+    for name, targets in GRAPH.items():
+        here = runtime_floor(name)
+        if here is None or name.endswith(".runtime"):
+            continue
+        for target in targets:
+            there = runtime_floor(target)
+            if there is not None and there > here and not target.endswith(".runtime"):
+                wrong.append(f"{name} -> {target}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_generated_runtime_has_the_same_layout() -> None:
+    """What `generate` copies into every package is the runtime's own tree, floors and all."""
+    copied = REPO / "generated" / "acp_bindings" / "_runtime"
+    if not copied.is_dir():
+        pytest.skip("generated/acp_bindings is absent")
+
+    def tree(root: Path) -> set[str]:
+        return {
+            p.relative_to(root).as_posix()
+            for p in root.rglob("*.py")
+            if "__pycache__" not in p.parts
+        }
+
+    assert tree(copied) == tree(RUNTIME)
 
 
 def test_there_are_no_import_circles() -> None:

@@ -37,7 +37,7 @@ def test_importing_the_package_loads_neither_the_models_nor_the_runtime() -> Non
         "acp_bindings.agent",
         "acp_bindings.client",
         "acp_bindings.session",
-        "acp_bindings._runtime.connection",
+        "acp_bindings._runtime.rpc.connection",
         "acp_bindings.tolerance",
     ):
         assert heavy not in loaded

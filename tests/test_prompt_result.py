@@ -15,7 +15,7 @@ def test_the_canonical_schema_answers_with_the_insertion_receipt(
     answer, stop, snap, exit_code = prompt_turn(canonical.module, canonical.out, canonical.name)
     assert stop == "end_turn" and exit_code == 0
     assert set(answer) == {"messageId"}
-    canonical.submodule("_runtime.wire").from_wire(canonical.models.PromptResponse, answer)
+    canonical.submodule("_runtime.wire.convert").from_wire(canonical.models.PromptResponse, answer)
     assert [m["role"] for m in snap["messages"]] == ["user", "agent"]
     # the receipt names the user message the lifecycle reported for the prompt
     assert snap["messages"][0]["messageId"] == answer["messageId"]

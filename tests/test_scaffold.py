@@ -68,7 +68,7 @@ def test_the_project_layout(scaffolded: Path) -> None:
         "tests/test_agent.py",
     }
     assert f"src/{PACKAGE}/acp/.acp-codegen-manifest.json" in files
-    assert f"src/{PACKAGE}/acp/_runtime/connection.py" in files
+    assert f"src/{PACKAGE}/acp/_runtime/rpc/connection.py" in files
 
 
 REMOTE_MODULES = {

@@ -110,7 +110,7 @@ def test_a_wheel_of_it_carries_the_bindings(project: tuple[Path, Path], tmp_path
         f"{PACKAGE}/py.typed",
         f"{PACKAGE}/acp/__init__.py",
         f"{PACKAGE}/acp/py.typed",
-        f"{PACKAGE}/acp/_runtime/connection.py",
+        f"{PACKAGE}/acp/_runtime/rpc/connection.py",
     ):
         assert name in names, name
     assert not any(name.startswith("tests/") for name in names)

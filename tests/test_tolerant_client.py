@@ -21,7 +21,7 @@ ERROR = object()  # stands for "answered -32602" in the expected outcomes
 
 def _wire(module: ModuleType, model: Any) -> Any:
     """What a handler got, as wire JSON (with the package's own runtime)."""
-    wire: Any = __import__(f"{module.__name__}._runtime.wire", fromlist=["to_wire"])
+    wire: Any = __import__(f"{module.__name__}._runtime.wire.convert", fromlist=["to_wire"])
     return wire.to_wire(model)
 
 

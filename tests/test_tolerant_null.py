@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from acp_codegen.commands.pipeline import load_protocol, render_files
 from acp_codegen.emit.render import Target
-from acp_codegen.runtime.tolerant import FieldRule, ToleranceTable, plan_repair, repair_update
+from acp_codegen.runtime.wire.tolerant import FieldRule, ToleranceTable, plan_repair, repair_update
 from conftest import FIXTURE_SCHEMAS, _import_from, write_tree
 from pydantic import ValidationError
 

@@ -9,7 +9,7 @@ import logging
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.tolerant import FieldRule, ToleranceTable, plan_repair
+from acp_codegen.runtime.wire.tolerant import FieldRule, ToleranceTable, plan_repair
 from conftest import REPO, UPSTREAM, GeneratedPackage
 from runtime.streams import connected, run
 
@@ -221,7 +221,7 @@ def test_the_schema_marks_the_same_places_as_upstream() -> None:
 def test_valid_updates_never_reach_the_repair_step(
     canonical: GeneratedPackage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    tolerant = canonical.submodule("_runtime.tolerant")
+    tolerant = canonical.submodule("_runtime.wire.tolerant")
 
     def fail(*args: Any) -> None:
         raise AssertionError("repair ran for a valid update")

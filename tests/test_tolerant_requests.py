@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.dispatch import ValidatingDispatcher
-from acp_codegen.runtime.errors import RpcError
-from acp_codegen.runtime.tables import MethodSpec
+from acp_codegen.runtime.rpc.dispatch import ValidatingDispatcher
+from acp_codegen.runtime.wire.errors import RpcError
+from acp_codegen.runtime.wire.tables import MethodSpec
 from conftest import GeneratedPackage
 from pydantic import ValidationError
 from runtime.streams import run, stream_pair
@@ -48,7 +48,7 @@ def test_the_upstream_table_reaches_the_session_set_up_marks(up240: Any) -> None
     servers = table.classes["NewSessionRequest"]["mcpServers"]
     assert servers.default_on_null and servers.type == "McpServer"
     assert table.unions["McpServer"]["stdio"] == "McpServerStdio"
-    tolerant = importlib.import_module(f"{up240.__name__}._runtime.tolerant")
+    tolerant = importlib.import_module(f"{up240.__name__}._runtime.wire.tolerant")
     # Through the server union down to a stdio server's args; an item of it is not covered.
     repair = tolerant.plan_repair(table, ("mcpServers", 0, "stdio", "args"), "NewSessionRequest")
     assert (repair.path, repair.when_null) == (("mcpServers", 0, "args"), True)
@@ -117,7 +117,7 @@ def test_notification_repairs_do_not_apply_to_a_request_of_the_same_name() -> No
 
 
 def _errors(module: Any) -> Any:
-    return importlib.import_module(f"{module.__name__}._runtime.errors")
+    return importlib.import_module(f"{module.__name__}._runtime.wire.errors")
 
 
 def _new_session(module: Any, params: dict[str, Any], *, strict: bool) -> tuple[Any, list[Any]]:
@@ -137,7 +137,7 @@ def _new_session(module: Any, params: dict[str, Any], *, strict: bool) -> tuple[
 
     async def main() -> Any:
         # The package's own runtime on both ends: it knows the package's RpcError.
-        connection_type = importlib.import_module(f"{module.__name__}._runtime.connection")
+        connection_type = importlib.import_module(f"{module.__name__}._runtime.rpc.connection")
         (ra, wa), (rb, wb) = await stream_pair()
         connection = connection_type.Connection(ra, wa)
         served = connection_type.Connection(rb, wb)

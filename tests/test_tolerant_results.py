@@ -52,13 +52,13 @@ def _call(
 
 
 def _wire(module: ModuleType, model: Any) -> Any:
-    wire: Any = __import__(f"{module.__name__}._runtime.wire", fromlist=["to_wire"])
+    wire: Any = __import__(f"{module.__name__}._runtime.wire.convert", fromlist=["to_wire"])
     return wire.to_wire(model)
 
 
 def _from_wire_error(module: ModuleType, tp: Any, data: Any) -> ValidationError:
     """The error the proxies raised before results were repaired: plain `from_wire`."""
-    wire: Any = __import__(f"{module.__name__}._runtime.wire", fromlist=["from_wire"])
+    wire: Any = __import__(f"{module.__name__}._runtime.wire.convert", fromlist=["from_wire"])
     with pytest.raises(ValidationError) as caught:
         wire.from_wire(tp, data)
     return caught.value

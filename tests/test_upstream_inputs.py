@@ -271,7 +271,7 @@ def test_an_agent_answers_a_prompt_over_pipes_as_its_schema_requires(
     assert user["role"] == "user" and user["content"] == [{"type": "text", "text": "ping"}]
     assert agent["role"] == "agent" and agent["content"][0]["text"] == "echo: ping"
     # The input's own model accepts the answer.
-    result.sub("_runtime.wire").from_wire(result.sub("models").PromptResponse, answer)
+    result.sub("_runtime.wire.convert").from_wire(result.sub("models").PromptResponse, answer)
     required = result.schema["$defs"]["PromptResponse"].get("required") or []
     if "messageId" in required:
         assert answer == {"messageId": user["messageId"]}
@@ -287,7 +287,7 @@ def test_a_v1_agent_is_served_over_pipes_by_its_typed_handlers(
     result = upstream[package]
     module = result.module
     assert module is not None
-    errors = result.sub("_runtime.errors")
+    errors = result.sub("_runtime.wire.errors")
 
     async def main() -> tuple[int, int]:
         client = module.Client()

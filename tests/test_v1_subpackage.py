@@ -51,7 +51,7 @@ def test_v1_subpackage_has_the_modules_of_a_v1_only_package() -> None:
 
 def test_committed_package_serves_v1_tables_from_the_parent_runtime() -> None:
     text = (COMMITTED / "v1" / "methods.py").read_text(encoding="utf-8")
-    assert "from .._runtime.tables import MethodSpec" in text
+    assert "from .._runtime.wire.tables import MethodSpec" in text
     assert '"session/request_permission"' in text and '"fs/read_text_file"' in text
 
 
@@ -66,7 +66,7 @@ def test_lone_schema_makes_a_single_version_package(
 ) -> None:
     folder = _generate(tmp_path, monkeypatch, "--schema", str(UPSTREAM_V1))
     assert not (folder / "v1").exists()
-    assert (folder / "_runtime" / "tables.py").is_file()
+    assert (folder / "_runtime" / "wire" / "tables.py").is_file()
 
 
 def test_v1_schema_option_adds_the_subpackage_and_names_it_in_the_command(

@@ -61,7 +61,8 @@ async def main() -> None:
     code = await agent.close()
     others = {"acp", "acp_bindings", "acp_codegen"}
     loaded = sorted(name for name in sys.modules if name.split(".")[0] in others)
-    loaded += [name for name in ("myproj._vendor.acp._runtime.connection",) if name in sys.modules]
+    connection = "myproj._vendor.acp._runtime.rpc.connection"
+    loaded += [connection] if connection in sys.modules else []
     print(json.dumps({"stop": stop, "messages": messages, "code": code, "loaded": loaded}))
 
 
@@ -109,9 +110,9 @@ def test_vendored_bindings_run_a_prompt_turn(vendored: Path, project: Path) -> N
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["stop"] == "end_turn" and result["code"] == 0
     assert [m["role"] for m in result["messages"]] == ["user", "agent"]
-    (_, answer) = result["messages"]
+    _, answer = result["messages"]
     assert answer["content"] == [{"type": "text", "text": "hello from the vendored client"}]
-    assert result["loaded"] == ["myproj._vendor.acp._runtime.connection"]
+    assert result["loaded"] == ["myproj._vendor.acp._runtime.rpc.connection"]
 
 
 def test_the_vendored_copy_never_names_itself_and_says_how_to_refresh(vendored: Path) -> None:
@@ -119,7 +120,7 @@ def test_the_vendored_copy_never_names_itself_and_says_how_to_refresh(vendored: 
         p.relative_to(vendored).as_posix(): p.read_text(encoding="utf-8")
         for p in vendored.rglob("*.py")
     }
-    assert "models.py" in texts and "_runtime/connection.py" in texts
+    assert "models.py" in texts and "_runtime/rpc/connection.py" in texts
     for rel, text in texts.items():
         assert "acp_bindings" not in text, rel
         assert "myproj" not in text.replace(COMMAND, ""), rel

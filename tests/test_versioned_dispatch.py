@@ -6,8 +6,8 @@ import asyncio
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.dispatch import InlineHandler
-from acp_codegen.runtime.versioned import VersionedDispatcher
+from acp_codegen.runtime.rpc.dispatch import InlineHandler
+from acp_codegen.runtime.rpc.version_router import VersionedDispatcher
 
 
 class Recorder:

@@ -1,9 +1,9 @@
-"""The shared checks for every HTTP surface (runtime/web_guard.py)."""
+"""The shared checks for every HTTP surface (runtime/guard/web_guard.py)."""
 
 from __future__ import annotations
 
 import pytest
-from acp_codegen.runtime.web_guard import (
+from acp_codegen.runtime.guard.web_guard import (
     WebGuard,
     bearer_token,
     bind_problem,

@@ -71,8 +71,8 @@ def _types(canonical: GeneratedPackage) -> list[tuple[str, Any]]:
 
 
 def test_fast_form_never_accepts_what_the_models_reject(canonical: GeneratedPackage) -> None:
-    checks = canonical.submodule("_runtime.checks")
-    wire = canonical.submodule("_runtime.wire")
+    checks = canonical.submodule("_runtime.wire.checks")
+    wire = canonical.submodule("_runtime.wire.convert")
     checked = fast_taken = 0
     for name, tp in _types(canonical):
         fast_validate = checks.fast_form(tp)
@@ -91,7 +91,7 @@ def test_fast_form_never_accepts_what_the_models_reject(canonical: GeneratedPack
 
 def test_known_tag_samples_take_the_fast_path(canonical: GeneratedPackage) -> None:
     """Every update variant's sample (known tags throughout) is accepted by the fast form."""
-    checks = canonical.submodule("_runtime.checks")
+    checks = canonical.submodule("_runtime.wire.checks")
     fast = checks.fast_form(canonical.models.SessionUpdate)
     variants = [b for b in _DEFS["SessionUpdate"]["anyOf"] if b.get("title") != "other"]
     assert len(variants) >= 10
@@ -104,8 +104,8 @@ def test_known_tag_samples_take_the_fast_path(canonical: GeneratedPackage) -> No
 def test_wire_check_agrees_with_the_models_and_raises_their_errors(
     canonical: GeneratedPackage,
 ) -> None:
-    checks = canonical.submodule("_runtime.checks")
-    wire = canonical.submodule("_runtime.wire")
+    checks = canonical.submodule("_runtime.wire.checks")
+    wire = canonical.submodule("_runtime.wire.convert")
     for name, tp in _types(canonical):
         check = checks.wire_check(tp)
         models_validate = wire.wire_validator(tp)
@@ -127,7 +127,7 @@ def test_wire_check_agrees_with_the_models_and_raises_their_errors(
 def test_unknown_and_missing_tags_still_reach_the_fallback(canonical: GeneratedPackage) -> None:
     """The fast form knows only the known tags; the models' open-union fallback still decides
     the rest (here: an update from a newer protocol version is accepted)."""
-    checks = canonical.submodule("_runtime.checks")
+    checks = canonical.submodule("_runtime.wire.checks")
     union = canonical.models.SessionUpdate
     checks.wire_check(union)({"sessionUpdate": "_vendor_update", "anything": [1, 2]})
     with pytest.raises(ValidationError):
@@ -136,8 +136,8 @@ def test_unknown_and_missing_tags_still_reach_the_fallback(canonical: GeneratedP
 
 def test_models_with_their_own_init_keep_their_model_node() -> None:
     """Only plain models become typed dicts: a post-init hook or a root model must run."""
-    from acp_codegen.runtime.checks import dict_schema
-    from acp_codegen.runtime.wire import adapter
+    from acp_codegen.runtime.wire.checks import dict_schema
+    from acp_codegen.runtime.wire.convert import adapter
     from pydantic import RootModel
 
     class Hooked(BaseModel):
@@ -162,8 +162,8 @@ def test_routes_that_declare_nothing_keep_their_callback() -> None:
     """A hand-written route (no `tag_key`/`known` keyword defaults) is left as it is."""
     from typing import Annotated, Literal
 
-    from acp_codegen.runtime.checks import dict_schema
-    from acp_codegen.runtime.wire import adapter
+    from acp_codegen.runtime.wire.checks import dict_schema
+    from acp_codegen.runtime.wire.convert import adapter
     from pydantic import Discriminator, Tag
 
     class A(BaseModel):
@@ -184,8 +184,8 @@ def test_routes_that_declare_nothing_keep_their_callback() -> None:
 def test_a_field_with_its_own_strictness_is_checked_as_the_models_check_it() -> None:
     """The fast form reads strictness from its configuration, except where a field sets its
     own (which only the models' call argument overrides): there it keeps the argument."""
-    from acp_codegen.runtime.checks import fast_form
-    from acp_codegen.runtime.wire import wire_validator
+    from acp_codegen.runtime.wire.checks import fast_form
+    from acp_codegen.runtime.wire.convert import wire_validator
     from pydantic import Field
 
     class Lax(BaseModel):

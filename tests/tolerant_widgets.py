@@ -109,7 +109,9 @@ def widgets_schema(root: Path) -> Path:
 
 def rpc_error(module: ModuleType) -> type[Exception]:
     """The package's own RpcError (its runtime is a copy: not ours)."""
-    error: type[Exception] = importlib.import_module(f"{module.__name__}._runtime.errors").RpcError
+    error: type[Exception] = importlib.import_module(
+        f"{module.__name__}._runtime.wire.errors"
+    ).RpcError
     return error
 
 
@@ -117,7 +119,7 @@ def rpc_error(module: ModuleType) -> type[Exception]:
 async def linked(module: ModuleType) -> AsyncIterator[tuple[Any, Any]]:
     """Two connections of `module`'s runtime linked to each other, closed on exit; assign each
     its dispatcher, then start both."""
-    connection_type = importlib.import_module(f"{module.__name__}._runtime.connection")
+    connection_type = importlib.import_module(f"{module.__name__}._runtime.rpc.connection")
     (ra, wa), (rb, wb) = await stream_pair()
     near, far = connection_type.Connection(ra, wa), connection_type.Connection(rb, wb)
     try:

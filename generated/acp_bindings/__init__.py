@@ -18,18 +18,18 @@ from . import _pydantic_check  # first, before any model: old pydantic fails cle
 
 if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loads them
     from . import models
-    from ._runtime.agent_session import AgentSession
-    from ._runtime.client_services import ClientServiceUnavailable
-    from ._runtime.client_side import ClientSession
-    from ._runtime.errors import (
+    from ._runtime.agent.agent_session import AgentSession
+    from ._runtime.client.client_side import ClientSession
+    from ._runtime.client.permission_request import PermissionRequest
+    from ._runtime.v1.client_services import ClientServiceUnavailable
+    from ._runtime.wire.errors import (
         ConnectionClosed,
         MalformedUpdateError,
         ProtocolUsageError,
         RpcError,
         UnsupportedProtocolVersion,
     )
-    from ._runtime.permission_request import PermissionRequest
-    from ._runtime.protocol import selected_option
+    from ._runtime.wire.protocol import selected_option
     from .agent import Agent, ClientProxy
     from .client import AgentProxy, Client, permission_request
     from .dispatch import AgentDispatcher, ClientDispatcher
@@ -48,16 +48,16 @@ PROTOCOL_VERSION = 2
 
 # Each lazily loaded name and the module that defines it.
 _LAZY: dict[str, str] = {
-    "AgentSession": "._runtime.agent_session",
-    "ClientServiceUnavailable": "._runtime.client_services",
-    "ClientSession": "._runtime.client_side",
-    "ConnectionClosed": "._runtime.errors",
-    "MalformedUpdateError": "._runtime.errors",
-    "ProtocolUsageError": "._runtime.errors",
-    "RpcError": "._runtime.errors",
-    "UnsupportedProtocolVersion": "._runtime.errors",
-    "PermissionRequest": "._runtime.permission_request",
-    "selected_option": "._runtime.protocol",
+    "AgentSession": "._runtime.agent.agent_session",
+    "ClientSession": "._runtime.client.client_side",
+    "PermissionRequest": "._runtime.client.permission_request",
+    "ClientServiceUnavailable": "._runtime.v1.client_services",
+    "ConnectionClosed": "._runtime.wire.errors",
+    "MalformedUpdateError": "._runtime.wire.errors",
+    "ProtocolUsageError": "._runtime.wire.errors",
+    "RpcError": "._runtime.wire.errors",
+    "UnsupportedProtocolVersion": "._runtime.wire.errors",
+    "selected_option": "._runtime.wire.protocol",
     "Agent": ".agent",
     "ClientProxy": ".agent",
     "AgentProxy": ".client",

@@ -11,26 +11,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from . import models
-from ._runtime import agent_session as engine
-from ._runtime.agent_side import AgentSide, SessionHooks
-from ._runtime.client_services import ServicesPeer
-from ._runtime.connection import Connection
-from ._runtime.dispatch import Dispatcher, ValidatingDispatcher
-from ._runtime.errors import RpcError
-from ._runtime.history import DEFAULT_HISTORY_LIMIT
-from ._runtime.http_options import Access
-from ._runtime.outgoing import OutgoingChecks
-from ._runtime.peer import Peer
-from ._runtime.remote_link import RemoteLimits
-from ._runtime.session_store import SessionStore
-from ._runtime.stdio import serve_stdio
-from ._runtime.tolerant import result_from_wire
-from ._runtime.trace import TraceTarget
-from ._runtime.v1_agent_renamed import overrides
-from ._runtime.v1_agent_side import V1AgentSide
-from ._runtime.versioned import VersionedDispatcher
-from ._runtime.versions import negotiate
-from ._runtime.wire import from_wire, to_wire
+from ._runtime.agent import agent_session as engine
+from ._runtime.agent.agent_side import AgentSide, SessionHooks
+from ._runtime.agent.session_store import SessionStore
+from ._runtime.rpc.connection import Connection
+from ._runtime.rpc.dispatch import Dispatcher, ValidatingDispatcher
+from ._runtime.rpc.negotiation import negotiate
+from ._runtime.rpc.outgoing_checks import OutgoingChecks
+from ._runtime.rpc.peer import Peer
+from ._runtime.rpc.trace import TraceTarget
+from ._runtime.rpc.version_router import VersionedDispatcher
+from ._runtime.serving.http_options import Access
+from ._runtime.serving.remote_link import RemoteLimits
+from ._runtime.state.history import DEFAULT_HISTORY_LIMIT
+from ._runtime.transports.stdio import serve_stdio
+from ._runtime.v1.agent_renamed import overrides
+from ._runtime.v1.agent_side import V1AgentSide
+from ._runtime.v1.client_services import ServicesPeer
+from ._runtime.wire.convert import from_wire, to_wire
+from ._runtime.wire.errors import RpcError
+from ._runtime.wire.tolerant import result_from_wire
 from .dispatch import AgentDispatcher
 from .merge_rules import MERGE_RULES, STOP_REASONS
 from .methods import AGENT_SPECS, CLIENT_SPECS
@@ -296,7 +296,7 @@ class Agent:
         non-loopback `host` is refused without one unless `access.insecure` (default: no
         token, loopback only). `trace` names a file recording every connection's traffic,
         each record naming its connection (default: `ACP_TRACE`)."""
-        from ._runtime.http_server import serve_http
+        from ._runtime.serving.http_server import serve_http
 
         access = access or Access()
         self.served_sessions.limits = (limits or RemoteLimits()).detached
@@ -316,7 +316,7 @@ class Agent:
         """The aiohttp `Application` serving this agent as `serve_http` does, for a production
         server to run (`python -m aiohttp.web`, gunicorn's aiohttp worker). `host`/`port` are
         what clients put in the URL; without a token, `access.insecure` must say so."""
-        from ._runtime.http_server import web_app
+        from ._runtime.serving.http_server import web_app
 
         self.served_sessions.limits = (limits or RemoteLimits()).detached
         return web_app(

@@ -9,16 +9,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from . import models, v1
-from ._runtime.client_side import ClientSession, ClientSide, V1Tables, service_dispatcher
-from ._runtime.connection import Connection
-from ._runtime.dispatch import Dispatcher, ValidatingDispatcher
-from ._runtime.errors import RpcError
-from ._runtime.peer import Peer
-from ._runtime.permission_request import PermissionRequest
-from ._runtime.remote_client import RemoteAgent, connect_remote, resume_sessions
-from ._runtime.stdio import AgentProcess, spawn_agent
-from ._runtime.tolerant import result_from_wire
-from ._runtime.wire import from_wire, to_wire
+from ._runtime.client.client_side import ClientSession, ClientSide
+from ._runtime.client.permission_request import PermissionRequest
+from ._runtime.rpc.connection import Connection
+from ._runtime.rpc.dispatch import Dispatcher, ValidatingDispatcher
+from ._runtime.rpc.peer import Peer
+from ._runtime.transports.remote_client import RemoteAgent, connect_remote, resume_sessions
+from ._runtime.transports.stdio import AgentProcess, spawn_agent
+from ._runtime.v1.client_wire import V1Tables, service_dispatcher
+from ._runtime.wire.convert import from_wire, to_wire
+from ._runtime.wire.errors import RpcError
+from ._runtime.wire.tolerant import result_from_wire
 from .dispatch import ClientDispatcher
 from .merge_rules import MERGE_RULES, UPDATE_TAG
 from .methods import CLIENT_SPECS

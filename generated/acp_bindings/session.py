@@ -20,9 +20,9 @@ from typing import Any, Literal, TypedDict, Unpack
 from pydantic import BaseModel
 
 from . import models
-from ._runtime import agent_session as engine
-from ._runtime import handles
-from ._runtime.wire import from_wire
+from ._runtime.agent import agent_session as engine
+from ._runtime.agent import handles
+from ._runtime.wire.convert import from_wire
 
 CompactionStatusValue = Literal[
     "in_progress",

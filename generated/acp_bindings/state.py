@@ -5,8 +5,8 @@
 """Session state folded from `session/update` notifications by this schema's merge rules."""
 
 from . import models
-from ._runtime.state import SessionState as _SessionStateEngine
-from ._runtime.tolerant import tolerant_validator
+from ._runtime.state.session_state import SessionState as _SessionStateEngine
+from ._runtime.wire.tolerant import tolerant_validator
 from .merge_rules import MERGE_RULES, UPDATE_TAG
 from .snapshot import SessionSnapshot
 from .tolerance import TOLERANCE

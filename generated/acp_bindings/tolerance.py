@@ -10,7 +10,13 @@ are strict)."""
 from typing import Final
 
 from . import models
-from ._runtime.tolerant import FieldRule, ParamsRepair, ToleranceTable, params_repair, result_repair
+from ._runtime.wire.tolerant import (
+    FieldRule,
+    ParamsRepair,
+    ToleranceTable,
+    params_repair,
+    result_repair,
+)
 
 TOLERANCE: Final = ToleranceTable(
     root="SessionUpdate",

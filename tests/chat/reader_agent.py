@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
 
 from acp_bindings import Agent, Prompt, RpcError, Session, models
-from acp_bindings._runtime.http_options import add_http_arguments, http_settings
+from acp_bindings._runtime.serving.http_options import add_http_arguments, http_settings
 from acp_bindings.v1 import models as v1_models
 
 

@@ -9,8 +9,8 @@ import io
 from typing import Any
 
 from acp_codegen._bindings import SessionSnapshot, models
-from acp_codegen._bindings._runtime.state import SessionState
-from acp_codegen._bindings._runtime.wire import from_wire
+from acp_codegen._bindings._runtime.state.session_state import SessionState
+from acp_codegen._bindings._runtime.wire.convert import from_wire
 from acp_codegen._bindings.merge_rules import MERGE_RULES
 from acp_codegen.commands.chat.plain import PlainLog
 from acp_codegen.commands.chat.transcript import Turn, turn_since

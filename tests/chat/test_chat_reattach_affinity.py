@@ -16,7 +16,7 @@ TOKEN = "chat-reattach-token-4321"  # the token linked() sends
 
 
 def pinned_backend(link: AgentLink) -> str:
-    from acp_codegen._bindings._runtime.remote_client import RemoteAgent
+    from acp_codegen._bindings._runtime.transports.remote_client import RemoteAgent
 
     process = link.process
     assert isinstance(process, RemoteAgent)

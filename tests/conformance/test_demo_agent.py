@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from acp_codegen.runtime.state import SessionState
+from acp_codegen.runtime.state.session_state import SessionState
 
 from .wire import RawAgent, is_idle, is_state, prompt, receipt, run
 

@@ -15,8 +15,8 @@ from conftest import REPO
 sys.path.insert(0, str(REPO / "generated"))
 
 from acp_bindings import Client, message_text
-from acp_bindings._runtime.remote_client import RemoteAgent
-from acp_bindings._runtime.stdio import AgentProcess
+from acp_bindings._runtime.transports.remote_client import RemoteAgent
+from acp_bindings._runtime.transports.stdio import AgentProcess
 
 HANG_GUARD = 120  # only turns a hang into a failure; never a statement about speed
 DEMO_AGENT = [sys.executable, str(REPO / "examples" / "demo_agent.py")]

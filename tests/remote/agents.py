@@ -27,9 +27,9 @@ from acp_bindings import (  # noqa: E402
     message_text,
     models,
 )
-from acp_bindings._runtime.http_server import RemoteServer, running  # noqa: E402
-from acp_bindings._runtime.remote_link import RemoteLimits  # noqa: E402
-from acp_bindings._runtime.web_guard import WebGuard  # noqa: E402
+from acp_bindings._runtime.guard.web_guard import WebGuard  # noqa: E402
+from acp_bindings._runtime.serving.http_server import RemoteServer, running  # noqa: E402
+from acp_bindings._runtime.serving.remote_link import RemoteLimits  # noqa: E402
 
 DEMO_PATH = REPO / "examples" / "demo_agent.py"
 HANG_GUARD = 60.0  # only turns a hang into a failure; never a statement about speed

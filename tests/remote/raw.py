@@ -8,7 +8,7 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 import aiohttp
-from acp_codegen._bindings._runtime.sse import sse_messages
+from acp_codegen._bindings._runtime.transports.sse import sse_messages
 
 CONNECTION, SESSION = "Acp-Connection-Id", "Acp-Session-Id"
 PROTOCOL = 2

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from acp_codegen.runtime.agent_session import AgentSession, Prompt
-from acp_codegen.runtime.agent_side import AgentSide
-from acp_codegen.runtime.connection import Connection
+from acp_codegen.runtime.agent.agent_session import AgentSession, Prompt
+from acp_codegen.runtime.agent.agent_side import AgentSide
+from acp_codegen.runtime.rpc.connection import Connection
 
 from .streams import RawPeer, connected
 

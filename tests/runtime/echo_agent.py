@@ -7,9 +7,9 @@ import os
 import subprocess
 from typing import Any
 
-from acp_codegen.runtime.connection import Connection
-from acp_codegen.runtime.errors import RpcError
-from acp_codegen.runtime.stdio import serve_stdio
+from acp_codegen.runtime.rpc.connection import Connection
+from acp_codegen.runtime.transports.stdio import serve_stdio
+from acp_codegen.runtime.wire.errors import RpcError
 
 
 class EchoAgent:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from acp_codegen.runtime.connection import Connection
-from acp_codegen.runtime.dispatch import TableDispatcher
-from acp_codegen.runtime.tables import MethodSpec
+from acp_codegen.runtime.rpc.connection import Connection
+from acp_codegen.runtime.rpc.dispatch import TableDispatcher
+from acp_codegen.runtime.wire.tables import MethodSpec
 from pydantic import BaseModel
 
 from .streams import RawPeer

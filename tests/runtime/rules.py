@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acp_codegen.runtime.tables import MergeRule
+from acp_codegen.runtime.wire.tables import MergeRule
 
 
 def _message_rules(role: str, whole_tag: str, chunk_tag: str) -> dict[str, MergeRule]:

@@ -9,9 +9,9 @@ import socket
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from acp_codegen.runtime.connection import Connection
-from acp_codegen.runtime.dispatch import Dispatcher
-from acp_codegen.runtime.pushed_lines import PushedLines
+from acp_codegen.runtime.rpc.connection import Connection
+from acp_codegen.runtime.rpc.dispatch import Dispatcher
+from acp_codegen.runtime.wire.pushed_lines import PushedLines
 
 T = TypeVar("T")
 

@@ -8,7 +8,7 @@ import logging
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.agent_session import CURRENT_TURN, AgentSession, Prompt, Turn
+from acp_codegen.runtime.agent.agent_session import CURRENT_TURN, AgentSession, Prompt, Turn
 
 from .agent_harness import (
     OPTIONS,

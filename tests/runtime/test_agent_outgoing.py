@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.agent_session import AgentSession, Prompt
-from acp_codegen.runtime.outgoing import OutgoingChecks
+from acp_codegen.runtime.agent.agent_session import AgentSession, Prompt
+from acp_codegen.runtime.rpc.outgoing_checks import OutgoingChecks
 from pydantic import ValidationError
 
 from .agent_harness import Client, agent, agent_with_session

@@ -6,9 +6,9 @@ import asyncio
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.agent_session import AgentSession, Prompt
-from acp_codegen.runtime.errors import ProtocolUsageError
-from acp_codegen.runtime.sessions import SessionHooks
+from acp_codegen.runtime.agent.agent_session import AgentSession, Prompt
+from acp_codegen.runtime.agent.sessions import SessionHooks
+from acp_codegen.runtime.wire.errors import ProtocolUsageError
 
 from .agent_harness import (
     TEXT,

@@ -7,8 +7,8 @@ import logging
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.agent_session import AgentSession, Prompt
-from acp_codegen.runtime.protocol import selected_option
+from acp_codegen.runtime.agent.agent_session import AgentSession, Prompt
+from acp_codegen.runtime.wire.protocol import selected_option
 
 from .agent_harness import (
     INFO,

@@ -10,9 +10,9 @@ import json
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.connection import Connection, answer_written
-from acp_codegen.runtime.pushed_lines import PushedLines
-from acp_codegen.runtime.resumed import Resumed
+from acp_codegen.runtime.rpc.connection import Connection, answer_written
+from acp_codegen.runtime.rpc.resumed import Resumed
+from acp_codegen.runtime.wire.pushed_lines import PushedLines
 
 from .streams import RecordingSink, connected, guard, run
 

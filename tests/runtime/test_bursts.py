@@ -8,8 +8,8 @@ import asyncio
 from types import SimpleNamespace
 
 import pytest
-from acp_codegen.runtime import connection as connection_module
-from acp_codegen.runtime.connection import _BURST_BYTES, _BURST_SECONDS, Connection
+from acp_codegen.runtime.rpc import connection as connection_module
+from acp_codegen.runtime.rpc.connection import _BURST_BYTES, _BURST_SECONDS, Connection
 
 from .streams import RecordingSink, run
 

@@ -7,16 +7,16 @@ import base64
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.agent_session import AgentSession, Prompt
-from acp_codegen.runtime.agent_side import AgentSide
-from acp_codegen.runtime.client_side import ClientSession, ClientSide
-from acp_codegen.runtime.connection import Connection
-from acp_codegen.runtime.errors import (
+from acp_codegen.runtime.agent.agent_session import AgentSession, Prompt
+from acp_codegen.runtime.agent.agent_side import AgentSide
+from acp_codegen.runtime.client.client_side import ClientSession, ClientSide
+from acp_codegen.runtime.client.permission_request import PermissionRequest
+from acp_codegen.runtime.rpc.connection import Connection
+from acp_codegen.runtime.wire.errors import (
     ConnectionClosed,
     ProtocolUsageError,
     UnsupportedProtocolVersion,
 )
-from acp_codegen.runtime.permission_request import PermissionRequest
 
 from .rules import RULES
 from .streams import RawPeer, connected, connection_pair, guard, run

@@ -15,10 +15,10 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "generated"))
 
 import acp_bindings as acp  # noqa: E402
-from acp_bindings._runtime.client_side import ClientSide  # noqa: E402
-from acp_bindings._runtime.connection import Connection  # noqa: E402
-from acp_bindings._runtime.dispatch import ValidatingDispatcher  # noqa: E402
-from acp_bindings._runtime.errors import UnsupportedProtocolVersion  # noqa: E402
+from acp_bindings._runtime.client.client_side import ClientSide  # noqa: E402
+from acp_bindings._runtime.rpc.connection import Connection  # noqa: E402
+from acp_bindings._runtime.rpc.dispatch import ValidatingDispatcher  # noqa: E402
+from acp_bindings._runtime.wire.errors import UnsupportedProtocolVersion  # noqa: E402
 
 from .streams import RawPeer, run, stream_pair  # noqa: E402
 

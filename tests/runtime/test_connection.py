@@ -7,9 +7,9 @@ import logging
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.connection import Connection
-from acp_codegen.runtime.dispatch import TableDispatcher
-from acp_codegen.runtime.errors import ConnectionClosed, RpcError
+from acp_codegen.runtime.rpc.connection import Connection
+from acp_codegen.runtime.rpc.dispatch import TableDispatcher
+from acp_codegen.runtime.wire.errors import ConnectionClosed, RpcError
 
 from .rpc_fixtures import (
     METHODS,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from acp_codegen.runtime.connection import Connection
-from acp_codegen.runtime.errors import ConnectionClosed
+from acp_codegen.runtime.rpc.connection import Connection
+from acp_codegen.runtime.wire.errors import ConnectionClosed
 
 from .streams import run, stream_pair
 

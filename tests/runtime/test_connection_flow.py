@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.errors import RpcError
+from acp_codegen.runtime.wire.errors import RpcError
 
 from .rpc_fixtures import (
     expect_silence,

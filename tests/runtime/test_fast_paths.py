@@ -8,12 +8,12 @@ import math
 from typing import Any
 
 import pytest
-from acp_codegen.runtime import merge_plan
-from acp_codegen.runtime.connection import Connection
-from acp_codegen.runtime.framing import decode_line, encode_json
-from acp_codegen.runtime.jsonvalue import copy_json, non_finite_location
-from acp_codegen.runtime.state import SessionState
-from acp_codegen.runtime.tables import MergeRule
+from acp_codegen.runtime.rpc.connection import Connection
+from acp_codegen.runtime.state import merge_plan
+from acp_codegen.runtime.state.session_state import SessionState
+from acp_codegen.runtime.wire.jsonvalue import copy_json, non_finite_location
+from acp_codegen.runtime.wire.line_framing import decode_line, encode_json
+from acp_codegen.runtime.wire.tables import MergeRule
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -162,7 +162,7 @@ def test_a_frame_goes_out_in_one_write_and_a_huge_one_without_a_copy() -> None:
 
 
 def test_wire_validators_work_on_deferred_models_from_any_call_depth() -> None:
-    from acp_codegen.runtime.wire import adapter, from_wire
+    from acp_codegen.runtime.wire.convert import adapter, from_wire
     from pydantic import BaseModel, ConfigDict
 
     class Deferred(BaseModel):

@@ -8,9 +8,9 @@ import asyncio
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.connection import _BURST_BYTES, Connection
-from acp_codegen.runtime.dispatch import TableDispatcher
-from acp_codegen.runtime.errors import ConnectionClosed, RpcError
+from acp_codegen.runtime.rpc.connection import _BURST_BYTES, Connection
+from acp_codegen.runtime.rpc.dispatch import TableDispatcher
+from acp_codegen.runtime.wire.errors import ConnectionClosed, RpcError
 
 from .rpc_fixtures import METHODS, Handler, handler_of, notification, request, table
 from .streams import connected, guard, run

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from acp_codegen.runtime.framing import (
+from acp_codegen.runtime.wire.line_framing import (
     LineReader,
     LineTooLong,
     decode_line,
@@ -129,7 +129,7 @@ def test_without_the_c_accelerator_the_encoder_writes_the_same_bytes(
     replaced by `JSONEncoder.encode`: the same compact text, NaN still refused."""
     import json
 
-    from acp_codegen.runtime import framing
+    from acp_codegen.runtime.wire import line_framing as framing
 
     message = {"text": 'naïve \u2028 "q" \\', "n": [1, 2.5, None, True], "e": {}}
     expected = framing._compact_encoder(ensure_ascii)(message)

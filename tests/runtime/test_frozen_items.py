@@ -1,4 +1,4 @@
-"""Accumulated items kept frozen (runtime/frozen.py): compact, immutable, and thawed back to
+"""Accumulated items kept frozen (runtime/state/frozen.py): compact, immutable, and thawed back to
 exactly the JSON that came in, key order included, into fresh containers every time."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import json
 from collections import OrderedDict
 from typing import Any
 
-from acp_codegen.runtime import frozen
-from acp_codegen.runtime.frozen import Boxed, FrozenArray, Shape, freeze_item, thaw_item
-from acp_codegen.runtime.state import SessionState
+from acp_codegen.runtime.state import frozen
+from acp_codegen.runtime.state.frozen import Boxed, FrozenArray, Shape, freeze_item, thaw_item
+from acp_codegen.runtime.state.session_state import SessionState
 from hypothesis import given
 from hypothesis import strategies as st
 

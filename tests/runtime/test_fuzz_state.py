@@ -13,8 +13,8 @@ import copy
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.errors import MalformedUpdateError
-from acp_codegen.runtime.state import SessionState
+from acp_codegen.runtime.state.session_state import SessionState
+from acp_codegen.runtime.wire.errors import MalformedUpdateError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -128,7 +128,7 @@ def test_generated_state_accepts_or_rejects_without_a_change(
     canonical: Any, sequence: list[dict[str, Any]]
 ) -> None:
     state = canonical.module.SessionState()
-    rejected = canonical.submodule("_runtime.errors").MalformedUpdateError
+    rejected = canonical.submodule("_runtime.wire.errors").MalformedUpdateError
     known = canonical.submodule("merge_rules").MERGE_RULES
     for update in sequence:
         before = state.snapshot()

@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "generated"))
 
 import acp_bindings as acp  # noqa: E402
-from acp_bindings._runtime.connection import Connection  # noqa: E402
+from acp_bindings._runtime.rpc.connection import Connection  # noqa: E402
 
 from .streams import RawPeer, connection_pair, run, stream_pair  # noqa: E402
 

@@ -8,11 +8,11 @@ import json
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.agent_session import AgentSession
-from acp_codegen.runtime.framing import encode_json
-from acp_codegen.runtime.history import ChunkRun, HistoryRecorder, chunk_runs, live_tags
-from acp_codegen.runtime.state import SessionState
-from acp_codegen.runtime.tables import MergeRule
+from acp_codegen.runtime.agent.agent_session import AgentSession
+from acp_codegen.runtime.state.history import ChunkRun, HistoryRecorder, chunk_runs, live_tags
+from acp_codegen.runtime.state.session_state import SessionState
+from acp_codegen.runtime.wire.line_framing import encode_json
+from acp_codegen.runtime.wire.tables import MergeRule
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

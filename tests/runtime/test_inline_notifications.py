@@ -7,8 +7,8 @@ import logging
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.connection import CANCEL_REQUEST_METHOD, Connection
-from acp_codegen.runtime.dispatch import (
+from acp_codegen.runtime.rpc.connection import CANCEL_REQUEST_METHOD, Connection
+from acp_codegen.runtime.rpc.dispatch import (
     InlineHandler,
     TableDispatcher,
     ValidatingDispatcher,
@@ -181,8 +181,8 @@ def test_validating_dispatcher_checks_and_repairs_the_same_either_way(
 
 def test_a_client_forwarding_updates_offers_nothing_inline() -> None:
     """An author's `session_update` handler must be awaited: then nothing is handled inline."""
-    from acp_codegen.runtime.client_side import ClientSide
-    from acp_codegen.runtime.protocol import SESSION_UPDATE
+    from acp_codegen.runtime.client.client_side import ClientSide
+    from acp_codegen.runtime.wire.protocol import SESSION_UPDATE
 
     async def scenario() -> None:
         connection, _peer = await connected()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from acp_codegen.runtime.agent_session import AgentSession, Prompt
-from acp_codegen.runtime.jsonvalue import to_json
+from acp_codegen.runtime.agent.agent_session import AgentSession, Prompt
+from acp_codegen.runtime.wire.jsonvalue import to_json
 from conftest import GeneratedPackage
 
 from .agent_harness import agent_with_session

@@ -8,7 +8,7 @@ import copy
 import json
 from typing import Any
 
-from acp_codegen.runtime.state import SessionState
+from acp_codegen.runtime.state.session_state import SessionState
 
 from .rules import RULES
 

@@ -17,7 +17,7 @@ from pydantic import Field, ValidationError
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
 
 from acp_bindings import merge_rules, methods
-from acp_bindings._runtime.outgoing import OutgoingChecks, is_plain_text_chunk
+from acp_bindings._runtime.rpc.outgoing_checks import OutgoingChecks, is_plain_text_chunk
 from acp_bindings.v1 import methods as v1_methods
 
 V2 = OutgoingChecks(
@@ -76,7 +76,7 @@ def constrained_checks(constraint: Any) -> OutgoingChecks:
     """Checks of a schema whose chunk text carries `constraint` (a length limit, a pattern)."""
     from typing import Literal
 
-    from acp_bindings._runtime.tables import MethodSpec
+    from acp_bindings._runtime.wire.tables import MethodSpec
     from pydantic import BaseModel
 
     class Text(BaseModel):
@@ -131,8 +131,8 @@ class Sent:
 def v1_wire(v1_checks: OutgoingChecks, texts: list[str]) -> list[Any]:
     """What a session on a v1 connection (`v1_checks`: v1's side of the wire) sends when it
     streams `texts` as chunks of one message."""
-    from acp_bindings._runtime.agent_session import AgentSession
-    from acp_bindings._runtime.v1_agent_wire import V1SessionDialect
+    from acp_bindings._runtime.agent.agent_session import AgentSession
+    from acp_bindings._runtime.v1.agent_wire import V1SessionDialect
 
     async def stream() -> list[Any]:
         peer = Sent()

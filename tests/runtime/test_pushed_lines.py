@@ -10,10 +10,10 @@ import json
 import warnings
 from typing import Any
 
-from acp_codegen.runtime.connection import Connection
-from acp_codegen.runtime.dispatch import Dispatcher
-from acp_codegen.runtime.errors import ConnectionClosed
-from acp_codegen.runtime.pushed_lines import PAUSE_ABOVE_BYTES, PushedLines
+from acp_codegen.runtime.rpc.connection import Connection
+from acp_codegen.runtime.rpc.dispatch import Dispatcher
+from acp_codegen.runtime.wire.errors import ConnectionClosed
+from acp_codegen.runtime.wire.pushed_lines import PAUSE_ABOVE_BYTES, PushedLines
 
 from .streams import RecordingSink, guard, run
 

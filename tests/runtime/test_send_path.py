@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.agent_session import AgentSession
-from acp_codegen.runtime.framing import encode_json
-from acp_codegen.runtime.history import chunk_runs
+from acp_codegen.runtime.agent.agent_session import AgentSession
+from acp_codegen.runtime.state.history import chunk_runs
+from acp_codegen.runtime.wire.line_framing import encode_json
 
 from .rules import RULES
 from .streams import connected, run
@@ -118,7 +118,7 @@ def test_a_chunk_sent_without_a_conversion_walk_is_still_checked() -> None:
     """`append` with no chunk-scoped fields skips the second conversion (its block is converted
     already) but not the schema check: a bad block is refused and nothing is sent."""
     from acp_bindings import merge_rules, methods
-    from acp_codegen.runtime.outgoing import OutgoingChecks
+    from acp_codegen.runtime.rpc.outgoing_checks import OutgoingChecks
     from pydantic import ValidationError
 
     tables: dict[str, Any] = {"sent": methods.CLIENT_SPECS, "answered": methods.AGENT_SPECS}

@@ -7,9 +7,9 @@ import json
 from typing import Any, Literal
 
 import pytest
-from acp_codegen.runtime.errors import MalformedUpdateError
-from acp_codegen.runtime.state import SessionState
-from acp_codegen.runtime.tables import MergeRule
+from acp_codegen.runtime.state.session_state import SessionState
+from acp_codegen.runtime.wire.errors import MalformedUpdateError
+from acp_codegen.runtime.wire.tables import MergeRule
 from pydantic import MISSING, BaseModel, Field
 
 from .rules import RULES

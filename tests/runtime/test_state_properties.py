@@ -6,11 +6,11 @@ import base64
 import copy
 from typing import Any
 
-import acp_codegen.runtime.frozen as frozen
-import acp_codegen.runtime.jsonvalue as jsonvalue
-import acp_codegen.runtime.records as records
-import acp_codegen.runtime.state as state_module
-from acp_codegen.runtime.state import SessionState
+import acp_codegen.runtime.state.frozen as frozen
+import acp_codegen.runtime.state.records as records
+import acp_codegen.runtime.state.session_state as state_module
+import acp_codegen.runtime.wire.jsonvalue as jsonvalue
+from acp_codegen.runtime.state.session_state import SessionState
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -146,9 +146,9 @@ class ReferenceModel:
         terminals = {
             key: {
                 **term,
-                "output": None
-                if term["output"] is None
-                else base64.b64encode(term["output"]).decode(),
+                "output": (
+                    None if term["output"] is None else base64.b64encode(term["output"]).decode()
+                ),
             }
             for key, term in self.terminals.items()
         }

@@ -12,10 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.connection import Connection
-from acp_codegen.runtime.errors import ConnectionClosed, RpcError
-from acp_codegen.runtime.pushed_lines import PushedLines
-from acp_codegen.runtime.stdio import PIPE_READ_BYTES, _written_out, open_stdio, spawn_agent
+from acp_codegen.runtime.rpc.connection import Connection
+from acp_codegen.runtime.transports.stdio import (
+    PIPE_READ_BYTES,
+    _written_out,
+    open_stdio,
+    spawn_agent,
+)
+from acp_codegen.runtime.wire.errors import ConnectionClosed, RpcError
+from acp_codegen.runtime.wire.pushed_lines import PushedLines
 
 from .streams import HANG_GUARD_SECONDS, guard, run
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.trace import TRACE_ENV, Tracer, tracer_for
+from acp_codegen.runtime.rpc.trace import TRACE_ENV, Tracer, tracer_for
 
 from .rpc_fixtures import request, table
 from .streams import connected, run

@@ -17,14 +17,14 @@ sys.path.insert(0, str(REPO / "generated"))
 
 import acp_bindings as acp  # noqa: E402
 from acp_bindings import models  # noqa: E402
-from acp_bindings._runtime.client_services import refusal  # noqa: E402
-from acp_bindings._runtime.connection import Connection  # noqa: E402
-from acp_bindings._runtime.dispatch import (  # noqa: E402
+from acp_bindings._runtime.rpc.connection import Connection  # noqa: E402
+from acp_bindings._runtime.rpc.dispatch import (  # noqa: E402
     Dispatcher,
     ValidatingDispatcher,
     synchronous_requests,
 )
-from acp_bindings._runtime.v1_agent_side import V1AgentSide  # noqa: E402
+from acp_bindings._runtime.v1.agent_side import V1AgentSide  # noqa: E402
+from acp_bindings._runtime.v1.client_services import refusal  # noqa: E402
 from acp_bindings.v1 import models as v1_models  # noqa: E402
 
 from .streams import RawPeer, RecordingSink, run, stream_pair  # noqa: E402

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp_codegen.runtime.state import SessionState
-from acp_codegen.runtime.v1_client_updates import (
+from acp_codegen.runtime.state.session_state import SessionState
+from acp_codegen.runtime.v1.client_updates import (
     MODE_CONFIG_ID,
     V1_PLAN_ID,
     V1UpdateReader,

@@ -9,11 +9,12 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.client_side import ClientSession, ClientSide, V1Tables
-from acp_codegen.runtime.connection import Connection
-from acp_codegen.runtime.dispatch import Dispatcher, TableDispatcher, ValidatingDispatcher
-from acp_codegen.runtime.errors import UnsupportedProtocolVersion
-from acp_codegen.runtime.permission_request import PermissionRequest
+from acp_codegen.runtime.client.client_side import ClientSession, ClientSide
+from acp_codegen.runtime.client.permission_request import PermissionRequest
+from acp_codegen.runtime.rpc.connection import Connection
+from acp_codegen.runtime.rpc.dispatch import Dispatcher, TableDispatcher, ValidatingDispatcher
+from acp_codegen.runtime.v1.client_wire import V1Tables
+from acp_codegen.runtime.wire.errors import UnsupportedProtocolVersion
 from pydantic import ValidationError
 
 from .rules import RULES

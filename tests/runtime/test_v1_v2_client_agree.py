@@ -17,11 +17,11 @@ from typing import Any
 
 from acp_codegen._bindings import MERGE_RULES
 from acp_codegen._bindings import methods as v2_methods
-from acp_codegen._bindings._runtime.agent_session import AgentSession
-from acp_codegen._bindings._runtime.outgoing import OutgoingChecks
-from acp_codegen._bindings._runtime.state import SessionState
-from acp_codegen._bindings._runtime.v1_agent_wire import V1SessionDialect
-from acp_codegen._bindings._runtime.v1_client_updates import V1UpdateReader
+from acp_codegen._bindings._runtime.agent.agent_session import AgentSession
+from acp_codegen._bindings._runtime.rpc.outgoing_checks import OutgoingChecks
+from acp_codegen._bindings._runtime.state.session_state import SessionState
+from acp_codegen._bindings._runtime.v1.agent_wire import V1SessionDialect
+from acp_codegen._bindings._runtime.v1.client_updates import V1UpdateReader
 from acp_codegen._bindings.v1 import methods as v1_methods
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -18,9 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "generated"))
 
 from acp_bindings import methods as v2_methods  # noqa: E402
-from acp_bindings._runtime.agent_session import AgentSession  # noqa: E402
-from acp_bindings._runtime.outgoing import OutgoingChecks  # noqa: E402
-from acp_bindings._runtime.v1_agent_wire import V1SessionDialect, v1_stop_reason  # noqa: E402
+from acp_bindings._runtime.agent.agent_session import AgentSession  # noqa: E402
+from acp_bindings._runtime.rpc.outgoing_checks import OutgoingChecks  # noqa: E402
+from acp_bindings._runtime.v1.agent_wire import V1SessionDialect, v1_stop_reason  # noqa: E402
 from acp_bindings.v1 import methods as v1_methods  # noqa: E402
 
 V2_CHECKS = OutgoingChecks(sent=v2_methods.CLIENT_SPECS, answered=v2_methods.AGENT_SPECS)

@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.connection import Connection
+from acp_codegen.runtime.rpc.connection import Connection
 
 from .rpc_fixtures import handler_of, notification, request, table
 from .streams import RawPeer, connected, guard, run, stream_pair

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from acp_codegen.runtime.framing import decode_line, encode_json
+from acp_codegen.runtime.wire.line_framing import decode_line, encode_json
 
 from .rpc_fixtures import request, table
 from .streams import connected, connection_pair, guard, run

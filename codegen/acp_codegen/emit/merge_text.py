@@ -8,7 +8,7 @@ name from the schema goes through `markdown.code`.
 from __future__ import annotations
 
 from ..model.ir import MergeRule
-from ..runtime.merge_plan import KEYED_ENTITIES, LOG_ENTITIES, SLOT_ENTITIES, STATE_ENTITY
+from ..runtime.state.merge_plan import KEYED_ENTITIES, LOG_ENTITIES, SLOT_ENTITIES, STATE_ENTITY
 from .markdown import code
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import shlex
 from contextlib import suppress
 from functools import cache, partial
+from pathlib import Path
 
 import black
 import jinja2
@@ -198,9 +199,15 @@ def _render_rest(
     # lives, and formatting it again was over a third of black's time in a full generate.
     if runtime != OWN_RUNTIME:
         return rendered
-    for source in sorted(RUNTIME_DIR.glob("*.py")):
-        rendered[f"_runtime/{source.name}"] = (top + source.read_text(encoding="utf-8")).encode()
+    for source in runtime_sources():
+        rel = source.relative_to(RUNTIME_DIR).as_posix()
+        rendered[f"_runtime/{rel}"] = (top + source.read_text(encoding="utf-8")).encode()
     return rendered
+
+
+def runtime_sources() -> list[Path]:
+    """The runtime's modules, its layer subpackages' included (docs/design.md, section 0)."""
+    return sorted(p for p in RUNTIME_DIR.rglob("*.py") if "__pycache__" not in p.parts)
 
 
 def python_pages(

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from ..model.ir import MergeRule, Protocol
-from ..runtime.jsonvalue import parse_pointer
-from ..runtime.merge_plan import KEYED_ENTITIES, LOG_ENTITIES, SLOT_ENTITIES, compile_rules
-from ..runtime.tables import MergeRule as RuntimeRule
+from ..runtime.state.merge_plan import KEYED_ENTITIES, LOG_ENTITIES, SLOT_ENTITIES, compile_rules
+from ..runtime.wire.jsonvalue import parse_pointer
+from ..runtime.wire.tables import MergeRule as RuntimeRule
 from .model_fields import ModelInfo, type_source
 
 MIRROR = "{}Dict"

@@ -7,9 +7,10 @@ dropped), `x-deserialize-default-on-error` (a bad value falls back to its defaul
 an optional property) and `x-deserialize-default-on-null` (a `null` the type does not allow
 falls back to its default, absent; any other bad value is still an error). `load.marks`
 collects them per class (a `$defs` name, or the title of a tagged-union branch);
-`tolerance_table` joins them with the models' type graph so the runtime (`_runtime/tolerant.py`)
-can follow a validation error's location from the update union (or from a params class) down to
-the innermost marked property. Only paths that lead to a mark are kept.
+`tolerance_table` joins them with the models' type graph so the runtime
+(`_runtime/wire/tolerant.py`) can follow a validation error's location from the update union
+(or from a params class) down to the innermost marked property. Only paths that lead to a mark
+are kept.
 """
 
 from __future__ import annotations

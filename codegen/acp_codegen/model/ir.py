@@ -67,7 +67,7 @@ class UpdateVariant:
     merge: MergeRule | None
 
 
-# Agent methods the runtime's lifecycle serves itself (`runtime/agent_side.py`).
+# Agent methods the runtime's lifecycle serves itself (`runtime/agent/agent_side.py`).
 LIFECYCLE_SERVED = frozenset(
     {
         "initialize",

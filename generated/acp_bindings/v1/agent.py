@@ -9,16 +9,16 @@ import asyncio
 import copy
 from typing import Any
 
-from .._runtime.connection import Connection
-from .._runtime.dispatch import ValidatingDispatcher
-from .._runtime.errors import RpcError
-from .._runtime.http_options import Access
-from .._runtime.peer import Peer
-from .._runtime.remote_link import RemoteLimits
-from .._runtime.stdio import serve_stdio
-from .._runtime.tolerant import result_from_wire
-from .._runtime.trace import TraceTarget
-from .._runtime.wire import from_wire, to_wire
+from .._runtime.rpc.connection import Connection
+from .._runtime.rpc.dispatch import ValidatingDispatcher
+from .._runtime.rpc.peer import Peer
+from .._runtime.rpc.trace import TraceTarget
+from .._runtime.serving.http_options import Access
+from .._runtime.serving.remote_link import RemoteLimits
+from .._runtime.transports.stdio import serve_stdio
+from .._runtime.wire.convert import from_wire, to_wire
+from .._runtime.wire.errors import RpcError
+from .._runtime.wire.tolerant import result_from_wire
 from . import models
 from .dispatch import AgentDispatcher
 from .methods import AGENT_SPECS
@@ -213,7 +213,7 @@ class Agent:
         non-loopback `host` is refused without one unless `access.insecure` (default: no
         token, loopback only). `trace` names a file recording every connection's traffic,
         each record naming its connection (default: `ACP_TRACE`)."""
-        from .._runtime.http_server import serve_http
+        from .._runtime.serving.http_server import serve_http
 
         access = access or Access()
         await serve_http(
@@ -232,7 +232,7 @@ class Agent:
         """The aiohttp `Application` serving this agent as `serve_http` does, for a production
         server to run (`python -m aiohttp.web`, gunicorn's aiohttp worker). `host`/`port` are
         what clients put in the URL; without a token, `access.insecure` must say so."""
-        from .._runtime.http_server import web_app
+        from .._runtime.serving.http_server import web_app
 
         return web_app(
             self.connection_dispatcher,

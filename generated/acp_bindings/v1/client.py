@@ -8,14 +8,14 @@
 from collections.abc import Sequence
 from typing import Any
 
-from .._runtime.connection import Connection
-from .._runtime.dispatch import ValidatingDispatcher
-from .._runtime.errors import RpcError
-from .._runtime.peer import Peer
-from .._runtime.remote_client import RemoteAgent, connect_remote
-from .._runtime.stdio import AgentProcess, spawn_agent
-from .._runtime.tolerant import result_from_wire
-from .._runtime.wire import to_wire
+from .._runtime.rpc.connection import Connection
+from .._runtime.rpc.dispatch import ValidatingDispatcher
+from .._runtime.rpc.peer import Peer
+from .._runtime.transports.remote_client import RemoteAgent, connect_remote
+from .._runtime.transports.stdio import AgentProcess, spawn_agent
+from .._runtime.wire.convert import to_wire
+from .._runtime.wire.errors import RpcError
+from .._runtime.wire.tolerant import result_from_wire
 from . import models
 from .dispatch import ClientDispatcher
 from .methods import CLIENT_SPECS

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Final
 
-from .._runtime.tables import MethodSpec
+from .._runtime.wire.tables import MethodSpec
 from . import models
 
 # Every row of the table. A name that is both a request and a notification has two rows.

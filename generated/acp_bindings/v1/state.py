@@ -4,8 +4,8 @@
 #     --out generated --package acp_bindings
 """Session state folded from `session/update` notifications by this schema's merge rules."""
 
-from .._runtime.state import SessionState as _SessionStateEngine
-from .._runtime.tolerant import tolerant_validator
+from .._runtime.state.session_state import SessionState as _SessionStateEngine
+from .._runtime.wire.tolerant import tolerant_validator
 from . import models
 from .merge_rules import MERGE_RULES, UPDATE_TAG
 from .snapshot import SessionSnapshot

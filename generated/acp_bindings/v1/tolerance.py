@@ -9,7 +9,7 @@ are strict)."""
 
 from typing import Final
 
-from .._runtime.tolerant import (
+from .._runtime.wire.tolerant import (
     FieldRule,
     ParamsRepair,
     ToleranceTable,

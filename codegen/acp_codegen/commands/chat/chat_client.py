@@ -9,7 +9,7 @@ from typing import Any
 
 from ... import __version__
 from ..._bindings import Client, ClientSession, PermissionRequest, models, permission_request
-from ..._bindings._runtime.wire import to_wire
+from ..._bindings._runtime.wire.convert import to_wire
 from .gate import Gate
 from .services import V1Services
 from .visible import visible_line

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Final
 
 from ..._bindings import RpcError
-from ..._bindings._runtime.errors import ErrorCode
+from ..._bindings._runtime.wire.errors import ErrorCode
 from .command_env import ALLOW_OPTION, AllowedEnv, check_env, invalid_name, refusal_text
 from .gate import Question
 from .visible import visible_line

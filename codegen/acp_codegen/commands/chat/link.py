@@ -24,10 +24,10 @@ from ..._bindings import (
     models,
     session_snapshot,
 )
-from ..._bindings._runtime.client_side import ClientSide
-from ..._bindings._runtime.remote_client import RemoteAgent, connect_remote
-from ..._bindings._runtime.stdio import AgentProcess, spawn_agent
-from ..._bindings._runtime.trace import Tracer
+from ..._bindings._runtime.client.client_side import ClientSide
+from ..._bindings._runtime.rpc.trace import Tracer
+from ..._bindings._runtime.transports.remote_client import RemoteAgent, connect_remote
+from ..._bindings._runtime.transports.stdio import AgentProcess, spawn_agent
 from ..exits import EXIT_DIFFERS, EXIT_USAGE
 from .agent_stderr import agent_stderr, runtime_log, stop_runtime_log
 from .chat_client import Asker, ChatClient, Listener

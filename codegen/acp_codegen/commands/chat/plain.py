@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from ..._bindings import models
-from ..._bindings._runtime.wire import to_wire
+from ..._bindings._runtime.wire.convert import to_wire
 from ..._bindings.snapshot import PlanEntryDict, ToolCallSnapshot
 from ..console import QUIET
 from .lines import Lines, Stream

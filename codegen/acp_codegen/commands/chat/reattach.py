@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..._bindings import ClientSession, ConnectionClosed, RpcError
-from ..._bindings._runtime.client_side import ClientSide
+from ..._bindings._runtime.client.client_side import ClientSide
 from .visible import visible_line
 
 # What may go away on its own by the next try: nobody listening yet, the connection dropping

@@ -9,7 +9,7 @@ import argparse
 import os
 from dataclasses import dataclass, field
 
-from ..._bindings._runtime.remote_wire import TOKEN_VARIABLE, shown_url, with_token
+from ..._bindings._runtime.transports.remote_wire import TOKEN_VARIABLE, shown_url, with_token
 
 SCHEMES = ("http://", "https://", "ws://", "wss://")
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..._bindings import RpcError
-from ..._bindings._runtime.errors import ErrorCode
+from ..._bindings._runtime.wire.errors import ErrorCode
 from .command_request import checked_request, question
 from .gate import Gate
 from .visible import visible_line

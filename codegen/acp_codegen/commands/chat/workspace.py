@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ..._bindings import RpcError
-from ..._bindings._runtime.errors import ErrorCode
+from ..._bindings._runtime.wire.errors import ErrorCode
 from .confined import ConfinedFolder, Missing, Refused
 
 # Reads larger than this are refused: a text file for a model's context, not a disk image.

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from ..._bindings._runtime.web_guard import WebGuard, is_loopback, new_token
+from ..._bindings._runtime.guard.web_guard import WebGuard, is_loopback, new_token
 from ..chat.command_env import NOTHING_ALLOWED, AllowedEnv
 from ..chat.link import ChatError
 from ..chat.remote import RemoteTarget

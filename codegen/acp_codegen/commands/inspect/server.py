@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from ..._bindings._runtime.web_guard import TOKEN_QUERY_PARAMETER, WebGuard
+from ..._bindings._runtime.guard.web_guard import TOKEN_QUERY_PARAMETER, WebGuard
 from .live import ActionError, LiveInspector
 from .page import content_policy, render_page, report_page
 from .traffic_log import TrafficLog, trace_pieces
@@ -264,8 +264,8 @@ def touches(record: dict[str, Any]) -> dict[str, Any] | None:
     the key it is filed under (read from the runtime's rule table; a v1 agent's tags that v2
     lacks from v1's, and v1's single plan is the plan `V1UpdateReader` files it under)."""
     from ..._bindings import merge_rules
-    from ..._bindings._runtime.jsonvalue import parse_pointer, resolve
-    from ..._bindings._runtime.v1_client_updates import V1_PLAN, V1_PLAN_ID
+    from ..._bindings._runtime.v1.client_updates import V1_PLAN, V1_PLAN_ID
+    from ..._bindings._runtime.wire.jsonvalue import parse_pointer, resolve
 
     message = record.get("message")
     params = message.get("params") if isinstance(message, dict) else None

@@ -6,7 +6,7 @@
 
 from typing import Any
 
-from ._runtime.state import SessionState as _SessionStateEngine
+from ._runtime.state.session_state import SessionState as _SessionStateEngine
 from .merge_rules import MERGE_RULES, UPDATE_TAG
 
 

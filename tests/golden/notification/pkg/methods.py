@@ -9,7 +9,7 @@ from types import MappingProxyType
 from typing import Final
 
 from . import models
-from ._runtime.tables import MethodSpec
+from ._runtime.wire.tables import MethodSpec
 
 # Every row of the table. A name that is both a request and a notification has two rows.
 METHOD_SPECS: Final[tuple[MethodSpec, ...]] = (

@@ -18,7 +18,7 @@ from . import _pydantic_check  # first, before any model: old pydantic fails cle
 
 if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loads them
     from . import models
-    from ._runtime.errors import (
+    from ._runtime.wire.errors import (
         ConnectionClosed,
         MalformedUpdateError,
         ProtocolUsageError,
@@ -41,11 +41,11 @@ PROTOCOL_VERSION = 2
 
 # Each lazily loaded name and the module that defines it.
 _LAZY: dict[str, str] = {
-    "ConnectionClosed": "._runtime.errors",
-    "MalformedUpdateError": "._runtime.errors",
-    "ProtocolUsageError": "._runtime.errors",
-    "RpcError": "._runtime.errors",
-    "UnsupportedProtocolVersion": "._runtime.errors",
+    "ConnectionClosed": "._runtime.wire.errors",
+    "MalformedUpdateError": "._runtime.wire.errors",
+    "ProtocolUsageError": "._runtime.wire.errors",
+    "RpcError": "._runtime.wire.errors",
+    "UnsupportedProtocolVersion": "._runtime.wire.errors",
     "Agent": ".agent",
     "ClientProxy": ".agent",
     "AgentProxy": ".client",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._runtime.dispatch import TableDispatcher
+from ._runtime.rpc.dispatch import TableDispatcher
 from .methods import AGENT_SPECS, CLIENT_SPECS
 
 if TYPE_CHECKING:  # agent.py and client.py import this module

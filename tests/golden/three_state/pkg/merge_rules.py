@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
-from ._runtime.tables import MergeRule
+from ._runtime.wire.tables import MergeRule
 
 # The property that names a session update's variant.
 UPDATE_TAG: Final[str] = "sessionUpdate"

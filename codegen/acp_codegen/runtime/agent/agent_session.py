@@ -1,0 +1,398 @@
+"""What an agent author's turn handler works with: one session and its update helpers.
+
+Every helper sends one `session/update` and returns once it is written; updates reach the wire
+in call order. Ids (messageId, toolCallId, terminalId, planId) are generated when not given.
+Field names in `**fields` arguments are wire names (`rawInput`, `exitStatus`, ...); passing
+`None` for a patch field sends `null`, which clears it on the client.
+
+Everything a helper sends is validated against the schema's types first (when the session was
+given `OutgoingChecks`, as generated agents are): invalid data raises pydantic's
+`ValidationError` at the helper call and is never written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ValidationError
+
+from ..rpc.outgoing_checks import NoChecks, OutgoingChecks
+from ..rpc.peer import Peer, notifier
+from ..state.history import (
+    DEFAULT_HISTORY_LIMIT,
+    ChunkRun,
+    HistoryRecorder,
+    check_history_limit,
+    history_bytes,
+)
+from ..wire.errors import ConnectionClosed, ProtocolUsageError
+from ..wire.jsonvalue import as_object, to_json
+from ..wire.protocol import (
+    AGENT_MESSAGE,
+    AGENT_MESSAGE_CHUNK,
+    AGENT_THOUGHT,
+    AGENT_THOUGHT_CHUNK,
+    PLAN_UPDATE,
+    REQUEST_PERMISSION,
+    SESSION_INFO_UPDATE,
+    SESSION_UPDATE,
+    STATE_REQUIRES_ACTION,
+    STATE_RUNNING,
+    STATE_UPDATE,
+    UPDATE_TAG_FIELD,
+    USAGE_UPDATE,
+    USER_MESSAGE,
+)
+from .handles import Content, MessageStream, Terminal, ToolCall
+
+
+class SessionDialect(Protocol):
+    """How a session's reports are written when the connection speaks another version than
+    the lifecycle's v2 (e.g. `v1.agent_wire.V1SessionDialect`); None on a v2 connection."""
+
+    async def send_update(self, update: Mapping[str, Any], *, replay: bool = False) -> None: ...
+
+    def takes_plain_chunk(self, update: dict[str, Any]) -> bool:
+        """Whether `update`, a plain text chunk v2's check took (`is_plain_text_chunk`), goes
+        on this wire exactly as it is (noting it as sent): the session then writes it itself,
+        without `send_update`'s translation and second check (most of a streamed turn)."""
+        ...
+
+    async def request_permission(self, params: Mapping[str, Any]) -> Any: ...
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(8)}"  # 16 hex digits, without building a UUID
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """One accepted `session/prompt`: its content and the messageId the agent gave it."""
+
+    message_id: str
+    content: list[dict[str, Any]]
+
+
+@dataclass(slots=True)
+class Accepted:
+    """A prompt answered `{}`; `answered` resolves once that answer is on the wire."""
+
+    prompt: Prompt
+    answered: asyncio.Future[None] | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Turn:
+    """Bookkeeping for one stretch of foreground work (used by `turns.TurnRunner`)."""
+
+    task: asyncio.Task[None] | None = None
+    started: bool = False
+    finished: bool = False
+    cancel_requested: bool = False
+    cancel_sent: bool = False
+    queued: list[Prompt] = field(default_factory=list)  # echoed, not yet handled
+    unechoed: list[Accepted] = field(default_factory=list)  # accepted, echo not yet sent
+    after_cancel: list[Accepted] = field(default_factory=list)  # start the next turn
+    blocked: int = 0  # open permission requests of this work
+    echo_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+# The foreground work the current task belongs to (tasks a handler spawns inherit it).
+CURRENT_TURN: ContextVar[Turn | None] = ContextVar("current_turn", default=None)
+
+
+class AgentSession:
+    """One session on the agent side. Turn handlers get it as their first argument.
+
+    `title` (set it to name the session) and `updated_at` appear in `session/list`; `history`
+    holds the updates sent except state reports (runs of chunks that start a message kept as
+    that whole message: history.py) and `last_state` the latest of those: `session/resume`
+    replays both. The history keeps at most `history_limit` bytes of JSON (None: no bound);
+    past it the oldest entries are dropped, so a resume replays the newest part of the session
+    (`history_dropped` counts what went). (An author who persists sessions restores them in
+    `load_session`.)"""
+
+    def __init__(
+        self,
+        session_id: str,
+        peer: Peer,
+        setup: Mapping[str, Any],
+        client_capabilities: Any,
+        checks: OutgoingChecks | None = None,
+        chunk_runs: Mapping[str, ChunkRun] | None = None,
+        live: frozenset[str] = frozenset(),
+        *,
+        history_limit: int | None = DEFAULT_HISTORY_LIMIT,
+    ) -> None:
+        self.session_id = session_id
+        self.setup = dict(setup)  # the session/new (or resume) params
+        self.client_capabilities = client_capabilities
+        self._peer = peer
+        self.owner: Peer | None = peer  # the connection it serves (sessions.py); None: detached
+        self._notify = notifier(peer)
+        self._checks = checks or NoChecks()
+        self.turn: Turn | None = None  # the running foreground work, if any
+        self.title: str | None = None
+        # Seconds since the epoch, formatted when read: per update only the clock is read.
+        self._updated: float | str = time.time()
+        self.closed = False
+        self.history: list[Any] = []
+        # The recorder is made by the first update sent: a session that sends none (most of a
+        # busy agent's) keeps fewer objects for the collector to walk.
+        self._history: HistoryRecorder | None = None
+        self._chunk_runs, self._live, self._history_limit = chunk_runs, live, history_limit
+        check_history_limit(history_limit)  # now, though the recorder comes later
+        self.last_state: dict[str, Any] | None = None  # the latest state report
+        # The connection's wire dialect when it is not v2's (see `speak`).
+        self._dialect: SessionDialect | None = None
+        self._dialect_for: Callable[[AgentSession], SessionDialect] | None = None
+
+    @property
+    def dialect(self) -> SessionDialect | None:
+        """The wire dialect this session's reports are written in; None on v2."""
+        dialect = self._dialect
+        if dialect is None and self._dialect_for is not None:
+            dialect = self._dialect = self._dialect_for(self)
+        return dialect
+
+    @dialect.setter
+    def dialect(self, dialect: SessionDialect | None) -> None:
+        self._dialect, self._dialect_for = dialect, None
+
+    def speak(self, dialect_for: Callable[[AgentSession], SessionDialect] | None) -> None:
+        """Write in the dialect `dialect_for` makes (None: v2's wire), made by the first report
+        or permission request: a session that sends nothing (most of a busy agent's) keeps
+        no dialect for the collector to walk."""
+        self._dialect, self._dialect_for = None, dialect_for
+
+    @property
+    def history_bytes(self) -> int:
+        """Bytes of JSON the history holds (as `history_limit` counts them)."""
+        return history_bytes(self.history, self._history)
+
+    @property
+    def history_dropped(self) -> int:
+        """How many of the oldest history entries were dropped to keep within the limit."""
+        return 0 if self._history is None else self._history.dropped
+
+    @property
+    def updated_at(self) -> str:
+        """When the session last sent an update (ISO 8601, UTC), as `session/list` shows it."""
+        if isinstance(self._updated, float):  # formatting per update was ~1 µs per send
+            moment = datetime.fromtimestamp(self._updated, UTC)
+            self._updated = moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return self._updated
+
+    @updated_at.setter
+    def updated_at(self, value: str) -> None:
+        self._updated = value
+
+    @property
+    def cwd(self) -> str | None:
+        cwd = self.setup.get("cwd")
+        return cwd if isinstance(cwd, str) else None
+
+    @property
+    def peer(self) -> Peer:
+        """The connection the session's updates go to (the last to open or resume it)."""
+        return self._peer
+
+    def attach(self, peer: Peer, setup: Mapping[str, Any], client_capabilities: Any) -> None:
+        """Reopen (session/resume): new setup params, open again, owned by `peer`."""
+        self._peer = self.owner = peer
+        self._notify = notifier(peer)
+        self.setup = dict(setup)
+        self.client_capabilities = client_capabilities
+        self.closed = False
+
+    def foreground_turn(self) -> Turn | None:
+        """The running foreground work the calling task belongs to, else None (a background
+        task, or work that has already ended)."""
+        turn = CURRENT_TURN.get()
+        return turn if turn is not None and turn is self.turn and not turn.finished else None
+
+    @property
+    def running(self) -> bool:
+        return self.turn is not None
+
+    def take_prompts(self) -> list[Prompt]:
+        """Prompts accepted while this turn was running, not yet taken. Prompts the handler
+        does not take are handed to it one by one after it returns, in the same foreground
+        work (no idle in between)."""
+        if self.turn is None:
+            return []
+        taken, self.turn.queued = self.turn.queued, []
+        return taken
+
+    # -- raw updates ----------------------------------------------------------------------------
+
+    async def send_update(self, update: Mapping[str, Any] | BaseModel) -> None:
+        """Send one update object (a dict with its tag, or a generated model); raises
+        pydantic's `ValidationError`, sending nothing, when it does not fit the schema, and
+        `ProtocolUsageError` once the session is closed."""
+        await self.send_json(to_json(update))
+
+    async def send_json(self, update: dict[str, Any]) -> None:
+        """`send_update` for an update already in wire JSON, no model inside (the handles build
+        chunks from converted parts): checked the same, without another conversion walk."""
+        if self.closed:
+            raise ProtocolUsageError(f"session {self.session_id} is closed: nothing can be sent")
+        await self._emit(update)
+
+    async def _emit(self, data: Any) -> None:
+        """Check and write one update. The runtime's own lifecycle reports (echo, state) come
+        here directly: a cancelled turn still ends idle after its session was closed."""
+        params = {"sessionId": self.session_id, "update": data}
+        plain_chunk = self._checks.session_update(params)
+        dialect = self._dialect
+        if dialect is None and self._dialect_for is not None:
+            dialect = self.dialect  # made now: the session's first report
+        if dialect is None or (plain_chunk and dialect.takes_plain_chunk(data)):
+            await self._notify(SESSION_UPDATE, params)
+        else:
+            await dialect.send_update(data)
+        self._updated = time.time()
+        tag = data.get(UPDATE_TAG_FIELD) if isinstance(data, dict) else None
+        if tag == STATE_UPDATE:
+            self.last_state = data
+            return
+        if tag == SESSION_INFO_UPDATE and "title" in data:
+            self.title = data["title"]  # session/list shows what the client was told
+        recorder = self._history
+        if recorder is None:
+            recorder = self._history = HistoryRecorder(
+                self._chunk_runs, self._accepts, self._live, limit=self._history_limit
+            )
+        recorder.record(self.history, data)
+
+    def _accepts(self, update: dict[str, Any]) -> bool:
+        """Would this update pass the outgoing check (for a whole form the history keeps)?"""
+        try:
+            self._checks.notification(
+                SESSION_UPDATE, {"sessionId": self.session_id, "update": update}
+            )
+        except ValidationError:
+            return False
+        return True
+
+    async def send_fields(self, tag: str, /, **fields: Any) -> None:
+        await self.send_update({UPDATE_TAG_FIELD: tag, **fields})
+
+    async def report_state(self, state: str, stop_reason: str | None = None) -> None:
+        update = {UPDATE_TAG_FIELD: STATE_UPDATE, "state": state}
+        if stop_reason is not None:
+            update["stopReason"] = stop_reason
+        await self._emit(update)
+
+    async def report_user_message(self, prompt: Prompt) -> None:
+        await self._emit(
+            {
+                UPDATE_TAG_FIELD: USER_MESSAGE,
+                "messageId": prompt.message_id,
+                "content": prompt.content,
+            }
+        )
+
+    async def set_title(self, title: str | None) -> None:
+        """Name the session (None clears the name): tells the client (`session_info_update`)
+        and `session/list`."""
+        await self.send_fields(SESSION_INFO_UPDATE, title=title)
+
+    # -- messages, thoughts ---------------------------------------------------------------------
+
+    def agent_message(self, message_id: str | None = None) -> MessageStream:
+        """A new agent message to stream into (`append`) or set whole (`replace`)."""
+        return MessageStream(self, AGENT_MESSAGE, AGENT_MESSAGE_CHUNK, message_id or new_id("msg"))
+
+    def thought(self, message_id: str | None = None) -> MessageStream:
+        return MessageStream(
+            self, AGENT_THOUGHT, AGENT_THOUGHT_CHUNK, message_id or new_id("thought")
+        )
+
+    async def say(self, content: Content | Sequence[Content]) -> str:
+        """Send a whole agent message; returns its messageId."""
+        stream = self.agent_message()
+        await stream.replace(content)
+        return stream.message_id
+
+    async def think(self, content: Content | Sequence[Content]) -> str:
+        stream = self.thought()
+        await stream.replace(content)
+        return stream.message_id
+
+    # -- plans, tool calls, terminals, usage -----------------------------------------------------
+
+    async def update_plan(
+        self, entries: Sequence[Mapping[str, Any] | BaseModel], *, plan_id: str | None = None
+    ) -> str:
+        """Replace the plan `plan_id` (a new one when None) with `entries`; returns its id."""
+        plan_id = plan_id or new_id("plan")
+        plan = {"type": "items", "planId": plan_id, "entries": [as_object(e) for e in entries]}
+        await self.send_fields(PLAN_UPDATE, plan=plan)
+        return plan_id
+
+    async def start_tool_call(
+        self, title: str, *, tool_call_id: str | None = None, **fields: Any
+    ) -> ToolCall:
+        """Report a new tool call (status defaults to pending on the client)."""
+        call = ToolCall(self, tool_call_id or new_id("call"))
+        await call.update(title=title, **fields)
+        return call
+
+    async def open_terminal(self, *, terminal_id: str | None = None, **fields: Any) -> Terminal:
+        """Report a display-only terminal (`command`, `cwd`, ... as wire fields)."""
+        terminal = Terminal(self, terminal_id or new_id("term"))
+        await terminal.update(**fields)
+        return terminal
+
+    async def report_usage(
+        self, used: int, size: int, cost: Mapping[str, Any] | BaseModel | None = None
+    ) -> None:
+        if cost is None:
+            await self.send_fields(USAGE_UPDATE, used=used, size=size)
+        else:
+            await self.send_fields(USAGE_UPDATE, used=used, size=size, cost=as_object(cost))
+
+    # -- permission -----------------------------------------------------------------------------
+
+    async def request_permission(
+        self, title: str, options: Sequence[Mapping[str, Any] | BaseModel], **fields: Any
+    ) -> Any:
+        """Ask the client; returns the `outcome` object. Within foreground work it reports
+        requires_action while the first of any concurrent requests is open and running once the
+        last one is answered or given up (unless the work is being cancelled: then idle
+        follows). Outside foreground work (a background task) no state is reported.
+        Read the outcome with `protocol.selected_option`: anything else is not approval."""
+        params = to_json(
+            {"sessionId": self.session_id, "title": title, "options": list(options), **fields}
+        )
+        self._checks.request(REQUEST_PERMISSION, params)
+        turn = self.foreground_turn()
+        if turn is None:
+            result = await self._ask(params)
+            return result.get("outcome") if isinstance(result, dict) else None
+        turn.blocked += 1
+        try:
+            if turn.blocked == 1:
+                await self.report_state(STATE_REQUIRES_ACTION)
+            result = await self._ask(params)
+        finally:
+            turn.blocked -= 1  # whatever happened: the count never leaks into later work
+            if turn.blocked == 0 and not turn.cancel_requested and self.foreground_turn():
+                with contextlib.suppress(ConnectionClosed):
+                    await self.report_state(STATE_RUNNING)
+        return result.get("outcome") if isinstance(result, dict) else None
+
+    async def _ask(self, params: dict[str, Any]) -> Any:
+        dialect = self.dialect
+        if dialect is None:
+            return await self._peer.request(REQUEST_PERMISSION, params)
+        return await dialect.request_permission(params)

@@ -1,0 +1,307 @@
+"""The agent's half of the v2 lifecycle, as a `Dispatcher` working on wire JSON.
+
+`AgentSide` answers `initialize` and the session surface: `session/new`, `session/list`,
+`session/resume`, `session/close` and `session/delete` come from the session registry
+(`sessions`), `session/prompt` and `session/cancel` from the turn runner (`turns`); every
+other method goes to `fallback` (e.g. the generated `TableDispatcher`), else -32601. The
+capabilities in the `initialize` answer are the author's plus what is served (`session`, and
+`session.delete` when a delete hook is given), never declared by hand.
+
+A prompt turn, as the prompt-lifecycle page prescribes:
+
+1. `session/prompt` is checked (initialized, open session, content allowed by the agent's
+   prompt capabilities; otherwise a JSON-RPC error) and answered at once, batched or not, with
+   the insertion receipt `{"messageId": ...}` (the user message reported next), or with what
+   an older draft's schema requires (`prompt_result`: `{}` for drafts before the receipt).
+2. After that answer is written, the agent reports `user_message` (with a messageId it
+   generates), then `state_update` running, then awaits `on_prompt(session, prompt)`, the
+   author's turn handler.
+3. The handler's return value is the stop reason (None means `end_turn`); the turn ends with
+   an idle `state_update` carrying it.
+
+A prompt accepted while a turn is running is answered `{}` and echoed as a `user_message` in
+acceptance order. The handler can collect such prompts with `session.take_prompts()`; those it
+has not taken when it returns are handed to `on_prompt` one by one within the same foreground
+work (still running, no idle in between). See `turns` for cancellation.
+
+Everything the agent answers or sends is validated against the schema's types when `checks`
+(built by generated code from its method tables) is given.
+
+Errors: -32600 before `initialize`, -32602 for malformed params or content the prompt
+capabilities do not allow (with `loc`), -32002 for an unknown or closed session, or one
+attached to another connection (session_owner.py: every method naming a session, the
+author's included, is checked before it is served; a notification for such a session is
+ignored).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Any
+
+from ..rpc.connection import Connection, answer_written
+from ..rpc.dispatch import Dispatcher
+from ..rpc.negotiation import negotiate
+from ..rpc.outgoing_checks import NoChecks, OutgoingChecks
+from ..state.history import DEFAULT_HISTORY_LIMIT, chunk_runs, live_tags
+from ..wire.errors import ErrorCode, RpcError
+from ..wire.jsonvalue import copy_json
+from ..wire.protocol import (
+    CANCELLABLE,
+    INITIALIZE,
+    SESSION_CANCEL,
+    SESSION_CLOSE,
+    SESSION_DELETE,
+    SESSION_LIST,
+    SESSION_NEW,
+    SESSION_PROMPT,
+    SESSION_RESUME,
+    SUPPORTED_PROTOCOL_VERSIONS,
+    prompt_content_problems,
+)
+from ..wire.tables import MergeRule
+from .agent_session import Accepted, AgentSession, Prompt, new_id
+from .session_store import SessionStore
+from .sessions import (
+    SessionHook,
+    SessionHooks,
+    SessionRegistry,
+    advertised_capabilities,
+    invalid,
+)
+from .turns import PromptHandler, TurnRunner
+
+__all__ = ["AgentSide", "PromptHandler", "SessionHook", "SessionHooks"]
+_DETACHING: set[asyncio.Task[None]] = set()  # strong references: the loop keeps weak ones
+
+
+class AgentSide:
+    """Dispatcher for an agent's connection. `info` is the agent's `Implementation` object,
+    `capabilities` its `AgentCapabilities` as declared by the author (prompt capabilities are
+    read from it; `session` and `session.delete` are added as served)."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        *,
+        info: Mapping[str, Any],
+        on_prompt: PromptHandler,
+        capabilities: Mapping[str, Any] | None = None,
+        auth_methods: Sequence[Mapping[str, Any]] = (),
+        protocol_versions: Sequence[int] = SUPPORTED_PROTOCOL_VERSIONS,
+        on_new_session: SessionHook | None = None,
+        session_hooks: SessionHooks | None = None,
+        checks: OutgoingChecks | None = None,
+        rules: Mapping[str, MergeRule] | None = None,
+        fallback: Dispatcher | None = None,
+        prompt_result: Callable[[Prompt], dict[str, Any]] = lambda prompt: {
+            "messageId": prompt.message_id
+        },
+        history_limit: int | None = DEFAULT_HISTORY_LIMIT,
+    ) -> None:
+        if not protocol_versions:
+            raise ValueError("an agent must support at least one protocol version")
+        hooks = session_hooks or SessionHooks()
+        if on_new_session is not None:
+            hooks = SessionHooks(**{**_fields(hooks), "on_new_session": on_new_session})
+        self.connection = connection
+        self.info = dict(info)
+        self.checks = checks or NoChecks()
+        self.auth_methods = [dict(method) for method in auth_methods]
+        self.protocol_versions = tuple(protocol_versions)
+        self._fallback = fallback
+        # The `session/prompt` answer for an accepted prompt: `{}`, or what the schema requires
+        # (e.g. `{"messageId": prompt.message_id}`, the id of the reported user_message).
+        self._prompt_result_of = prompt_result
+        self._background: set[asyncio.Task[Any]] = set()
+        self.turns = TurnRunner(on_prompt, self.checks, self.spawn)
+        # `rules` (the generated MERGE_RULES) say which runs of chunks a session's history
+        # keeps as one whole update (history.py); without them every update is kept.
+        runs = chunk_runs(rules or {})
+        live = live_tags(rules or {})
+        self.registry = SessionRegistry(
+            connection,
+            self.turns,
+            self.checks,
+            hooks,
+            runs,
+            live=live,
+            history_limit=history_limit,
+        )
+        self.capabilities = advertised_capabilities(
+            capabilities or {}, delete=self.registry.serves_delete
+        )
+        self.initialized = False
+        self.protocol_version: int | None = None
+        self.client_capabilities: Any = None
+        self.client_info: Any = None
+
+    @property
+    def sessions(self) -> dict[str, AgentSession]:
+        return self.registry.sessions
+
+    # -- Dispatcher -----------------------------------------------------------------------------
+
+    async def handle_request(self, method: str, params: Any) -> Any:
+        if method != INITIALIZE:
+            self.registry.check(method, params)  # a session attached elsewhere: refused
+        if method == SESSION_PROMPT:
+            return self._prompt(params)  # checked before the prompt is accepted
+        if method == INITIALIZE:
+            result = self._initialize(params)
+        elif method in _REGISTRY_METHODS:
+            self.require_initialized()
+            if params is None:
+                params = {}  # JSON-RPC lets a request omit params; the check saw `{}` as well
+            if not isinstance(params, dict):
+                raise invalid([], "params must be an object")
+            result = await getattr(self.registry, _REGISTRY_METHODS[method])(params)
+        elif self._fallback is not None:
+            try:
+                return await self._fallback.handle_request(method, params)
+            except RpcError as error:
+                raise _not_cancellable(method, params, error) from None
+        else:
+            raise _not_cancellable(method, params, RpcError.method_not_found(method))
+        try:
+            self.checks.result(method, result)  # our own answers fit the schema too
+        except Exception:
+            if method == SESSION_NEW:  # a session nobody was told about is not kept
+                self.sessions.pop(result["sessionId"], None)
+            raise
+        return result
+
+    def synchronous_requests(self) -> frozenset[str]:
+        """`initialize`, and `session/new` when no hook of the author's runs for it: answered
+        within the read that brought them (the connection needs no task for them)."""
+        if self.registry.hooks.on_new_session is None:
+            return frozenset({INITIALIZE, SESSION_NEW})
+        return frozenset({INITIALIZE})
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        if not self.registry.allows(method, params):
+            return  # names a session attached elsewhere (logged)
+        if method == SESSION_CANCEL:
+            self.cancel(params)
+        elif self._fallback is not None:
+            await self._fallback.handle_notification(method, params)
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    def open_session(
+        self, session_id: str | None = None, setup: Mapping[str, Any] | None = None
+    ) -> AgentSession:
+        """Register a session (session/new does this)."""
+        return self.registry.open(session_id, setup)
+
+    def share_sessions(self, store: SessionStore) -> None:
+        """Serve the sessions of `store`, shared by every connection of an agent served
+        remotely, instead of this connection's own, so a client that lost its connection
+        resumes its sessions on the next one. When this connection ends, the sessions
+        attached to it are detached (`SessionRegistry.detach`), kept within the store's
+        limits."""
+        self.registry.store = store
+        detaching = asyncio.ensure_future(self._detach_when_closed())
+        _DETACHING.add(detaching)  # not in _background: aclose must not cancel it
+        detaching.add_done_callback(_DETACHING.discard)
+
+    async def _detach_when_closed(self) -> None:
+        await self.connection.wait_closed()
+        await self.registry.detach(self.connection)
+
+    async def aclose(self) -> None:
+        """Cancel every running turn of this connection's sessions and wait for the runners
+        to finish."""
+        for session in self.sessions.values():
+            if session.owner is not self.connection:
+                continue  # another connection's, in a shared store
+            if session.turn is not None and session.turn.task is not None:
+                session.turn.task.cancel()
+        await asyncio.gather(*list(self._background), return_exceptions=True)
+
+    def spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run `coroutine` in a task this side keeps and waits for in `aclose`."""
+        task = asyncio.create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    def require_initialized(self) -> None:
+        if not self.initialized:
+            raise RpcError.invalid_request("initialize must come first")
+
+    def screen(self, method: str, params: Any) -> None:
+        """Checks that come before the params are validated against this version's types: the
+        version an `initialize` asks for (-32022 when this agent serves none at or below it)."""
+        if method == INITIALIZE:
+            negotiate(params, self.protocol_versions)
+
+    def _initialize(self, params: Any) -> dict[str, Any]:
+        version = negotiate(params, self.protocol_versions)
+        assert isinstance(params, dict)  # negotiate read a version from it
+        self.protocol_version = version
+        self.client_capabilities = params.get("capabilities") or {}
+        self.registry.client_capabilities = self.client_capabilities
+        self.client_info = params.get("info")
+        self.initialized = True
+        result: dict[str, Any] = {
+            "protocolVersion": version,
+            "info": self.info,
+            "capabilities": self.capabilities,
+        }
+        if self.auth_methods:
+            result["authMethods"] = self.auth_methods
+        return result
+
+    # -- prompt turns ---------------------------------------------------------------------------
+
+    def _prompt(self, params: Any) -> dict[str, Any]:
+        """Accept a prompt. Synchronous on purpose: the prompt gets its place before any other
+        message is handled; its turn starts speaking only once this answer is written."""
+        self.require_initialized()
+        session = self.registry.open_session_of(params)
+        content = params.get("prompt")
+        problems = prompt_content_problems(content, self.capabilities)
+        if problems:
+            raise RpcError.invalid_params(problems)
+        prompt = Prompt(message_id=new_id("msg_user"), content=copy_json(content))
+        result = self._prompt_result(prompt)
+        self.checks.result(SESSION_PROMPT, result)  # an invalid answer accepts nothing
+        self.turns.accept(session, Accepted(prompt, answer_written()))
+        return result
+
+    def _prompt_result(self, prompt: Prompt) -> dict[str, Any]:
+        """The one place the `session/prompt` answer is built."""
+        return self._prompt_result_of(prompt)
+
+    def cancel(self, params: Any) -> None:
+        """`session/cancel`: cancel the named session's work (unknown sessions: nothing)."""
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        session = self.sessions.get(session_id) if isinstance(session_id, str) else None
+        if session is not None:
+            self.turns.cancel(session)
+
+
+_REGISTRY_METHODS = {
+    SESSION_NEW: "new",
+    SESSION_LIST: "list",
+    SESSION_RESUME: "resume",
+    SESSION_CLOSE: "close",
+    SESSION_DELETE: "delete",
+}
+
+
+def _fields(hooks: SessionHooks) -> dict[str, Any]:
+    return {name: getattr(hooks, name) for name in SessionHooks.__slots__}
+
+
+def _not_cancellable(method: str, params: Any, error: RpcError) -> RpcError:
+    """`tool_call/cancel` and `terminal/cancel` that no handler serves: the protocol's answer
+    is -32602 (the tool call or terminal is unknown, finished or not cancellable), not -32601;
+    an author who advertises `capabilities.cancel` overrides the typed handler."""
+    field = CANCELLABLE.get(method)
+    if field is None or error.code != ErrorCode.METHOD_NOT_FOUND:
+        return error
+    named = params.get(field) if isinstance(params, dict) else None
+    return invalid([field], f"{field} {named!r} is not cancellable (unknown, or not advertised)")

@@ -1,0 +1,350 @@
+"""The agent's session registry and the session methods the runtime serves from it.
+
+Every agent served by the lifecycle implements the v2 session baseline, so it advertises
+`capabilities.session`: `session/new`, `session/list`, `session/resume`, `session/close` (here),
+`session/prompt` and `session/cancel` (`turns`). `session/delete` is served, and advertised as
+`session.delete`, only when the author gives a delete hook.
+
+- `session/list`: known sessions (open or closed, in the order they were opened, then those
+  `stored_sessions` reports), only those whose cwd equals `cwd` when given; pages of
+  `page_size` with an opaque `nextCursor`.
+- `session/close`: cancels the session's work (it ends idle `cancelled`), then answers (again
+  `{}` for a session already closed). A closed
+  session stays known (listed, resumable); prompts for it are refused (-32002) and its update
+  helpers raise `SessionClosed`. Prompts still waiting for the cancelled work are dropped.
+- `session/resume`: reopens a known session with the new setup params; a session this process
+  does not know is offered to `load_session`, else -32002. With `replayFrom: {"type": "start"}`
+  the session's recorded history (the updates sent except state reports, runs of chunks
+  kept as the whole message they start: history.py) is replayed as
+  `session/update`s, followed by the last state report (where the session stands now), before
+  the answer; another replay type is -32602.
+
+Sessions live in a `SessionStore` (the connection's own, or one every connection of a served
+agent shares), which also bounds how long and how many detached ones are kept. Each session
+serves the connection it is attached to: what the others may do with it, and how a resume
+takes it over, is session_owner.py's (`check`, `allows`, `reopen`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from ..rpc.outgoing_checks import OutgoingChecks
+from ..rpc.peer import Peer
+from ..state.history import DEFAULT_HISTORY_LIMIT, ChunkRun
+from ..wire.errors import ConnectionClosed, ErrorCode, RpcError
+from ..wire.jsonvalue import to_json
+from ..wire.protocol import SESSION_UPDATE
+from .agent_session import AgentSession, SessionDialect, new_id
+from .session_owner import (
+    ATTACHED_ELSEWHERE,
+    ignored,
+    live,
+    refusal,
+    session_named,
+    taken_over_notice,
+    visible_to,
+)
+from .session_store import SessionStore
+from .turns import TurnRunner
+
+SessionHook = Callable[[AgentSession], Awaitable[Mapping[str, Any] | None]]
+DEFAULT_PAGE_SIZE = 50
+REPLAY_FROM_START = "start"
+EXPIRED: Final = "Session expired (detached too long, or past the agent's limits)"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionHooks:
+    """What an author who keeps sessions beyond this process plugs in (all optional)."""
+
+    on_new_session: SessionHook | None = None  # may return extra session/new result fields
+    on_resume_session: SessionHook | None = None  # after reattach/replay; extra result fields
+    on_close_session: Callable[[AgentSession], Awaitable[None]] | None = None
+    # Restore a session this process does not know (fill title, history, ...); False: unknown.
+    load_session: Callable[[AgentSession], Awaitable[bool]] | None = None
+    # SessionInfo objects of stored sessions not opened in this process (for session/list).
+    stored_sessions: Callable[[str | None], Awaitable[Sequence[Any]]] | None = None
+    on_delete_session: Callable[[str], Awaitable[None]] | None = None  # enables session/delete
+
+
+def invalid(loc: list[Any], message: str) -> RpcError:
+    return RpcError.invalid_params([{"loc": loc, "msg": message, "type": "value_error"}])
+
+
+def unknown_session(session_id: str, why: str = "Unknown session") -> RpcError:
+    return RpcError(ErrorCode.RESOURCE_NOT_FOUND, why, {"sessionId": session_id})
+
+
+def advertised_capabilities(declared: Mapping[str, Any], *, delete: bool) -> dict[str, Any]:
+    """The author's capabilities plus what the runtime serves: `session` always (the baseline),
+    `session.delete` exactly when session/delete is served."""
+    capabilities = dict(declared)
+    session = dict(capabilities.get("session") or {})
+    if delete:
+        session["delete"] = session.get("delete") or {}
+    else:
+        session.pop("delete", None)
+    capabilities["session"] = session
+    return capabilities
+
+
+def session_id_of(params: Any) -> str:
+    session_id = params.get("sessionId") if isinstance(params, dict) else None
+    if not isinstance(session_id, str):
+        raise invalid(["sessionId"], "sessionId must be a string")
+    return session_id
+
+
+class SessionRegistry:
+    def __init__(
+        self,
+        peer: Peer,
+        runner: TurnRunner,
+        checks: OutgoingChecks,
+        hooks: SessionHooks,
+        chunk_runs: Mapping[str, ChunkRun] | None = None,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        live: frozenset[str] = frozenset(),
+        history_limit: int | None = DEFAULT_HISTORY_LIMIT,
+    ) -> None:
+        self._peer = peer
+        self._runner = runner
+        self._checks = checks
+        self._chunk_runs = dict(chunk_runs or {})
+        self._live = live  # tags never kept for replay (history.live_tags)
+        self.hooks = hooks
+        self.page_size = page_size
+        self.history_limit = history_limit  # per session, see AgentSession
+        self.store = SessionStore()  # this connection's own, unless shared (share_sessions)
+        self.client_capabilities: Any = None
+        # The wire dialect of each new session when the connection is not v2 (see
+        # agent_session.SessionDialect); set once the version is negotiated.
+        self.dialect_for: Callable[[AgentSession], SessionDialect] | None = None
+
+    @property
+    def sessions(self) -> dict[str, AgentSession]:
+        return self.store.sessions
+
+    @property
+    def serves_delete(self) -> bool:
+        return self.hooks.on_delete_session is not None
+
+    def open(
+        self, session_id: str | None = None, setup: Mapping[str, Any] | None = None
+    ) -> AgentSession:
+        session_id = session_id or new_id("sess")
+        session = self._session(session_id, setup or {})
+        self.sessions[session_id] = session
+        return session
+
+    def _session(self, session_id: str, setup: Mapping[str, Any]) -> AgentSession:
+        session = AgentSession(
+            session_id,
+            self._peer,
+            setup,
+            self.client_capabilities,
+            self._checks,
+            self._chunk_runs,
+            self._live,
+            history_limit=self.history_limit,
+        )
+        session.speak(self.dialect_for)
+        return session
+
+    def check(self, method: str, params: Any) -> None:
+        """Refuse (RpcError) a request naming a session this connection may not use."""
+        session = session_named(params, self.sessions)
+        problem = None if session is None else refusal(session, method, self._peer)
+        if problem is not None:
+            raise problem
+
+    def allows(self, method: str, params: Any) -> bool:
+        """Whether a notification naming a session is for this connection (else: logged)."""
+        session = session_named(params, self.sessions)
+        if session is None or refusal(session, method, self._peer) is None:
+            return True
+        ignored(method, session)
+        return False
+
+    def open_session_of(self, params: Any) -> AgentSession:
+        """The open session `params` name; -32002 when unknown or closed."""
+        session_id = session_id_of(params)
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise unknown_session(session_id)
+        if session.closed:
+            raise unknown_session(session_id, "Session is closed (resume it first)")
+        return session
+
+    async def new(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.store.sweep()
+        session = self.open(setup=params)
+        hook = self.hooks.on_new_session
+        try:
+            extra = await hook(session) if hook else None
+        except BaseException:
+            del self.sessions[session.session_id]
+            raise
+        return {**(extra or {}), "sessionId": session.session_id}
+
+    async def list(self, params: Any) -> dict[str, Any]:
+        params = params if isinstance(params, dict) else {}
+        cwd = params.get("cwd")
+        self.store.sweep()
+        infos = [
+            self.info(session)
+            for session in self.sessions.values()
+            if (cwd is None or session.cwd == cwd) and visible_to(session, self._peer)
+        ]
+        if self.hooks.stored_sessions is not None:
+            seen = set(self.sessions)  # those in memory are listed above, or not at all
+            for stored in await self.hooks.stored_sessions(cwd):
+                info = dict(to_json(stored))  # a SessionInfo model or its JSON
+                if info.get("sessionId") not in seen and (cwd is None or info.get("cwd") == cwd):
+                    infos.append(info)
+        start = self._offset(params.get("cursor"), len(infos))
+        end = start + self.page_size
+        result: dict[str, Any] = {"sessions": infos[start:end]}
+        if end < len(infos):
+            result["nextCursor"] = str(end)
+        return result
+
+    @staticmethod
+    def _offset(cursor: Any, total: int) -> int:
+        if cursor is None:
+            return 0
+        if isinstance(cursor, str) and cursor.isdigit() and int(cursor) <= total:
+            return int(cursor)
+        raise invalid(["cursor"], "not a cursor this agent handed out")
+
+    @staticmethod
+    def info(session: AgentSession) -> dict[str, Any]:
+        info: dict[str, Any] = {"sessionId": session.session_id, "cwd": session.cwd or "/"}
+        directories = session.setup.get("additionalDirectories")
+        if isinstance(directories, list) and directories:
+            info["additionalDirectories"] = list(directories)
+        if session.title is not None:
+            info["title"] = session.title
+        info["updatedAt"] = session.updated_at
+        return info
+
+    async def close(self, params: Any) -> dict[str, Any]:
+        session_id = session_id_of(params)
+        known = self.sessions.get(session_id)
+        if known is not None and known.closed:
+            return {}  # closing twice changes nothing
+        session = self.open_session_of(params)
+        await self._runner.stop(session)
+        session.closed = True
+        if self.hooks.on_close_session is not None:
+            await self.hooks.on_close_session(session)
+        return {}
+
+    async def resume(self, params: dict[str, Any]) -> dict[str, Any]:
+        session_id = session_id_of(params)
+        replay = params.get("replayFrom")
+        replay_type = replay.get("type") if isinstance(replay, dict) else None
+        if replay is not None and replay_type != REPLAY_FROM_START:
+            raise invalid(["replayFrom", "type"], f"cannot replay from {replay_type!r}")
+        session = await self.reopen(params)
+        if replay is not None:
+            # The history, then the session's current state (state reports are not replayed
+            # one by one: only where the session stands now).
+            for update in [*session.history, *filter(None, [session.last_state])]:
+                await self._peer.notify(SESSION_UPDATE, {"sessionId": session_id, "update": update})
+        hook = self.hooks.on_resume_session
+        extra = await hook(session) if hook else None
+        return dict(extra or {})
+
+    async def reopen(self, params: dict[str, Any]) -> AgentSession:
+        """The session `params` name, open again with them as its setup: a known one
+        attached here, else one `load_session` restores; -32002 when neither. Taken from
+        another live connection, the session's work there is cancelled and that connection
+        told (`taken_over_notice`); its messages for the session are refused from now on."""
+        session_id = session_id_of(params)
+        self.store.sweep()
+        session = self.sessions.get(session_id)
+        if session is None:
+            return await self._load(session_id, params)
+        session.owner = self._peer  # before any await: the old owner is refused from here
+        self.store.attach(session)
+        moved = session.peer is not self._peer
+        if moved:
+            if not session.closed:
+                await self._stop(session)
+            if live(session.peer):
+                await self._tell_taken_over(session)
+            if session.owner is not self._peer:  # a third connection took it meanwhile
+                raise unknown_session(session_id, ATTACHED_ELSEWHERE)
+        session.attach(self._peer, params, self.client_capabilities)
+        if moved:  # it speaks this connection's version now, not the old connection's
+            session.speak(self.dialect_for)
+        return session
+
+    async def _tell_taken_over(self, session: AgentSession) -> None:
+        """Tell the connection `session` was attached to that it is not any more (a live
+        notice, in that connection's dialect, kept in no history)."""
+        update = taken_over_notice()
+        dialect = session.dialect
+        with contextlib.suppress(ConnectionClosed, ConnectionError, ValidationError):
+            if dialect is not None:
+                await dialect.send_update(update)
+                return
+            params = {"sessionId": session.session_id, "update": update}
+            self._checks.session_update(params)
+            await session.peer.notify(SESSION_UPDATE, params)
+
+    async def _load(self, session_id: str, params: dict[str, Any]) -> AgentSession:
+        session = self._session(session_id, params)
+        if self.hooks.load_session is None or not await self.hooks.load_session(session):
+            expired = self.store.expired(session_id)
+            raise unknown_session(session_id, EXPIRED if expired else "Unknown session")
+        self.sessions[session_id] = session
+        return session
+
+    async def detach(self, peer: Peer) -> None:
+        """`peer`'s connection is gone: the sessions attached to it (open or closed) stop
+        their work, close and are detached: kept for a `session/resume` on another
+        connection (where sessions are shared between connections), within the store's
+        limits."""
+        for session in list(self.sessions.values()):
+            if session.owner is not peer:
+                continue
+            if not session.closed:
+                await self._stop(session)
+            if session.owner is peer:  # not resumed elsewhere meanwhile
+                session.owner = None
+                self.store.detach(session)
+
+    async def _stop(self, session: AgentSession) -> None:
+        """Stop the session's work and close it. Work that did not report idle (stopped here,
+        or ended by the lost connection) is reported `cancelled` by the next resume: its own
+        idle report could not reach anyone."""
+        await self._runner.stop(session)
+        session.closed = True
+        last = session.last_state
+        if last is not None and last.get("state") != "idle":
+            session.last_state = {
+                "sessionUpdate": "state_update",
+                "state": "idle",
+                "stopReason": "cancelled",
+            }
+
+    async def delete(self, params: Any) -> dict[str, Any]:
+        hook = self.hooks.on_delete_session
+        if hook is None:
+            raise RpcError.method_not_found("session/delete")
+        session_id = session_id_of(params)
+        session = self.sessions.get(session_id)
+        if session is not None:
+            await self._runner.stop(session)
+            session.closed = True
+        await hook(session_id)
+        self.store.forget(session_id)
+        return {}

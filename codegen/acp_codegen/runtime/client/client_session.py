@@ -1,0 +1,144 @@
+"""One session on the client side (`ClientSession`): its folded state, prompting, cancelling.
+
+`prompt` refuses, with `ProtocolUsageError` and nothing sent, a prompt before initialization
+and session setup, or content the agent's prompt capabilities do not allow. What it returns
+depends on the version negotiated (see `prompt`); `run_turn` is the same on both.
+`cancel` sends `session/cancel`, marks the unfinished tool calls of the current active work
+cancelled (`SessionState.mark_cancelled`) and answers every pending
+`session/request_permission` with the cancelled outcome; updates arriving later are still
+applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any, Generic, Protocol
+
+from pydantic import BaseModel
+from typing_extensions import TypeVar  # a TypeVar default (PEP 696) before Python 3.13
+
+from ..rpc.connection import Connection
+from ..state.session_state import SessionState
+from ..wire.errors import ConnectionClosed, MalformedUpdateError, ProtocolUsageError
+from ..wire.jsonvalue import as_object
+from ..wire.protocol import SESSION_CANCEL, SESSION_CLOSE, STATE_IDLE, is_taken_over_notice
+from .permission_request import PermissionRequest
+
+logger = logging.getLogger(__name__)
+
+# The static type of a session's snapshot: generated clients bind it to their `SessionSnapshot`
+# TypedDict, so `session.snapshot()` is typed; a bare `ClientSession` reads as a Mapping.
+SnapshotT_co = TypeVar("SnapshotT_co", covariant=True, default=Mapping[str, Any])
+
+
+class SessionHost(Protocol):
+    """What a session needs of its client (`client_side.ClientSide`)."""
+
+    connection: Connection
+
+    def new_state(self) -> SessionState[Any]: ...
+    def is_state_update(self, update: Any) -> bool: ...
+    def check_prompt(self, session_id: str, content: Any) -> None: ...
+    async def send_prompt(self, session: ClientSession[Any], blocks: list[Any]) -> str | None: ...
+    async def request(self, method: str, params: Any) -> Any: ...
+    async def notify(self, method: str, params: Any) -> None: ...
+
+
+class ClientSession(Generic[SnapshotT_co]):
+    """One session on the client side: its folded state, prompting and cancelling."""
+
+    def __init__(self, client: SessionHost, session_id: str, cwd: str = "") -> None:
+        self.client = client
+        self.session_id = session_id
+        self.cwd = cwd  # as the session was set up in: what resuming it again sends
+        self.state: SessionState[SnapshotT_co] = client.new_state()
+        self.pending_permissions: list[PermissionRequest] = []
+        self.closed = False
+        # The agent said another connection took the session over (a notice with
+        # `_meta.sessionTakenOver`): closed here, not resumed by a reconnect; resuming it
+        # explicitly takes it back.
+        self.taken_over = False
+        self._idle_reports = 0
+        # Made by the first wait for idle: a client keeps every session it set up, and what
+        # each holds is walked by the cyclic collector (an Event is two objects).
+        self._idle_changed: asyncio.Event | None = None
+
+    def snapshot(self) -> SnapshotT_co:
+        """The session's state as plain JSON (typed by the generated `SessionSnapshot`)."""
+        return self.state.snapshot()
+
+    def apply(self, update: Any, *, owned: bool = False) -> None:
+        """Fold one update; a malformed one is logged and skipped (it cannot be answered).
+        `owned`: see `SessionState.apply` (the connection hands over what it decoded). A
+        notice that another connection took the session over closes it here."""
+        taken_over = is_taken_over_notice(update)  # read before the state owns it
+        try:
+            self.state.apply(update, owned=owned)
+        except MalformedUpdateError as error:
+            logger.error("session %s: %s", self.session_id, error)
+            return
+        if taken_over:  # the agent serves another connection with it now
+            self.closed = self.taken_over = True
+            logger.warning("session %s was taken over by another connection", self.session_id)
+        if self.state.state == STATE_IDLE and self.client.is_state_update(update):
+            self._idle_reports += 1
+            if self._idle_changed is not None:
+                self._idle_changed.set()
+                self._idle_changed = None  # the next wait makes a new one
+
+    async def prompt(self, content: Sequence[Mapping[str, Any] | BaseModel]) -> str | None:
+        """Send `session/prompt` (blocks as dicts or generated models); returns the id of the
+        user message the prompt became in the snapshot.
+
+        v2: returns once the agent accepted the prompt, with the id from its answer (the
+        insertion receipt; None from an agent of a draft that answers `{}`); the turn goes on.
+        v1: the answer comes when the turn ends, with its stop reason and no receipt, so this
+        returns then, with the id the client gave the user message it recorded itself (v1
+        agents echo no prompt); the stop reason is the session state's `stopReason`."""
+        blocks = [as_object(block) for block in content]
+        if self.taken_over:
+            raise ProtocolUsageError(
+                f"session/prompt for {self.session_id!r}, which another connection took over "
+                "(resume it to take it back)"
+            )
+        self.client.check_prompt(self.session_id, blocks)
+        return await self.client.send_prompt(self, blocks)
+
+    async def run_turn(self, content: Sequence[Mapping[str, Any] | BaseModel]) -> str | None:
+        """Prompt, then wait for the first idle report after it; returns its stop reason."""
+        seen = self._idle_reports
+        await self.prompt(content)
+        while self._idle_reports == seen:
+            await self._wait_for_change()
+        return self.state.stop_reason
+
+    async def _wait_for_change(self) -> None:
+        if self._idle_changed is None:
+            self._idle_changed = asyncio.Event()
+        changed = asyncio.ensure_future(self._idle_changed.wait())
+        closed = asyncio.ensure_future(self.client.connection.wait_closed())
+        try:
+            await asyncio.wait({changed, closed}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            changed.cancel()
+            closed.cancel()
+        if not changed.done() or changed.cancelled():
+            raise ConnectionClosed("connection closed while waiting for the session to go idle")
+
+    async def close(self) -> None:
+        """`session/close`: the agent cancels the work (its idle report still lands here) and
+        forgets the session until it is resumed; later prompts are refused, later updates
+        dropped (logged)."""
+        await self.client.request(SESSION_CLOSE, {"sessionId": self.session_id})
+        self.closed = True
+
+    async def cancel(self) -> None:
+        """Cancel the session's work: send `session/cancel`, mark the current work's unfinished
+        tool calls cancelled, answer pending permission requests with the cancelled outcome
+        (on v1 the pending prompt then answers with the stop reason `cancelled`)."""
+        await self.client.notify(SESSION_CANCEL, {"sessionId": self.session_id})
+        self.state.mark_cancelled()
+        for request in list(self.pending_permissions):
+            request.cancel()

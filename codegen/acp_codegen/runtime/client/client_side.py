@@ -1,0 +1,393 @@
+"""The client's half of the prompt lifecycle, as a `Dispatcher` working on wire JSON.
+
+`ClientSide` sends `initialize` (checking the version the agent answers), sets sessions up,
+and keeps one `SessionState` per session (`client_session.ClientSession`), fed by every
+`session/update` in wire order. Updates that arrive while a session setup request is in flight
+(before its result names the session) are buffered and applied, in order, once the session
+exists; updates for a session nobody is setting up are logged and dropped.
+
+It asks for v2; given v1's tables (`v1=V1Tables(...)`, from the v1 dialect's floor) it also
+accepts an agent that answers v1, and the dialect those tables make (a `ClientDialect`,
+dialect.py) then reads that agent's messages into the same sessions and states and writes what
+v1 expects (`versioned()` routes each incoming message to the negotiated version's checks).
+`protocol_version` is the version negotiated.
+
+`session/request_permission` requests become `PermissionRequest`s on their session; the optional
+`on_permission` hook answers them (it returns an outcome object), or the application answers
+them itself with `PermissionRequest.select` / `respond`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from functools import partial
+from typing import Any, Generic
+
+from pydantic import BaseModel
+from typing_extensions import TypeVar  # a TypeVar default (PEP 696) before Python 3.13
+
+from ..rpc.connection import Connection
+from ..rpc.dispatch import Dispatcher, InlineHandler
+from ..rpc.negotiation import PROTOCOL_V1, UNSUPPORTED_PROTOCOL_VERSION
+from ..rpc.version_router import VersionedDispatcher
+from ..state.merge_plan import plan_for
+from ..state.session_state import SessionState
+from ..wire.errors import (
+    ErrorCode,
+    ProtocolUsageError,
+    RpcError,
+    UnsupportedProtocolVersion,
+)
+from ..wire.protocol import (
+    INITIALIZE,
+    REQUEST_PERMISSION,
+    SESSION_LIST,
+    SESSION_LOAD,
+    SESSION_NEW,
+    SESSION_PROMPT,
+    SESSION_RESUME,
+    SESSION_UPDATE,
+    SUPPORTED_PROTOCOL_VERSIONS,
+    UPDATE_TAG_FIELD,
+    prompt_content_problems,
+)
+from ..wire.tables import MergeRule
+from .client_session import ClientSession
+from .dialect import ClientDialect, DialectTables
+from .permission_request import PermissionRequest, wait_for_answer
+
+__all__ = ["ClientSession", "ClientSide"]
+
+logger = logging.getLogger(__name__)
+
+# The static type of a session's snapshot: generated clients bind it to their `SessionSnapshot`
+# TypedDict, so `session.snapshot()` is typed; a bare `ClientSession` reads as a Mapping.
+SnapshotT = TypeVar("SnapshotT", default=Mapping[str, Any])
+
+PermissionHandler = Callable[
+    ["ClientSession[Any]", "PermissionRequest"], Awaitable[Mapping[str, Any] | BaseModel]
+]
+UpdateValidator = Callable[[dict[str, Any]], object]
+
+
+class ClientSide(Generic[SnapshotT]):
+    """Dispatcher for a client's connection, plus the calls a client makes.
+
+    `rules`, `tag_field` and `validate_update` configure each session's `SessionState`
+    (generated code passes `MERGE_RULES`, `UPDATE_TAG` and a validator of the update union).
+    `protocol_versions`: those accepted, the highest asked for; `v1`: v1's tables, to accept
+    v1 agents too (1 is then accepted whether listed or not); `v1_services` answers v1's
+    client requests (`fs/*`, `terminal/*`, extensions), and `v1_handled` names the ones it
+    answers, from which the v1 client capabilities are derived.
+    """
+
+    def __init__(
+        self,
+        connection: Connection,
+        *,
+        info: Mapping[str, Any],
+        rules: Mapping[str, MergeRule],
+        tag_field: str = UPDATE_TAG_FIELD,
+        validate_update: UpdateValidator | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+        protocol_versions: Sequence[int] = SUPPORTED_PROTOCOL_VERSIONS,
+        on_permission: PermissionHandler | None = None,
+        fallback: Dispatcher | None = None,
+        forward_updates: bool = False,
+        v1: DialectTables | None = None,
+        v1_services: Dispatcher | None = None,
+        v1_handled: Collection[str] = (),
+    ) -> None:
+        if not protocol_versions:
+            raise ValueError("a client must support at least one protocol version")
+        if PROTOCOL_V1 in protocol_versions and v1 is None:
+            raise ValueError("accepting protocol version 1 needs v1's tables (v1=V1Tables(...))")
+        self.connection = connection
+        self.info = dict(info)
+        self.capabilities = dict(capabilities or {})
+        self.v1 = None if v1 is None else v1.dialect(self, services=v1_services, handled=v1_handled)
+        accepted = set(protocol_versions) | ({PROTOCOL_V1} if v1 is not None else set())
+        self.protocol_versions = tuple(sorted(accepted))
+        self._rules = rules
+        self._plan = plan_for(rules)  # compiled once: a new session then only builds its state
+        self._tag_field = tag_field
+        self._validate_update = validate_update
+        self._on_permission = on_permission
+        self._fallback = fallback
+        # Also hand each kept session/update (once folded) to `fallback`: the author's handler.
+        self._forward_updates = forward_updates and fallback is not None
+        self._router: VersionedDispatcher | None = None
+        self._protocol_version: int | None = None
+        self.agent_info: Any = None
+        self.agent_capabilities: Any = None
+        self.auth_methods: list[Any] = []
+        self.sessions: dict[str, ClientSession[SnapshotT]] = {}
+        self._setups_in_flight = 0
+        self._early_updates: dict[str, list[Any]] = {}
+
+    @property
+    def initialized(self) -> bool:
+        return self._protocol_version is not None
+
+    @property
+    def protocol_version(self) -> int | None:
+        """The version `initialize` negotiated (None before)."""
+        return self._protocol_version
+
+    @protocol_version.setter
+    def protocol_version(self, version: int | None) -> None:
+        self._protocol_version = version
+        if self._router is not None:
+            self._router.settle()  # the connection now reads this version's messages directly
+
+    def new_state(self) -> SessionState[Any]:
+        return SessionState(self._plan, self._tag_field, self._validate_update)
+
+    def is_state_update(self, update: Any) -> bool:
+        tag = update.get(self._tag_field) if isinstance(update, dict) else None
+        rule = self._rules.get(tag) if isinstance(tag, str) else None
+        return rule is not None and rule.entity == "state"
+
+    @property
+    def forwards_updates(self) -> bool:
+        return self._forward_updates
+
+    def _v1_wire(self) -> ClientDialect | None:
+        """The v1 dialect when this connection negotiated v1 (None: v2's wire)."""
+        return self.v1 if self._protocol_version == PROTOCOL_V1 else None
+
+    def versioned(self, v2: Dispatcher) -> Dispatcher:
+        """The connection's dispatcher: `v2` (this lifecycle behind v2's checks) and, when v1
+        is configured, the v1 dialect behind v1's checks, chosen by the negotiated version."""
+        if self.v1 is None:
+            return v2
+        self._router = VersionedDispatcher(
+            {2: v2, PROTOCOL_V1: self.v1.checked()},
+            version=lambda: self._protocol_version,
+            default=max(self.protocol_versions),
+            connection=self.connection,
+        )
+        return self._router
+
+    async def request(self, method: str, params: Any) -> Any:
+        """Send a request to the agent (on v1, first checked against v1's types)."""
+        wire = self._v1_wire()
+        if wire is not None:
+            wire.check_request(method, params)
+        return await self.connection.request(method, params)
+
+    async def notify(self, method: str, params: Any) -> None:
+        wire = self._v1_wire()
+        if wire is not None:
+            wire.check_notification(method, params)
+        await self.connection.notify(method, params)
+
+    async def send_prompt(self, session: ClientSession[Any], blocks: list[Any]) -> str | None:
+        """`session/prompt` on the negotiated version's wire (see `ClientSession.prompt`)."""
+        wire = self._v1_wire()
+        if wire is not None:
+            return await wire.prompt(session, blocks)
+        params = {"sessionId": session.session_id, "prompt": blocks}
+        answer = await self.connection.request(SESSION_PROMPT, params)
+        message_id = answer.get("messageId") if isinstance(answer, dict) else None
+        return message_id if isinstance(message_id, str) else None
+
+    # -- calls to the agent ---------------------------------------------------------------------
+
+    async def initialize(self) -> dict[str, Any]:
+        """Offer our newest version; raise `UnsupportedProtocolVersion` (and close the
+        connection) when the agent answers one we cannot use."""
+        params = {
+            "protocolVersion": max(self.protocol_versions),
+            "info": self.info,
+            "capabilities": self.capabilities,
+        }
+        if self.v1 is not None:
+            # v1's names for these (v2 agents ignore unknown members): a v1-only agent knows us.
+            params["clientInfo"] = self.info
+            params["clientCapabilities"] = self.v1.capabilities
+        try:
+            result = await self.connection.request(INITIALIZE, params)
+        except RpcError as error:
+            if error.code != UNSUPPORTED_PROTOCOL_VERSION:
+                raise
+            await self.connection.close()
+            data = error.data if isinstance(error.data, dict) else {}
+            raise UnsupportedProtocolVersion(
+                None, self.protocol_versions, data.get("supported")
+            ) from None
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        if (
+            not isinstance(version, int)
+            or isinstance(version, bool)
+            or version not in self.protocol_versions
+        ):
+            await self.connection.close()
+            raise UnsupportedProtocolVersion(version, self.protocol_versions)
+        assert isinstance(result, dict)
+        self.protocol_version = version
+        v1 = version == PROTOCOL_V1
+        self.agent_info = result.get("agentInfo" if v1 else "info")
+        self.agent_capabilities = result.get("agentCapabilities" if v1 else "capabilities") or {}
+        self.auth_methods = list(result.get("authMethods") or [])
+        return result
+
+    async def new_session(self, cwd: str, **params: Any) -> ClientSession[SnapshotT]:
+        return await self._set_up(SESSION_NEW, {"cwd": cwd, **params}, None)
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None
+    ) -> dict[str, Any]:
+        """One page of `session/list` (`sessions`, and `nextCursor` when there is more)."""
+        params = {name: value for name, value in (("cwd", cwd), ("cursor", cursor)) if value}
+        result: dict[str, Any] = await self.request(SESSION_LIST, params)
+        return result
+
+    async def resume_session(
+        self, session_id: str, cwd: str, **params: Any
+    ) -> ClientSession[SnapshotT]:
+        """`session/resume`; replayed history (updates sent before the result) is kept. v1's
+        resume replays nothing: asked to (`replayFrom`), a v1 agent is sent `session/load`."""
+        wire = self._v1_wire()
+        if wire is not None and wire.loads_instead(session_id, params, self.agent_capabilities):
+            return await self.load_session(session_id, cwd, **params)
+        params = {"sessionId": session_id, "cwd": cwd, **params}
+        return await self._set_up(SESSION_RESUME, params, session_id)
+
+    async def load_session(
+        self, session_id: str, cwd: str, **params: Any
+    ) -> ClientSession[SnapshotT]:
+        """v1's `session/load`: the history the agent replays before answering is folded in."""
+        if self.initialized and self._v1_wire() is None:
+            raise ProtocolUsageError("session/load is v1's: on v2 resume with replayFrom")
+        params = {"sessionId": session_id, "cwd": cwd, **params}
+        return await self._set_up(SESSION_LOAD, params, session_id)
+
+    async def _set_up(
+        self, method: str, params: dict[str, Any], session_id: str | None
+    ) -> ClientSession[SnapshotT]:
+        if not self.initialized:
+            raise ProtocolUsageError(f"{method} before initialize")
+        wire = self._v1_wire()
+        if wire is not None:
+            params = wire.setup_params(method, params)
+        self._setups_in_flight += 1
+        try:
+            result = await self.request(method, params)
+        finally:
+            self._setups_in_flight -= 1
+        if session_id is None:
+            session_id = result.get("sessionId") if isinstance(result, dict) else None
+            if not isinstance(session_id, str):
+                raise RpcError(ErrorCode.INTERNAL_ERROR, f"{method} result has no sessionId")
+        # No await from here on: buffered updates are applied before any newer one.
+        # Not `ClientSession[SnapshotT](...)`: calling the subscripted alias costs a frame.
+        session: ClientSession[SnapshotT] = self.sessions.get(session_id) or ClientSession(
+            self, session_id
+        )
+        # Open and ours again when resumed; its cwd kept, to resume it after a lost connection.
+        session.closed = session.taken_over = False
+        session.cwd = str(params.get("cwd", session.cwd))
+        self.sessions[session_id] = session
+        for update in self._early_updates.pop(session_id, []):
+            session.apply(update, owned=True)
+        if wire is not None:
+            wire.setup_done(session, result)
+        if self._setups_in_flight == 0 and self._early_updates:
+            logger.warning("dropping updates for unknown sessions %s", list(self._early_updates))
+            self._early_updates.clear()
+        return session
+
+    def check_prompt(self, session_id: str, content: Any) -> None:
+        """Raise `ProtocolUsageError` when a prompt may not be sent (nothing is sent)."""
+        if not self.initialized:
+            raise ProtocolUsageError("session/prompt before initialize")
+        if session_id not in self.sessions:
+            raise ProtocolUsageError(f"session/prompt for {session_id!r}, which is not set up")
+        if self.sessions[session_id].closed:
+            raise ProtocolUsageError(f"session/prompt for {session_id!r}, which is closed")
+        granted = self.agent_capabilities
+        wire = self._v1_wire()
+        if wire is not None:
+            granted = wire.prompt_capabilities(granted)
+        problems = prompt_content_problems(content, granted)
+        if problems:
+            where = ", ".join(f"{'/'.join(map(str, p['loc']))}: {p['msg']}" for p in problems)
+            raise ProtocolUsageError(f"prompt not allowed by the agent's capabilities: {where}")
+
+    # -- Dispatcher -----------------------------------------------------------------------------
+
+    async def handle_request(self, method: str, params: Any) -> Any:
+        if method == REQUEST_PERMISSION:
+            return await self._permission(params)
+        if self._fallback is not None:
+            return await self._fallback.handle_request(method, params)
+        raise RpcError.method_not_found(method)
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        """Takes ownership of `params` (the connection decoded them for this call alone): a
+        session's state keeps their parts without copying them."""
+        if method == SESSION_UPDATE:
+            kept = self._update(params)
+            if kept and self._forward_updates:
+                assert self._fallback is not None
+                await self._fallback.handle_notification(method, params)
+        elif self._fallback is not None:
+            await self._fallback.handle_notification(method, params)
+
+    def inline_notifications(self) -> dict[str, InlineHandler]:
+        """`session/update` is folded without awaiting anything (`handle_notification` does
+        the same), unless it is also forwarded to the author's handler."""
+        return {} if self._forward_updates else {SESSION_UPDATE: self._update}
+
+    async def updates_in(self, session_id: str, updates: list[Any]) -> None:
+        """Fold updates of one session in order, handing each kept one to the author's handler
+        when it listens (the v1 dialect gives what one v1 update says as v2 updates)."""
+        for update in updates:
+            if self.fold_update(session_id, update) and self._forward_updates:
+                assert self._fallback is not None
+                params = {"sessionId": session_id, "update": update}
+                await self._fallback.handle_notification(SESSION_UPDATE, params)
+
+    def _update(self, params: Any) -> bool:
+        """Fold a session/update's update into its session; False when it is dropped."""
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        if not isinstance(session_id, str) or "update" not in params:
+            logger.warning("ignoring a session/update without sessionId or update")
+            return False
+        return self.fold_update(session_id, params["update"])
+
+    def fold_update(self, session_id: str, update: Any) -> bool:
+        """Fold `update` (decoded for us, referenced nowhere else) into its session, or keep it
+        until the session's setup answers; False when it is dropped."""
+        session = self.sessions.get(session_id)
+        if session is not None and not session.closed:  # the common case first
+            session.apply(update, owned=True)
+        elif session is not None and not self._setups_in_flight:
+            logger.warning("dropping a session/update for closed session %r", session_id)
+            return False
+        elif self._setups_in_flight:  # a new session's, or a closed one's being resumed
+            self._early_updates.setdefault(session_id, []).append(update)
+        else:
+            logger.warning("dropping a session/update for unknown session %r", session_id)
+            return False
+        return True
+
+    async def _permission(self, params: Any) -> dict[str, Any]:
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        session = self.sessions.get(session_id) if isinstance(session_id, str) else None
+        if session is None:
+            raise RpcError(
+                ErrorCode.RESOURCE_NOT_FOUND, "Unknown session", {"sessionId": session_id}
+            )
+        assert isinstance(params, dict)
+        return await self.ask_permission(session, params)
+
+    async def ask_permission(
+        self, session: ClientSession[Any], params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Wait for the answer to a permission request (v2-shaped params) on `session`."""
+        handler = self._on_permission
+        hook = None if handler is None else partial(handler, session)
+        return await wait_for_answer(params, session.pending_permissions, hook)

@@ -1,0 +1,77 @@
+"""A permission the agent asks for (`session/request_permission`), waiting for the client's
+answer: the client's handler, or the author's code, selects an option or cancels."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..wire.errors import RpcError
+from ..wire.jsonvalue import as_object
+from ..wire.protocol import OUTCOME_CANCELLED, OUTCOME_SELECTED
+
+
+class PermissionRequest:
+    """One pending `session/request_permission` from the agent."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+        self._answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    @property
+    def answered(self) -> bool:
+        return self._answer.done()
+
+    def respond(self, outcome: Mapping[str, Any] | BaseModel) -> None:
+        """Answer with an outcome object; later answers are ignored."""
+        if not self._answer.done():
+            self._answer.set_result(as_object(outcome))
+
+    def select(self, option_id: str) -> None:
+        self.respond({"outcome": OUTCOME_SELECTED, "optionId": option_id})
+
+    def cancel(self) -> None:
+        self.respond({"outcome": OUTCOME_CANCELLED})
+
+
+logger = logging.getLogger(__name__)
+
+
+async def wait_for_answer(
+    params: dict[str, Any],
+    pending: list[PermissionRequest],
+    hook: Callable[[PermissionRequest], Awaitable[Mapping[str, Any] | BaseModel]] | None,
+) -> dict[str, Any]:
+    """The client's answer to a permission request: kept in `pending` (the session's) until
+    answered, by `hook` when given (a failing hook answers with an internal error) or by the
+    application through the request; the result of `session/request_permission`."""
+    request = PermissionRequest(params)
+    pending.append(request)
+    asking: asyncio.Task[None] | None = None
+    if hook is not None:
+        asking = asyncio.create_task(_ask(request, hook))
+    try:
+        outcome = await request._answer
+    finally:
+        pending.remove(request)
+        if asking is not None and not asking.done():
+            asking.cancel()
+    return {"outcome": outcome}
+
+
+async def _ask(
+    request: PermissionRequest,
+    hook: Callable[[PermissionRequest], Awaitable[Mapping[str, Any] | BaseModel]],
+) -> None:
+    try:
+        request.respond(await hook(request))
+    except Exception as error:
+        logger.exception("permission handler failed; answering with an internal error")
+        if not request.answered:
+            request._answer.set_exception(
+                RpcError.internal_error(f"permission handler failed: {error}")
+            )

@@ -1,0 +1,11 @@
+"""The JSON-RPC 2.0 layer: one connection, its dispatch, and the protocol version on it.
+
+`connection` owns a connection's lifecycle and writing; `incoming` handles what the peer sends
+(`messages` classifies it, `resumed` finishes requests answered at once); `dispatch` routes
+calls to handlers through the generated tables; `outgoing_checks` checks what this side sends;
+`negotiation` picks the protocol version at `initialize` and `version_router` routes each
+message to that version's dispatcher; `peer` is what generated proxies send through; `trace`
+records the traffic.
+
+May import: wire.
+"""

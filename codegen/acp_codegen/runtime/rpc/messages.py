@@ -1,0 +1,102 @@
+"""JSON-RPC 2.0 message shapes: classify what arrives, build what leaves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..wire.errors import RpcError
+
+RequestId = int | str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    id: RequestId
+    method: str
+    params: Any  # object, array, or None when absent
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    method: str
+    params: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    id: RequestId
+    result: Any
+    error: RpcError | None
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """Not a valid message: answered with -32600 (id recovered when possible, else null)."""
+
+    id: RequestId
+    reason: str
+
+
+Incoming = Request | Notification | Response | Invalid
+
+
+def is_valid_id(value: Any) -> bool:
+    return (
+        value is None
+        or isinstance(value, str)
+        or (isinstance(value, int) and not isinstance(value, bool))
+    )
+
+
+def classify(message: Any) -> Incoming:
+    if not isinstance(message, dict):
+        return Invalid(None, f"a message must be an object, not {type(message).__name__}")
+    raw_id = message.get("id")
+    message_id = raw_id if is_valid_id(raw_id) else None
+    if message.get("jsonrpc") != "2.0":
+        return Invalid(message_id, 'missing "jsonrpc": "2.0"')
+    if "method" in message:
+        return _classify_call(message, message_id)
+    if "id" in message and (("result" in message) != ("error" in message)):
+        if not is_valid_id(raw_id):
+            return Invalid(None, "response id must be a string, an integer or null")
+        error = RpcError.from_json(message["error"]) if "error" in message else None
+        return Response(message_id, message.get("result"), error)
+    return Invalid(message_id, "neither a request, a notification nor a response")
+
+
+def _classify_call(message: dict[str, Any], message_id: RequestId) -> Incoming:
+    method = message["method"]
+    if not isinstance(method, str):
+        return Invalid(message_id, '"method" must be a string')
+    params = message.get("params")
+    if "params" in message and not isinstance(params, dict | list):
+        return Invalid(message_id, '"params" must be an object or an array')
+    if "id" not in message:
+        return Notification(method, params)
+    if not is_valid_id(message["id"]):
+        return Invalid(None, "request id must be a string, an integer or null")
+    return Request(message_id, method, params)
+
+
+def request_message(request_id: RequestId, method: str, params: Any) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def notification_message(method: str, params: Any) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def success_message(request_id: RequestId, result: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def error_message(request_id: RequestId, error: RpcError) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}

@@ -1,0 +1,8 @@
+"""Session state and merge: the state a session's updates fold into, and what is kept of it.
+
+`session_state` folds `session/update`s into a session's state through the merge-rule table
+(`merge_plan` checks the table once and precomputes each rule; `records` and `frozen` store the
+entities compactly); `history` keeps what an agent replays on `session/resume`.
+
+May import: rpc, wire.
+"""

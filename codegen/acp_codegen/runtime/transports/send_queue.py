@@ -1,0 +1,62 @@
+"""What both client transports share: the queue that sends our messages one at a time, in
+order, and the local failure of one of our requests when its transport could not carry it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..rpc.messages import error_message
+from ..wire.errors import RpcError
+from ..wire.line_framing import encode_json
+from ..wire.message_frames import FrameQueue
+
+Send = Callable[[bytes], Awaitable[None]]
+
+
+class Outgoing:
+    """The client's messages, sent one at a time in the order written (a POST waits for the
+    previous one: the agent must see them in order). `room` waits until all are sent."""
+
+    def __init__(self, send: Send, on_failure: Callable[[BaseException], None]) -> None:
+        self._send = send
+        self._frames: asyncio.Queue[bytes] = asyncio.Queue()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._on_failure = on_failure
+        self._task = asyncio.create_task(self._run())
+
+    def deliver(self, frame: bytes) -> None:
+        self._idle.clear()
+        self._frames.put_nowait(frame)
+
+    async def room(self) -> None:
+        if not self._task.done():
+            await self._idle.wait()
+
+    async def _run(self) -> None:
+        try:
+            while True:
+                frame = await self._frames.get()
+                await self._send(frame)
+                if self._frames.empty():
+                    self._idle.set()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as problem:
+            self._idle.set()
+            self._on_failure(problem)
+
+    async def stop(self) -> None:
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._idle.set()
+
+
+def fail_request(queue: FrameQueue, request_id: Any, message: str, data: Any = None) -> None:
+    """Answer one of our requests locally with -32603 (its transport failed it)."""
+    queue.feed(encode_json(error_message(request_id, RpcError(-32603, message, data))))

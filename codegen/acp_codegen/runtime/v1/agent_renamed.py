@@ -1,0 +1,167 @@
+"""v1's methods whose meaning v2 kept under another name or shape, served to a v1 client by the
+author's typed v2 handlers:
+
+- `authenticate {methodId}` -> `auth/login`: only the name changes;
+- `logout {}` -> `auth/logout`: only the name changes;
+- `session/set_config_option` -> `session/set_config_option`: a select value (v1 gives it no
+  `type`) gets `type: "id"`; the options answered call v2's `configId` `id`;
+- `session/set_mode {modeId}` -> `session/set_config_option` on the session's option of
+  category `mode`, set to `modeId` (v2 has no modes: a mode is such an option).
+
+A method whose handler the author did not override is answered -32601, as before.
+`RenamedMethods.options` keeps each session's options as the agent last gave them (answers to
+session/new, load, resume, set_config_option; config_option_update), which is where set_mode
+finds the mode option; a session's v1 `modes` and `current_mode_update` come from it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from ..agent.sessions import invalid
+from ..rpc.dispatch import Dispatcher, MethodTable, index_methods
+from ..wire.errors import RpcError
+from ..wire.jsonvalue import copy_json
+
+AUTHENTICATE: Final = "authenticate"
+LOGOUT: Final = "logout"
+SET_CONFIG_OPTION: Final = "session/set_config_option"
+SET_MODE: Final = "session/set_mode"
+# v1 method -> the v2 method whose typed handler serves it.
+V2_HANDLER: Final = {
+    AUTHENTICATE: "auth/login",
+    LOGOUT: "auth/logout",
+    SET_CONFIG_OPTION: SET_CONFIG_OPTION,
+    SET_MODE: SET_CONFIG_OPTION,
+}
+MODE_CATEGORY: Final = "mode"
+
+
+def overrides(agent: object, base: type, specs: MethodTable, method: str) -> bool:
+    """Whether `agent`'s class overrides `base`'s typed handler of request `method`."""
+    spec = index_methods(specs).get((method, "request"))
+    if spec is None:
+        return False
+    return getattr(type(agent), spec.handler, None) is not getattr(base, spec.handler, None)
+
+
+def v1_config_options(options: Any) -> Any:
+    """v2 config options in v1's words: `configId` is v1's `id`; the rest is the same."""
+    if not isinstance(options, list):
+        return options
+    return [
+        (
+            {("id" if name == "configId" else name): value for name, value in option.items()}
+            if isinstance(option, dict)
+            else option
+        )
+        for option in options
+    ]
+
+
+def v1_auth_methods(methods: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """v2 login methods in v1's words: `methodId` is v1's `id`, and v1's agent-run method is
+    the untagged one (v2 tags it `type: "agent"`)."""
+    converted = []
+    for method in methods:
+        v1 = {("id" if name == "methodId" else name): value for name, value in method.items()}
+        if v1.get("type") == "agent":
+            del v1["type"]
+        converted.append(v1)
+    return converted
+
+
+def mode_option(options: Any) -> dict[str, Any] | None:
+    """The option (v2 form) of category `mode` with a flat list of values, if any."""
+    for option in options if isinstance(options, list) else ():
+        if not isinstance(option, dict) or option.get("category") != MODE_CATEGORY:
+            continue
+        values = option.get("options")
+        flat = isinstance(values, list) and all(
+            isinstance(value, dict) and "value" in value for value in values
+        )
+        if option.get("type") == "select" and flat and isinstance(option.get("configId"), str):
+            return option
+    return None
+
+
+def v1_modes(options: Any) -> dict[str, Any] | None:
+    """v1's `modes` (SessionModeState) for the mode option among `options`, if there is one."""
+    option = mode_option(options)
+    if option is None:
+        return None
+    available = []
+    for value in option["options"]:
+        mode = {"id": value["value"], "name": value.get("name", value["value"])}
+        if isinstance(value.get("description"), str):
+            mode["description"] = value["description"]
+        available.append(mode)
+    return {"currentModeId": option.get("currentValue"), "availableModes": available}
+
+
+class RenamedMethods:
+    """Serves the table above through `typed` (the author's v2 handlers); `serves(v2_method)`
+    says whether the author overrode that handler."""
+
+    def __init__(self, typed: Dispatcher | None, serves: Callable[[str], bool]) -> None:
+        self._typed = typed
+        self._serves = serves
+        self.options: dict[str, list[Any]] = {}  # by session id, v2 form
+
+    def served(self, v1_method: str) -> bool:
+        return self._typed is not None and self._serves(V2_HANDLER[v1_method])
+
+    def remember(self, session_id: Any, result: Any) -> None:
+        """Keep the options an answer about session `session_id` carried (v2 form)."""
+        if isinstance(session_id, str) and isinstance(result, dict):
+            options = result.get("configOptions")
+            if isinstance(options, list):  # a copy: the author may change theirs in place
+                self.options[session_id] = copy_json(options)
+
+    def updated(self, session_id: str, options: Any) -> str | None:
+        """The agent told the client `options` (a `config_option_update`): keep them; the mode
+        to tell a v1 client with `current_mode_update`, when it was offered modes (set_mode is
+        served) and the mode option's value changed (None otherwise)."""
+        before = mode_option(self.options.get(session_id))
+        self.remember(session_id, {"configOptions": options})
+        after = mode_option(options)
+        if after is None or not self.served(SET_MODE):
+            return None
+        value = after.get("currentValue")
+        unchanged = before is not None and before.get("currentValue") == value
+        return None if unchanged or not isinstance(value, str) else value
+
+    def forget(self, session_id: Any) -> None:
+        """The session was closed or deleted: its options go (a resume answers them anew)."""
+        if isinstance(session_id, str):
+            self.options.pop(session_id, None)
+
+    async def handle(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if self._typed is None or not self.served(method):
+            raise RpcError.method_not_found(method)
+        v2_method = V2_HANDLER[method]
+        if method == SET_MODE:
+            asked = self._mode_params(params)
+        elif method == SET_CONFIG_OPTION:
+            asked = dict(params) if "type" in params else {**params, "type": "id"}
+        else:
+            asked = dict(params)
+        result = await self._typed.handle_request(v2_method, asked)
+        if v2_method != SET_CONFIG_OPTION:
+            return dict(result or {})
+        self.remember(params.get("sessionId"), result)
+        if method == SET_MODE:  # v1's answer is empty; the options stay known here
+            return {key: value for key, value in (result or {}).items() if key == "_meta"}
+        return {**(result or {}), "configOptions": v1_config_options(result["configOptions"])}
+
+    def _mode_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        session_id = params.get("sessionId")
+        option = mode_option(self.options.get(session_id) if isinstance(session_id, str) else None)
+        if option is None:
+            raise invalid(["sessionId"], f"session {session_id!r} has no option of category mode")
+        asked = {"sessionId": session_id, "configId": option["configId"], "type": "id"}
+        asked["value"] = params.get("modeId")
+        if "_meta" in params:
+            asked["_meta"] = params["_meta"]
+        return asked

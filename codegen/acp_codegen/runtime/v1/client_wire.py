@@ -1,0 +1,331 @@
+"""The v1 dialect of the client side: what a client reads from and writes to a v1 agent.
+
+`ClientSide` keeps the sessions, their states and the permission requests for both versions;
+on a connection that negotiated v1, `V1ClientWire` sits behind v1's `ValidatingDispatcher`
+(v1's types and repairs checked first) and:
+
+- folds each `session/update` into its session through a `V1UpdateReader` (one per session);
+- turns `session/request_permission` (v1: the `toolCall` it is about, and the options) into
+  the client's permission request (title from the tool call, subject the tool call), folds
+  the tool call into the state, and shows the session `requires_action` while it is open;
+- answers v1's file system and terminal requests (`fs/*`, `terminal/*`) through `services`
+  (the application's typed handlers) when the client advertised them, and refuses them with
+  -32601 and the missing capability otherwise;
+- runs a prompt turn: records the user's prompt, shows the session `running`, and `idle` with
+  the stop reason from the prompt's answer (v1 sends no state updates);
+- checks every request and notification the client sends on v1 against v1's types.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol
+
+from ..client.client_session import ClientSession
+from ..rpc.connection import Connection
+from ..rpc.dispatch import Dispatcher, InlineHandler, TableDispatcher, ValidatingDispatcher
+from ..rpc.outgoing_checks import OutgoingChecks
+from ..wire.errors import ErrorCode, RpcError
+from ..wire.protocol import (
+    REQUEST_PERMISSION,
+    SESSION_LOAD,
+    SESSION_NEW,
+    SESSION_PROMPT,
+    SESSION_UPDATE,
+    STATE_IDLE,
+    STATE_REQUIRES_ACTION,
+    STATE_RUNNING,
+    TOOL_CALL_UPDATE,
+    UPDATE_TAG_FIELD,
+)
+from .client_updates import V1UpdateReader, state_update
+
+logger = logging.getLogger(__name__)
+
+Repairs = Mapping[str, Any]  # method -> repair function (see `ValidatingDispatcher`)
+# v1's client services and the capability (path in `clientCapabilities`) each one needs.
+FS_READ: Final = "fs/read_text_file"
+FS_WRITE: Final = "fs/write_text_file"
+TERMINAL_METHODS: Final = (
+    "terminal/create",
+    "terminal/output",
+    "terminal/release",
+    "terminal/wait_for_exit",
+    "terminal/kill",
+)
+SERVICE_CAPABILITY: Final[Mapping[str, str]] = {
+    FS_READ: "fs.readTextFile",
+    FS_WRITE: "fs.writeTextFile",
+    **dict.fromkeys(TERMINAL_METHODS, "terminal"),
+}
+V1_PROMPT_CAPABILITIES: Final = ("image", "audio", "embeddedContext")
+
+
+@dataclass(frozen=True)
+class V1Tables:
+    """What the generated v1 bindings give the client runtime: v1's method tables (the agent's
+    checks what the client sends, the client's what it receives) and its tolerant repairs.
+    The rows are `MethodSpec`s of whichever runtime copy the v1 bindings import (read by
+    attribute), hence `Any`."""
+
+    agent_specs: Sequence[Any]
+    client_specs: Sequence[Any]
+    repairs: Repairs = field(default_factory=dict)
+    request_repairs: Repairs = field(default_factory=dict)
+
+    def dialect(
+        self, client: WireHost, *, services: Dispatcher | None, handled: Collection[str]
+    ) -> V1ClientWire:
+        """The v1 dialect of `client` (a `ClientSide`, which takes these tables as `v1=`)."""
+        return V1ClientWire(client, self, services=services, handled=handled)
+
+
+def service_dispatcher(tables: V1Tables, methods: Collection[str], handler: object) -> Dispatcher:
+    """`handler`'s typed methods for the v1 client services `methods` (rows of v1's table)."""
+    return TableDispatcher(
+        [spec for spec in tables.client_specs if spec.method in methods], handler
+    )
+
+
+def client_capabilities(handled: Collection[str], auth_terminal: bool = False) -> dict[str, Any]:
+    """v1 `clientCapabilities` for the services the application answers: a file capability
+    per handled fs method, `terminal` only when every `terminal/*` method is handled."""
+    return {
+        "fs": {"readTextFile": FS_READ in handled, "writeTextFile": FS_WRITE in handled},
+        "terminal": all(method in handled for method in TERMINAL_METHODS),
+        "auth": {"terminal": auth_terminal},
+    }
+
+
+def prompt_capabilities_as_v2(agent_capabilities: Any) -> dict[str, Any]:
+    """v1's prompt capabilities (booleans) in v2's form (`session.prompt`, `{}` = granted), so
+    one check of prompt content serves both versions."""
+    v1 = (
+        agent_capabilities.get("promptCapabilities")
+        if isinstance(agent_capabilities, dict)
+        else None
+    )
+    granted = v1 if isinstance(v1, dict) else {}
+    prompt: dict[str, Any] = {
+        name: {} for name in V1_PROMPT_CAPABILITIES if granted.get(name) is True
+    }
+    return {"session": {"prompt": prompt}}
+
+
+class WireHost(Protocol):
+    """What the dialect needs of its client (`client_side.ClientSide`)."""
+
+    connection: Connection
+
+    @property
+    def sessions(self) -> Mapping[str, ClientSession[Any]]: ...
+    @property
+    def forwards_updates(self) -> bool: ...
+    def fold_update(self, session_id: str, update: Any) -> bool: ...
+    async def updates_in(self, session_id: str, updates: list[Any]) -> None: ...
+    async def request(self, method: str, params: Any) -> Any: ...
+    async def ask_permission(
+        self, session: ClientSession[Any], params: dict[str, Any]
+    ) -> dict[str, Any]: ...
+
+
+class V1ClientWire:
+    """The v1 dialect of one `ClientSide` (see the module docstring)."""
+
+    def __init__(
+        self,
+        client: WireHost,
+        tables: V1Tables,
+        *,
+        services: Dispatcher | None = None,
+        handled: Collection[str] = (),
+    ) -> None:
+        self._client = client
+        self.tables = tables
+        self._services = services
+        self.capabilities = client_capabilities(handled)
+        self._checks = OutgoingChecks(sent=tables.agent_specs, answered=tables.client_specs)
+        self._readers: dict[str, V1UpdateReader] = {}
+
+    def checked(self) -> ValidatingDispatcher:
+        """This dialect behind v1's checks (and tolerant repairs) of incoming messages."""
+        return ValidatingDispatcher(
+            self.tables.client_specs,
+            self,
+            dict(self.tables.repairs),
+            request_repairs=dict(self.tables.request_repairs),
+        )
+
+    def prompt_capabilities(self, agent_capabilities: Any) -> dict[str, Any]:
+        return prompt_capabilities_as_v2(agent_capabilities)
+
+    def reader(self, session_id: str) -> V1UpdateReader:
+        reader = self._readers.get(session_id)
+        if reader is None:
+            reader = self._readers[session_id] = V1UpdateReader()
+        return reader
+
+    # -- what the client sends ---------------------------------------------------------------
+
+    def check_request(self, method: str, params: Any) -> None:
+        """Raise pydantic's `ValidationError` when `params` do not fit v1's type."""
+        self._checks.request(method, params)
+
+    def check_notification(self, method: str, params: Any) -> None:
+        self._checks.notification(method, params)
+
+    def setup_params(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """v1 requires the MCP server list in `session/new` and `session/load`; none given is
+        none."""
+        return {"mcpServers": [], **params} if method in (SESSION_NEW, SESSION_LOAD) else params
+
+    def setup_done(self, session: ClientSession[Any], result: Any) -> None:
+        """Fold what a session setup result says (v1: modes and config options); a message a
+        load replayed ends with the replay (the next chunk starts a new one)."""
+        reader = self._readers.get(session.session_id)
+        if reader is None and not (
+            isinstance(result, dict) and ("modes" in result or "configOptions" in result)
+        ):
+            return  # nothing to fold: the session's first update makes its reader
+        reader = self.reader(session.session_id)
+        reader.end_message()
+        for update in reader.session_setup(result):
+            session.apply(update, owned=True)
+
+    def loads_instead(
+        self, session_id: str, params: dict[str, Any], agent_capabilities: Any
+    ) -> bool:
+        """Whether a resume asking for replay (`replayFrom`, taken out of `params`: v1's
+        resume has no such field) is sent as `session/load`, which replays the history: when
+        the agent can load (`loadSession`); else it is a resume without replay, logged."""
+        if params.pop("replayFrom", None) is None:
+            return False
+        if isinstance(agent_capabilities, dict) and agent_capabilities.get("loadSession") is True:
+            return True
+        logger.warning("session %s: resumed without replay (no loadSession)", session_id)
+        return False
+
+    async def prompt(self, session: ClientSession[Any], blocks: list[Any]) -> str:
+        """One v1 turn (see `ClientSession.prompt`); the session is idle afterwards, also when
+        the request failed (then without a stop reason) or was abandoned."""
+        params = {"sessionId": session.session_id, "prompt": blocks}
+        self.check_request(SESSION_PROMPT, params)  # before the state shows a turn
+        reader = self.reader(session.session_id)
+        message_id, user_message = reader.user_prompt(blocks)
+        session.apply(user_message)
+        session.apply(state_update(STATE_RUNNING))
+        stop_reason: str | None = None
+        try:
+            answer = await self._client.connection.request(SESSION_PROMPT, params)
+            found = answer.get("stopReason") if isinstance(answer, dict) else None
+            stop_reason = found if isinstance(found, str) else None
+            if stop_reason is None:
+                logger.warning(
+                    "session %s: v1 prompt answer without a stop reason", session.session_id
+                )
+        finally:
+            reader.end_message()
+            session.apply(state_update(STATE_IDLE, stop_reason))
+        return message_id
+
+    # -- Dispatcher: what the agent sends ----------------------------------------------------
+
+    async def handle_request(self, method: str, params: Any) -> Any:
+        if method == REQUEST_PERMISSION:
+            return await self._permission(params)
+        capability = SERVICE_CAPABILITY.get(method)
+        if capability is not None and not self._advertised(capability):
+            raise RpcError(
+                ErrorCode.METHOD_NOT_FOUND,
+                f"{method}: this client did not advertise clientCapabilities.{capability}",
+                {"method": method},
+            )
+        if capability is not None:
+            self._known_session(params)
+        if self._services is None:
+            raise RpcError.method_not_found(method)
+        return await self._services.handle_request(method, params)
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        if method == SESSION_UPDATE:
+            read = self._read(params)
+            if read is not None:
+                await self._client.updates_in(*read)
+        elif self._services is not None:
+            await self._services.handle_notification(method, params)
+
+    def inline_notifications(self) -> dict[str, InlineHandler]:
+        """Updates are folded without awaiting anything unless the application hears them."""
+        if self._client.forwards_updates:
+            return {}
+        return {SESSION_UPDATE: self._fold}
+
+    def _fold(self, params: Any) -> None:
+        """`_read`, then the fold, in one frame: this runs for most of a v1 agent's traffic."""
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        update = params.get("update") if isinstance(params, dict) else None
+        if not isinstance(session_id, str) or not isinstance(update, dict):
+            logger.warning("ignoring a session/update without sessionId or update")
+            return
+        reader = self._readers.get(session_id) or self.reader(session_id)
+        fold = self._client.fold_update
+        for read in reader.read(update):
+            fold(session_id, read)
+
+    def _read(self, params: Any) -> tuple[str, list[dict[str, Any]]] | None:
+        """A v1 `session/update`: its session and the v2 updates that say what it says."""
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        update = params.get("update") if isinstance(params, dict) else None
+        if not isinstance(session_id, str) or not isinstance(update, dict):
+            logger.warning("ignoring a session/update without sessionId or update")
+            return None
+        reader = self._readers.get(session_id) or self.reader(session_id)
+        return session_id, reader.read(update)
+
+    def _advertised(self, capability: str) -> bool:
+        value: Any = self.capabilities
+        for part in capability.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        return value is True
+
+    def _known_session(self, params: Any) -> ClientSession[Any]:
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        session = self._client.sessions.get(session_id) if isinstance(session_id, str) else None
+        if session is None:
+            raise RpcError(
+                ErrorCode.RESOURCE_NOT_FOUND, "Unknown session", {"sessionId": session_id}
+            )
+        return session
+
+    async def _permission(self, params: Any) -> dict[str, Any]:
+        session = self._known_session(params)
+        # The tool call it is about, read as a v1 tool_call_update: folded into the state and
+        # shown (in v2's shape) as the request's subject.
+        update = {**params["toolCall"], "sessionUpdate": TOOL_CALL_UPDATE}
+        folded = self.reader(session.session_id).read(update)
+        for item in folded:
+            session.apply(item)
+        tool_call = {k: v for k, v in folded[0].items() if k != UPDATE_TAG_FIELD}
+        title = tool_call.get("title")
+        request = {
+            "sessionId": session.session_id,
+            "title": title if isinstance(title, str) and title else "Allow this tool call?",
+            "subject": {"type": "tool_call", "toolCall": tool_call},
+            "options": params["options"],
+        }
+        if params.get("_meta") is not None:
+            request["_meta"] = params["_meta"]
+        # Shown as v2 shows it; once no permission is open, back to what it was (a
+        # request outside a turn still means the agent is working: running).
+        before, before_stop = session.state.state, session.state.stop_reason
+        session.apply(state_update(STATE_REQUIRES_ACTION))
+        try:
+            return await self._client.ask_permission(session, request)
+        finally:
+            if session.state.state == STATE_REQUIRES_ACTION and not session.pending_permissions:
+                if before == STATE_IDLE:
+                    session.apply(state_update(STATE_IDLE, before_stop))
+                else:
+                    session.apply(state_update(STATE_RUNNING))

@@ -1,0 +1,133 @@
+"""The ACP v2 prompt-lifecycle vocabulary the lifecycle helpers speak (prompt-lifecycle page).
+
+Only `agent_side`, `agent_session`, `client_side` and the state entity use these names: they
+*emit* or *react to* lifecycle messages. How updates merge into state never depends on them
+(that comes from `MergeRule` rows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from .jsonvalue import to_json
+
+SUPPORTED_PROTOCOL_VERSIONS: Final = (2,)
+
+# Methods.
+INITIALIZE: Final = "initialize"
+SESSION_NEW: Final = "session/new"
+SESSION_RESUME: Final = "session/resume"
+SESSION_LOAD: Final = "session/load"  # v1's reattach with replay (v2: session/resume)
+SESSION_LIST: Final = "session/list"
+SESSION_CLOSE: Final = "session/close"
+SESSION_DELETE: Final = "session/delete"
+SESSION_PROMPT: Final = "session/prompt"
+SESSION_CANCEL: Final = "session/cancel"
+SESSION_UPDATE: Final = "session/update"
+REQUEST_PERMISSION: Final = "session/request_permission"
+# Cancelling one tool call or terminal; the params name it by this field.
+CANCELLABLE: Final = {"tool_call/cancel": "toolCallId", "terminal/cancel": "terminalId"}
+
+# Session update tags this runtime emits (agent side).
+UPDATE_TAG_FIELD: Final = "sessionUpdate"
+USER_MESSAGE: Final = "user_message"
+AGENT_MESSAGE: Final = "agent_message"
+AGENT_MESSAGE_CHUNK: Final = "agent_message_chunk"
+AGENT_THOUGHT: Final = "agent_thought"
+AGENT_THOUGHT_CHUNK: Final = "agent_thought_chunk"
+STATE_UPDATE: Final = "state_update"
+TOOL_CALL_UPDATE: Final = "tool_call_update"
+TOOL_CALL_CONTENT_CHUNK: Final = "tool_call_content_chunk"
+TERMINAL_UPDATE: Final = "terminal_update"
+TERMINAL_OUTPUT_CHUNK: Final = "terminal_output_chunk"
+PLAN_UPDATE: Final = "plan_update"
+USAGE_UPDATE: Final = "usage_update"
+SESSION_INFO_UPDATE: Final = "session_info_update"
+NOTICE: Final = "notice"
+# The `_meta` member of the notice an agent sends a connection whose session another
+# connection took over (session_owner.py); our client marks the session closed on it.
+TAKEN_OVER_META: Final = "sessionTakenOver"
+
+# Session states and stop reasons.
+STATE_RUNNING: Final = "running"
+STATE_IDLE: Final = "idle"
+STATE_REQUIRES_ACTION: Final = "requires_action"
+STOP_END_TURN: Final = "end_turn"
+STOP_CANCELLED: Final = "cancelled"
+# Custom stop reason (custom values start with `_`) for a turn handler that raised.
+STOP_INTERNAL_ERROR: Final = "_internal_error"
+
+# Tool call statuses.
+TOOL_CALL_CANCELLED: Final = "cancelled"
+FINISHED_TOOL_CALL_STATUSES: Final = frozenset({"completed", "failed", TOOL_CALL_CANCELLED})
+
+# Permission outcomes.
+OUTCOME_CANCELLED: Final = "cancelled"
+OUTCOME_SELECTED: Final = "selected"
+
+# Prompt content: every agent accepts the baseline; the rest need a prompt capability.
+BASELINE_PROMPT_CONTENT: Final = frozenset({"text", "resource_link"})
+PROMPT_CAPABILITY_OF_CONTENT: Final[Mapping[str, str]] = {
+    "image": "image",
+    "audio": "audio",
+    "resource": "embeddedContext",
+}
+
+
+def prompt_capabilities(agent_capabilities: Any) -> Mapping[str, Any]:
+    """`capabilities.session.prompt` of an initialize result (empty when absent or null)."""
+    session = agent_capabilities.get("session") if isinstance(agent_capabilities, dict) else None
+    prompt = session.get("prompt") if isinstance(session, dict) else None
+    return prompt if isinstance(prompt, dict) else {}
+
+
+def prompt_content_problems(prompt: Any, agent_capabilities: Any) -> list[dict[str, Any]]:
+    """Why `prompt` may not be sent to an agent with these capabilities, in the shape of
+    -32602 error data (`loc`, `msg`, `type`); empty when it may."""
+    if not isinstance(prompt, list):
+        return [{"loc": ["prompt"], "msg": "prompt must be an array", "type": "list_type"}]
+    granted = prompt_capabilities(agent_capabilities)
+    problems: list[dict[str, Any]] = []
+    for index, block in enumerate(prompt):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if not isinstance(kind, str):
+            problems.append(
+                {
+                    "loc": ["prompt", index],
+                    "msg": "a content block must be an object with a string 'type'",
+                    "type": "content_block",
+                }
+            )
+            continue
+        if kind in BASELINE_PROMPT_CONTENT:
+            continue
+        capability = PROMPT_CAPABILITY_OF_CONTENT.get(kind)
+        if capability is None:
+            message = f"content type {kind!r} is not covered by any prompt capability"
+        elif granted.get(capability) is None:  # support markers: {} = yes, absent/null = no
+            message = f"content type {kind!r} needs the prompt capability {capability!r}"
+        else:
+            continue
+        problems.append(
+            {"loc": ["prompt", index, "type"], "msg": message, "type": "prompt_capability"}
+        )
+    return problems
+
+
+def selected_option(outcome: Any) -> str | None:
+    """The chosen optionId of a permission outcome, or None. Anything but a well-formed
+    `selected` outcome (cancelled, unknown future outcomes) is never read as approval."""
+    outcome = to_json(outcome)  # a generated outcome model reads the same as its JSON
+    if isinstance(outcome, dict) and outcome.get("outcome") == OUTCOME_SELECTED:
+        option = outcome.get("optionId")
+        return option if isinstance(option, str) else None
+    return None
+
+
+def is_taken_over_notice(update: Any) -> bool:
+    """Whether `update` tells that another connection took the session over."""
+    if not isinstance(update, dict) or update.get(UPDATE_TAG_FIELD) != NOTICE:
+        return False
+    meta = update.get("_meta")
+    return isinstance(meta, dict) and meta.get(TAKEN_OVER_META) is True
