@@ -10,7 +10,11 @@ are strict)."""
 from typing import Final
 
 from . import models
-from ._runtime.wire.tolerant import ParamsRepair, ToleranceTable, params_repair
+from ._runtime.wire.tolerant import (
+    ParamsRepair,
+    ToleranceTable,
+    params_repair,
+)
 
 TOLERANCE: Final = ToleranceTable(
     root="SessionUpdate",
