@@ -5,6 +5,12 @@ helps through a second process. Where one is free to this process (and forking i
 call runs in a child and its answer comes back pickled through a pipe; elsewhere it runs here,
 at once, exactly as a plain call would. A child that fails is not trusted for its error: the same
 call is made again in process, so errors (and their messages) are those of the serial path.
+
+A fast path (docs/design.md, "Performance-sensitive paths"): `ahead` is its seam, and the
+call made in process is its reference, chosen by `FORKS = False` (tests; `render.py` asks
+`can_fork` too). Both must give the same answer or raise the same error
+(tests/test_fast_paths_fork.py). The fork assumes: no other thread (checked), a call whose
+answer pickles, and a child that touches nothing the parent relies on (the pipe aside).
 """
 
 from __future__ import annotations
@@ -19,6 +25,9 @@ from typing import BinaryIO, Generic, TypeVar
 
 R = TypeVar("R")
 
+# False: every call runs in process, at once (the reference path), whatever the machine offers.
+FORKS = True
+
 
 def _spare_core() -> bool:
     try:
@@ -29,8 +38,9 @@ def _spare_core() -> bool:
 
 
 def can_fork() -> bool:
-    """Forking is safe only with no other thread (one could hold a lock the child needs)."""
-    return hasattr(os, "fork") and threading.active_count() == 1 and _spare_core()
+    """Whether `ahead` forks: allowed (`FORKS`), possible, and worth it (a spare core). Forking
+    is safe only with no other thread (one could hold a lock the child needs)."""
+    return FORKS and hasattr(os, "fork") and threading.active_count() == 1 and _spare_core()
 
 
 class Pending(Generic[R]):

@@ -10,9 +10,11 @@ import asyncio
 import json
 from collections.abc import Callable
 from json.encoder import encode_basestring, encode_basestring_ascii
-from typing import Any, Final, Protocol
+from typing import Any, Final, NoReturn, Protocol
 
 from pydantic_core import from_json
+
+from .jsonvalue import JsonValue
 
 DEFAULT_MAX_LINE_BYTES: Final = 1 << 30  # 1 GiB: far above any sane message, still bounded
 _CHUNK_BYTES: Final = 1 << 20
@@ -122,7 +124,7 @@ class LineReader:
             self._lines.add(chunk)
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
@@ -149,7 +151,7 @@ def decode_line(line: bytes) -> Any:
         raise ValueError("nested too deeply") from None
 
 
-def _compact_encoder(ensure_ascii: bool) -> Callable[[Any], str]:
+def _compact_encoder(ensure_ascii: bool) -> Callable[[JsonValue], str]:
     """Compact JSON text, NaN and infinities refused. `JSONEncoder.encode` builds a new C
     encoder (and its bookkeeping) for every call, a few frames per message sent; this one is
     built once. It skips the check for circular references: what is sent is a tree decoded
@@ -166,7 +168,7 @@ def _compact_encoder(ensure_ascii: bool) -> Callable[[Any], str]:
     except TypeError:  # the accelerator's signature is CPython's own: if it ever changes
         return encoder.encode
 
-    def encode(message: Any) -> str:
+    def encode(message: JsonValue) -> str:
         chunks: list[str] = one_shot(message, 0)
         return "".join(chunks)
 
@@ -178,13 +180,17 @@ _encode_compact: Final = _compact_encoder(ensure_ascii=False)
 _encode_ascii: Final = _compact_encoder(ensure_ascii=True)
 
 
-def encode_json(message: Any) -> bytes:
+def encode_json(message: JsonValue) -> bytes:
     """Compact UTF-8 JSON; `json` escapes control characters, so it never contains a newline.
 
     A string may hold a lone surrogate (`"\\ud800"` is valid JSON, so a peer can send one and
     expect it back), which UTF-8 cannot encode. Such a message is written with every non-ASCII
     character escaped instead: valid JSON that decodes to exactly the same text, so every
-    string the wire can carry round-trips. Only messages holding one pay for the second pass."""
+    string the wire can carry round-trips. Only messages holding one pay for the second pass.
+
+    A fast path (docs/design.md, "Performance-sensitive paths"): CPython's private
+    `c_make_encoder`, built once. `encode_json_reference` is the obvious code it must equal,
+    byte for byte, on every tree (tests/runtime/test_fast_paths_wire.py)."""
     text = _encode_compact(message)
     try:
         return text.encode()
@@ -192,11 +198,22 @@ def encode_json(message: Any) -> bytes:
         return _encode_ascii(message).encode("ascii")
 
 
+def encode_json_reference(message: JsonValue) -> bytes:
+    """What `encode_json` does, the slow obvious way: `json.dumps` (a new encoder per call).
+    Differs only on a cycle, which it reports as ValueError instead of RecursionError."""
+    try:
+        return json.dumps(
+            message, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+        ).encode()
+    except UnicodeEncodeError:  # a lone surrogate: every non-ASCII character escaped
+        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+
 # `{"type":"text","text":` before a text content block's string, `}` after it.
 _TEXT_BLOCK_FRAME: Final = len('{"type":"text","text":}')
 
 
-def encoded_size(value: Any) -> int:
+def encoded_size(value: JsonValue) -> int:
     """`len(encode_json(value))`. A text content block (`{"type": "text", "text": ...}`, in
     that order: every chunk of a streamed message) is counted without running the encoder,
     from the escaped string alone (the function the encoder itself uses for strings)."""

@@ -12,6 +12,13 @@ awaited ends the park, and the loop awaits it before it takes the next.
 
 Back-pressure: while the loop is busy, arriving bytes wait in the buffer; past
 `PAUSE_ABOVE_BYTES` the transport stops reading until the loop parks again.
+
+A fast path (docs/design.md, "Performance-sensitive paths"). The seam is `park`; its
+reference is `PushedLines(parks=False)`, which the loop never parks on: it pulls every line
+with `read_line`, as from any stream. Both must hand the loop's step the same lines in the same
+order (tests/runtime/test_fast_paths_wire.py). What parking assumes: the step never blocks and
+returns what must be awaited rather than awaiting it; the transport calls `received` on the
+event loop's thread, one call at a time.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Generator
-from typing import Any, Final
+from typing import Final
 
 from .line_framing import LineBuffer
 
@@ -29,7 +36,6 @@ logger = logging.getLogger(__name__)
 PAUSE_ABOVE_BYTES: Final = 1 << 20
 
 Take = Callable[[bytes], Awaitable[None] | None]
-_END: Final = object()  # what a park ends with at end of stream
 
 
 class _YieldOnce:
@@ -52,19 +58,24 @@ class _GoOn:
 # by a park, the yield is already done: the loop wakes after the handler's step, queued first.
 YIELD_ONCE: Final = _YieldOnce()
 _GO_ON: Final = _GoOn()
+_END: Final = _GoOn()  # what a park ends with at end of stream (by identity)
+# What the loop's waiter is resolved with: None (a line to read), or what `take` handed over.
+_Handed = Awaitable[None] | None
 
 
 class PushedLines:
     """A `FrameSource` whose bytes a protocol callback pushes (`received`, `ended`). The
-    connection reading it sets its `max_line_bytes`."""
+    connection reading it sets its `max_line_bytes`. `parks=False`: the reference path, for
+    tests (the reader loop only pulls, with `read_line`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, parks: bool = True) -> None:
+        self.parks = parks
         self._lines = LineBuffer()
         self._transport: asyncio.ReadTransport | None = None
         self._paused = False
         self._ended = False
         self._problem: BaseException | None = None  # why the transport ended, if it failed
-        self._waiter: asyncio.Future[Any] | None = None  # the reader loop waits on it
+        self._waiter: asyncio.Future[_Handed] | None = None  # the reader loop waits on it
         self._take: Take | None = None  # the loop's step while it is parked
 
     # -- the transport's side -----------------------------------------------------------------
@@ -143,7 +154,7 @@ class PushedLines:
         """Wait, handing each whole line that arrives to `take` at once (in the transport's
         callback); return the first awaitable `take` returns, or None at end of stream (then
         `read_line` gives what is left). Raises what `take` or the framing raised
-        (`LineTooLong`). Call it with no whole line buffered."""
+        (`LineTooLong`). Call it with no whole line buffered, and only when `parks`."""
         if self._ended:
             return None
         got = await self._wait(take)
@@ -162,9 +173,9 @@ class PushedLines:
                 return self._lines.final_line()
             await self._wait(None)
 
-    async def _wait(self, take: Take | None) -> Any:
+    async def _wait(self, take: Take | None) -> _Handed:
         self._go_on()  # parked or reading: whatever arrives is taken now
-        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        waiter: asyncio.Future[_Handed] = asyncio.get_running_loop().create_future()
         self._waiter, self._take = waiter, take
         try:
             return await waiter

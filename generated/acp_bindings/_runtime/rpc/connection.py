@@ -28,7 +28,8 @@ Concurrency model (wire order is part of the protocol):
   system call (and one wake-up of the reader) per few dozen chunks instead of one each. One that
   comes `_BURST_SECONDS` or more after the last write goes out at once (with what is held). Any
   other write first takes what the burst holds, so a handler's response still follows every
-  notification it sent before returning.
+  notification it sent before returning. (A fast path: `ReferenceConnection` writes each frame
+  at once, and the bytes on the wire must be the same; docs/design.md says what it buys.)
 - Batches (arrays): notifications and responses in them are handled inline in order; requests run
   as tasks; one array of their responses (plus -32600 for each invalid entry) is written when all
   are done. A batch of only notifications gets no reply; an empty batch gets a single -32600.
@@ -50,7 +51,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..wire.errors import ConnectionClosed, RpcError
-from ..wire.jsonvalue import to_json
+from ..wire.jsonvalue import JsonObject, JsonValue, to_json
 from ..wire.line_framing import (
     DEFAULT_MAX_LINE_BYTES,
     ByteSink,
@@ -120,7 +121,7 @@ class Connection(IncomingMessages):
         self._in_burst = False  # a notification went out since the event loop last ran
         self._last_write = 0.0  # time.monotonic() of the last write of a notification
         self._ids = itertools.count(1)
-        self._pending: dict[RequestId, asyncio.Future[Any]] = {}
+        self._pending: dict[RequestId, asyncio.Future[JsonValue]] = {}
         self._inbound: dict[RequestId, asyncio.Task[Any]] = {}
         self._peer_cancelled: set[asyncio.Task[Any]] = set()
         self._tasks: set[asyncio.Task[Any]] = set()  # strong references to running tasks
@@ -152,7 +153,7 @@ class Connection(IncomingMessages):
         reason = "end of stream"
         # A source that can hand over what it has buffered saves a coroutine per line.
         buffered: Callable[[], bytes | None] = getattr(self._lines, "buffered_line", _nothing)
-        pushed = self._lines if isinstance(self._lines, PushedLines) else None
+        pushed = self._lines if isinstance(self._lines, PushedLines) and self._lines.parks else None
         try:
             while not self._closed:
                 try:
@@ -246,14 +247,14 @@ class Connection(IncomingMessages):
 
     # -- outgoing -------------------------------------------------------------------------------
 
-    async def request(self, method: str, params: Any = None) -> Any:
+    async def request(self, method: str, params: object = None) -> Any:
         """Send a request and return its result (JSON); `RpcError` on an error response,
         `ConnectionClosed` when the connection ends first. Cancelling the awaiting task sends
         `$/cancel_request` to the peer."""
         if self._closed:
             raise ConnectionClosed(f"connection closed: {self._close_reason}")
         request_id = next(self._ids)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[JsonValue] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
             await self._write_message(request_message(request_id, method, to_json(params)))
@@ -277,17 +278,21 @@ class Connection(IncomingMessages):
         if len(self._withdrawn) > _WITHDRAWN_KEPT:
             self._withdrawn.popitem(last=False)
 
-    async def notify(self, method: str, params: Any = None) -> None:
+    async def notify(self, method: str, params: object = None) -> None:
         """Send a notification: written before this returns, or, sent in a burst without
         yielding to the event loop, in order with the burst (see the module's notes)."""
         await self._write_notification(encode_json(notification_message(method, to_json(params))))
 
-    async def notify_json(self, method: str, params: Any) -> None:
+    async def notify_json(self, method: str, params: JsonValue) -> None:
         """`notify` for params that are already wire JSON (no models inside): written as they
         are, without another conversion walk (the session's updates are converted once)."""
         await self._write_notification(encode_json(notification_message(method, params)))
 
     async def _write_notification(self, frame: bytes) -> None:
+        """Write a notification's frame, or hold it in the burst (the module's notes): the seam
+        of the burst fast path, whose reference (`ReferenceConnection`) writes it at once.
+        Assumes the writer keeps the order of `write` calls and that the loop runs `call_soon`
+        callbacks."""
         now = time.monotonic()
         if not self._in_burst:  # the first since the loop last ran goes out at once
             self._in_burst = True
@@ -335,7 +340,7 @@ class Connection(IncomingMessages):
         except (ConnectionError, OSError, RuntimeError) as problem:
             self._abort(f"write failed: {problem}")
 
-    async def _write_message(self, message: dict[str, Any]) -> None:
+    async def _write_message(self, message: JsonObject) -> None:
         await self._write_frame(encode_json(message))
 
     async def _write_error(self, request_id: RequestId, error: RpcError) -> None:
@@ -356,7 +361,7 @@ class Connection(IncomingMessages):
         if self.trace is not None and frame:
             self.trace.record(SEND, frame)
 
-    def _write_nowait(self, message: dict[str, Any]) -> None:
+    def _write_nowait(self, message: JsonObject) -> None:
         try:
             self._write_now(encode_json(message))
         except (ConnectionClosed, ConnectionError, OSError) as problem:

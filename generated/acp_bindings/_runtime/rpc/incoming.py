@@ -8,7 +8,9 @@
 so its reader loop calls them without an extra hop per line. The rules, part of the
 connection's concurrency model (see connection.py):
 
-- a well-formed notification is recognised without `classify` and handled inline;
+- a notification is handled before the next message is read: one the dispatcher can handle
+  synchronously (`dispatch.inline_notifications`), when well-formed, is recognised without
+  `classify` and handled in the step itself; any other is awaited through the dispatcher;
 - a request runs as a task that starts before the next message is read; its answer is written
   the moment the handler returns. One the dispatcher answers without suspending
   (`dispatch.synchronous_requests`: `initialize`, a `session/new` no author hook awaits) is
@@ -16,6 +18,11 @@ connection's concurrency model (see connection.py):
 - a batch: notifications and responses inline in order, requests as tasks, one array of
   answers when all are done (none for a batch of only notifications);
 - `$/cancel_request` cancels a running request, which is answered with -32800.
+
+The shortcuts (the inline notification, the request answered without a task, `YIELD_ONCE`) are
+fast paths behind one seam, `_take_line`; `ReferenceConnection` (reference_paths.py) replaces
+it with the obvious step, and tests/runtime/test_fast_paths_rpc.py requires the same wire
+output and the same handled messages from both (docs/design.md, "Performance-sensitive paths").
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ..wire.errors import ConnectionClosed, RpcError
-from ..wire.jsonvalue import to_json
+from ..wire.jsonvalue import JsonValue, to_json
 from ..wire.line_framing import decode_line, encode_json
 from ..wire.pushed_lines import YIELD_ONCE
 from .dispatch import Dispatcher, InlineHandler, inline_notifications, synchronous_requests
@@ -62,7 +69,7 @@ def answer_written() -> asyncio.Future[None] | None:
     return _ANSWER_WRITTEN.get()
 
 
-def _encode_answer(request_id: RequestId, answer: Any, error: RpcError | None) -> bytes:
+def _encode_answer(request_id: RequestId, answer: object, error: RpcError | None) -> bytes:
     """Encode a response; a result or error data that is not JSON becomes -32603."""
     try:
         if error is None:
@@ -86,7 +93,7 @@ class IncomingMessages:
     _synchronous: frozenset[str] = frozenset()
     _closed: bool
     _withdrawn: OrderedDict[RequestId, None]
-    _pending: dict[RequestId, asyncio.Future[Any]]
+    _pending: dict[RequestId, asyncio.Future[JsonValue]]
     _inbound: dict[RequestId, asyncio.Task[Any]]
     _peer_cancelled: set[asyncio.Task[Any]]
     _tasks: set[asyncio.Task[Any]]
@@ -116,11 +123,17 @@ class IncomingMessages:
         return task
 
     def _take_line(self, line: bytes) -> Awaitable[None] | None:
-        """Handle one line. What needs nothing awaited (a blank line, a notification with an
-        inline handler: most traffic, a response) is done here, at once, and so is starting a
-        request's task, which returns `YIELD_ONCE`: the reader yields once, so the handler runs
-        up to its first suspension before the next message is read. For the rest, the coroutine
-        that handles it, which the reader loop awaits (one coroutine less per line)."""
+        """The reader loop's step for one line: the seam of the incoming fast paths, whose
+        reference is `ReferenceConnection._take_line` (an `async` step for every line).
+
+        Returns None when the line is handled; `YIELD_ONCE` when it started a request's task
+        (the loop yields once, so the handler runs up to its first suspension before the next
+        message is read); else a coroutine the loop awaits before it takes the next line.
+        Handled here at once: a blank line, a well-formed notification with an inline handler
+        (most traffic; no `classify`), a response, and a request the dispatcher answers
+        without suspending (`_answer_at_once`: no task). Assumes those handlers do, without
+        suspending, exactly what the dispatcher's coroutines would; it may run inside a
+        transport's callback (`PushedLines.park`), so it never awaits."""
         if not line or line.isspace():
             return None  # tolerate blank lines between messages (`strip()` would copy every line)
         try:
@@ -164,7 +177,7 @@ class IncomingMessages:
         logger.warning("the peer sent a line that is not JSON (%s): %r", problem, excerpt)
         await self._write_error(None, RpcError.parse_error(str(problem)))
 
-    async def _on_payload(self, payload: Any) -> None:
+    async def _on_payload(self, payload: JsonValue) -> None:
         """A decoded message other than a notification handled inline."""
         if isinstance(payload, list):
             await self._on_batch(payload)
@@ -182,7 +195,7 @@ class IncomingMessages:
         else:
             await self._write_error(message.id, RpcError.invalid_request(message.reason))
 
-    async def _on_batch(self, items: list[Any]) -> None:
+    async def _on_batch(self, items: list[JsonValue]) -> None:
         if not items:
             await self._write_error(None, RpcError.invalid_request("empty batch"))
             return
@@ -222,7 +235,7 @@ class IncomingMessages:
             if not written.done():
                 written.set_result(None)
 
-    async def _on_notification(self, method: str, params: Any) -> None:
+    async def _on_notification(self, method: str, params: JsonValue) -> None:
         if method == CANCEL_REQUEST_METHOD:
             self._on_cancel_request(params)
             return
@@ -238,7 +251,7 @@ class IncomingMessages:
             logger.exception("notification handler for %r failed", method)
 
     @staticmethod
-    def _notify_inline(inline: InlineHandler, method: str, params: Any) -> None:
+    def _notify_inline(inline: InlineHandler, method: str, params: JsonValue) -> None:
         try:
             inline(params)
         except Exception:
@@ -261,10 +274,10 @@ class IncomingMessages:
         else:
             future.set_result(message.result)
 
-    def _on_cancel_request(self, params: Any) -> None:
+    def _on_cancel_request(self, params: JsonValue) -> None:
         request_id = params.get("requestId") if isinstance(params, dict) else None
-        if not is_valid_id(request_id):
-            return
+        if not is_valid_id(request_id) or not isinstance(request_id, int | str | None):
+            return  # (the second test only tells the type checker what the first checked)
         task = self._inbound.get(request_id)
         if task is not None and not task.done():
             self._peer_cancelled.add(task)
@@ -272,8 +285,10 @@ class IncomingMessages:
 
     def _answer_at_once(self, message: Request) -> None:
         """Handle a request the dispatcher answers without suspending, here and now, in a
-        context of its own as a task's (`answer_written()` and the like stay the handler's).
-        Should it suspend after all (a full pipe makes the write wait), a task runs the rest."""
+        context of its own as a task's (`answer_written()` and the like stay the handler's):
+        the coroutine is stepped by hand, no task made. Should it suspend after all (a full
+        pipe makes the write wait), a task finishes it from where it stopped (`Resumed`).
+        Assumes `asyncio`'s tasks, whose coroutine's first `send(None)` this step takes."""
         coroutine = self._answer_and_write(message)
         context = contextvars.copy_context()
         try:

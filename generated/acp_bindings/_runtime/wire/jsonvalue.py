@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from pydantic import BaseModel
 
@@ -22,6 +22,10 @@ class _Absent(Enum):
 
 ABSENT: Final = _Absent.ABSENT
 Absent = _Absent
+
+# A JSON value as `json` decodes it (and as the encoder takes it), and a JSON object.
+JsonValue: TypeAlias = "dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None"
+JsonObject: TypeAlias = "dict[str, JsonValue]"
 
 
 def parse_pointer(pointer: str) -> tuple[str, ...]:

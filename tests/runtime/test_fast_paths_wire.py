@@ -1,0 +1,109 @@
+"""The wire layer's fast paths against their references, on the same random input: the encoder
+built once on CPython's `c_make_encoder` against `json.dumps`, and lines handled while the
+reader is parked (`PushedLines.park`) against a reader that only pulls (`parks=False`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+
+from acp_codegen.runtime.wire.jsonvalue import JsonValue
+from acp_codegen.runtime.wire.line_framing import LineTooLong, encode_json, encode_json_reference
+from acp_codegen.runtime.wire.pushed_lines import YIELD_ONCE, PushedLines
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from .json_text import json_text
+from .streams import run
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    json_text(max_size=8),
+)
+json_values: st.SearchStrategy[JsonValue] = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(json_text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=16,
+)
+
+
+@given(json_values)
+@example({"text": "lone \ud800 surrogate", "nul": "\x00", "é": ["漢", "\U0001f600"]})
+@example({"a\udc00": [1e300, -0.0, 10**40, True, None]})
+def test_the_encoder_writes_the_bytes_json_dumps_writes(value: JsonValue) -> None:
+    assert encode_json(value) == encode_json_reference(value)
+
+
+# -- lines handled while the reader is parked ------------------------------------------------------
+
+# A line's first byte says what the step does with it: "a" must be awaited (a coroutine), "y"
+# started a task (`YIELD_ONCE`), anything else is handled in the step.
+line_bodies = st.lists(st.sampled_from(list(b"ayz\xff")), max_size=6).map(bytes)
+
+
+async def _lines_taken(chunks: list[bytes], parks: bool, limit: int) -> list[object]:
+    """Every line the reader loop's step took, in order, as `Connection.run` drives it."""
+    taken: list[object] = []
+
+    async def awaited(line: bytes) -> None:
+        await asyncio.sleep(0)  # a real suspension: the park must have ended for this line
+        taken.append(("awaited", line))
+
+    def take(line: bytes) -> Awaitable[None] | None:
+        if line.startswith(b"a"):
+            return awaited(line)
+        taken.append(line)
+        return YIELD_ONCE if line.startswith(b"y") else None
+
+    lines = PushedLines(parks=parks)
+    lines.max_line_bytes = limit
+
+    async def reader_loop() -> None:
+        while True:
+            try:
+                line = lines.buffered_line()
+                if line is None and lines.parks:
+                    handover = await lines.park(take)
+                    if handover is not None:
+                        await handover
+                        continue
+                if line is None:
+                    line = await lines.read_line()
+            except LineTooLong:
+                taken.append("too long")
+                continue
+            if line is None:
+                return
+            rest = take(line)
+            if rest is not None:
+                await rest
+
+    loop_task = asyncio.create_task(reader_loop())
+    for chunk in chunks:
+        lines.received(chunk)
+        for _ in range(3):  # let the loop take what it can (yields, not time)
+            await asyncio.sleep(0)
+    lines.ended()
+    await loop_task
+    return taken
+
+
+@given(st.lists(line_bodies, max_size=12), st.booleans(), st.data())
+def test_a_parked_reader_takes_the_lines_a_pulling_reader_takes(
+    bodies: list[bytes], newline_at_end: bool, data: st.DataObject
+) -> None:
+    stream = b"\n".join(bodies) + (b"\n" if newline_at_end else b"")
+    cuts = sorted(set(data.draw(st.lists(st.integers(0, len(stream)), max_size=8))))
+    chunks = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
+    limit = data.draw(st.sampled_from([4, 1 << 20]))  # some lines too long, or none
+
+    async def both() -> tuple[list[object], list[object]]:
+        return await _lines_taken(chunks, True, limit), await _lines_taken(chunks, False, limit)
+
+    parked, pulled = run(both())
+    assert parked == pulled
