@@ -140,15 +140,14 @@ class IncomingMessages:
             type(payload) is dict
             and "id" not in payload
             and payload.get("jsonrpc") == "2.0"
-            and type(payload.get("method")) is str
-            and type(payload.get("params")) is dict
+            and type(method := payload.get("method")) is str
+            and type(params := payload.get("params")) is dict
         ):
-            method = payload["method"]
             inline = self._inline.get(method)
             if inline is None:
-                return self._on_notification(method, payload["params"])
+                return self._on_notification(method, params)
             try:  # `_notify_inline`, without its frame: this is most of the traffic
-                inline(payload["params"])
+                inline(params)
             except Exception:
                 logger.exception("notification handler for %r failed", method)
             return None

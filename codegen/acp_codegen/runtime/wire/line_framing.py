@@ -132,7 +132,7 @@ def _reject_constant(name: str) -> NoReturn:
 _STRICT_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-def decode_line(line: bytes) -> Any:
+def decode_line(line: bytes) -> JsonValue:
     """Parse one line; ValueError (UnicodeDecodeError, JSONDecodeError) when it is not JSON.
 
     pydantic-core's parser reads the bytes directly (several times faster than `json`). It is
@@ -142,11 +142,13 @@ def decode_line(line: bytes) -> Any:
     try:
         # Short values are cached too (the default): 0.15 µs a line slower than caching keys
         # alone, but a session's state shares its repeated ids and statuses (15 % smaller).
-        return from_json(line, allow_inf_nan=False)
+        value: JsonValue = from_json(line, allow_inf_nan=False)
+        return value
     except ValueError:
         pass
     try:
-        return _STRICT_DECODER.decode(line.decode("utf-8"))
+        value = _STRICT_DECODER.decode(line.decode("utf-8"))
+        return value
     except RecursionError:  # the decoder recurses once per level: a hostile line can be deep
         raise ValueError("nested too deeply") from None
 

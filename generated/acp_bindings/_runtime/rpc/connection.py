@@ -89,7 +89,8 @@ class Connection(IncomingMessages):
     `reader` is a byte stream of newline-delimited messages, or a `FrameSource` that yields
     one message at a time (a transport with its own framing: HTTP bodies, WebSocket frames),
     or `PushedLines` that its transport fills (`serve_stdio`, `spawn_agent`): then what arrives
-    while the reader loop waits is handled in the transport's callback, a loop pass sooner.
+    while the reader loop waits is handled in the transport's callback, a loop pass sooner
+    (unless made with `parks=False`, its reference path: then the loop pulls each line).
     `max_line_bytes` bounds a line of either newline-delimited kind.
     """
 
