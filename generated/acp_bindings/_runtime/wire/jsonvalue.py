@@ -9,9 +9,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from pydantic import BaseModel
+
+# A JSON value as decoded from the wire (`json.loads`), before any model: the type of params,
+# results and ids the runtime passes along without looking inside.
+JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, "JsonValue"] | None
+JsonObject: TypeAlias = dict[str, JsonValue]
 
 
 class _Absent(Enum):
