@@ -12,8 +12,9 @@ One URL takes everything:
 - `GET` with `Upgrade: websocket`: a WebSocket connection (ws_server.py).
 - `DELETE` with `Acp-Connection-Id`: close the connection.
 
-Every request passes the `WebGuard` first (Host, Origin, token). This is the only module
-besides ws_server.py that imports aiohttp, so a generated package works without it on stdio.
+Every request passes the `WebGuard` first (Host, Origin, token). On this side only this module,
+ws_server.py and event_stream.py import aiohttp (the client's transports: when a URL is reached),
+so a generated package works without it on stdio.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ class RemoteServer:
 
     The server's `tasks` hold its reaper and what its connections run besides their own
     connection (a WebSocket's sending pump, a close begun from a callback); the app's
-    shutdown closes every connection, waits for those tasks to end, and stops the reaper."""
+    shutdown stops the reaper, closes every connection, then waits for those tasks to end."""
 
     def __init__(
         self,

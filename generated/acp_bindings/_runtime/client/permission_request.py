@@ -31,7 +31,7 @@ class PermissionRequest:
     def answered(self) -> bool:
         return self._answer.done()
 
-    def respond(self, outcome: Mapping[str, Any] | BaseModel) -> None:
+    def respond(self, outcome: Mapping[str, object] | BaseModel) -> None:
         """Answer with an outcome object; later answers are ignored."""
         if not self._answer.done():
             self._answer.set_result(as_object(outcome))
@@ -49,7 +49,7 @@ logger = logging.getLogger(__name__)
 async def wait_for_answer(
     params: dict[str, Any],
     pending: list[PermissionRequest],
-    hook: Callable[[PermissionRequest], Awaitable[Mapping[str, Any] | BaseModel]] | None,
+    hook: Callable[[PermissionRequest], Awaitable[Mapping[str, object] | BaseModel]] | None,
 ) -> JsonObject:
     """The client's answer to a permission request: kept in `pending` (the session's) until
     answered, by `hook` when given (a failing hook answers with an internal error) or by the
@@ -70,7 +70,7 @@ async def wait_for_answer(
 
 async def _ask(
     request: PermissionRequest,
-    hook: Callable[[PermissionRequest], Awaitable[Mapping[str, Any] | BaseModel]],
+    hook: Callable[[PermissionRequest], Awaitable[Mapping[str, object] | BaseModel]],
 ) -> None:
     try:
         request.respond(await hook(request))
