@@ -1,10 +1,13 @@
 """No task outlives its connection: with a turn in flight (the agent's turn waits on a
-permission answer the client's hook has not given), the connection ends, by the client
-closing it or by the agent's end going away, on every transport; once the ends are closed
-(awaited, never slept on), the event loop holds nothing but the test's own task.
+permission answer the client's hook has not given; in-process agents run a second turn that
+waits on nothing the wire can end), the connection ends, by the client closing it or by
+either end vanishing, on every transport: a socket pair carrying stdio's newline-delimited
+JSON, an agent subprocess on stdin/stdout, Streamable HTTP (answers on SSE event streams) and
+WebSocket. Once every end is closed (each close awaited, never slept on), the event loop holds
+nothing but the test's own task.
 
-Both sides run in this process (the agent in a subprocess for `subprocess`), so every task
-either side spawned is counted: the connection's reader and handlers, the agent's turn, the
+Both sides run in this process (the agent in a child for `subprocess`), so every task either
+side spawned is counted: the connection's reader and handlers, the agent's turns, the
 client's permission hook, a transport's sender, readers and event streams, the server's
 reaper and pumps."""
 
@@ -34,7 +37,7 @@ if TYPE_CHECKING:
     from acp_bindings._runtime.rpc.connection import Connection
 
 TRANSPORTS = ["memory", "subprocess", "http", "websocket"]
-ENDINGS = ["client closes", "agent goes away"]
+ENDINGS = ["client closes", "agent goes away", "client goes away"]
 
 
 class StalledClient(Client):
@@ -69,17 +72,21 @@ def waiting_agent() -> Any:
 
 
 class Ends:
-    """How a test ends one connection: `client_close()`, or `agent_gone()` and then wait for
-    the client's connection to see it; `client` is the client's connection; `agent` the
-    agent object when it runs in this process."""
+    """How a test ends one connection: `client_close()`; `agent_gone()` (the agent's end
+    vanishes, saying nothing), then wait for the client's connection to see it; or
+    `client_gone()` (the client's end vanishes), which waits for the agent's end to see it
+    where it ends the connection there. `client` is the client's connection; `agent` the agent
+    object when it runs in this process."""
 
     def __init__(
         self,
         client: Connection,
         client_close: Callable[[], Awaitable[None]],
         agent_gone: Callable[[], Awaitable[None]],
+        client_gone: Callable[[], Awaitable[None]],
         agent: Any = None,
     ) -> None:
+        self.client_gone = client_gone
         self.client = client
         self.agent = agent
         self.client_close = client_close
@@ -106,8 +113,12 @@ async def memory(client: StalledClient) -> AsyncIterator[Ends]:
         agent_writer.transport.abort()  # the agent's end vanishes: no goodbye
         await agent_connection.wait_closed()
 
+    async def client_gone() -> None:
+        client_writer.transport.abort()
+        await agent_connection.wait_closed()  # the agent saw its client vanish
+
     try:
-        yield Ends(client_connection, client_connection.close, agent_gone, agent)
+        yield Ends(client_connection, client_connection.close, agent_gone, client_gone, agent)
     finally:
         await client_connection.close()
         await agent_connection.close()
@@ -126,8 +137,13 @@ async def subprocess(client: StalledClient) -> AsyncIterator[Ends]:
         agent.process.kill()
         await agent.process.wait()
 
+    async def client_gone() -> None:
+        assert agent.process.stdin is not None
+        agent.process.stdin.transport.abort()  # the agent reads end of file, and exits
+        await agent.process.wait()
+
     try:
-        yield Ends(agent.connection, agent.connection.close, agent_gone)
+        yield Ends(agent.connection, agent.connection.close, agent_gone, client_gone)
     finally:
         await agent.close()
 
@@ -147,7 +163,16 @@ def remote(scheme: str) -> Callable[[StalledClient], Any]:
         try:
             remote_agent = await client.connect(url)
             try:
-                yield Ends(remote_agent.connection, remote_agent.close, runner.cleanup, agent)
+
+                async def gone() -> None:
+                    [link] = server.links.values()
+                    # Its HTTP client closed under it: every socket dropped, no DELETE sent.
+                    await remote_agent._http.close()
+                    if scheme == "ws":  # the socket was the connection: the server ends it
+                        await link.closed.wait()
+                    # (over HTTP the server keeps it for a resume; its shutdown ends it)
+
+                yield Ends(remote_agent.connection, remote_agent.close, runner.cleanup, gone, agent)
             finally:
                 await remote_agent.close()
         finally:
@@ -188,10 +213,12 @@ def test_no_task_is_left_after_a_connection_ends_with_a_turn_in_flight(
                     await ends.agent.waiting.wait()
                 if ending == "client closes":
                     await ends.client_close()
-                else:
+                    assert ends.client.closed
+                elif ending == "agent goes away":
                     await ends.agent_gone()
-                    await ends.client.wait_closed()  # the client saw the agent go
-                assert ends.client.closed
+                    await ends.client.wait_closed()  # the client's connection saw it
+                else:
+                    await ends.client_gone()
         assert leftovers() == set(), sorted(repr(task) for task in leftovers())
 
     asyncio.run(scenario())
