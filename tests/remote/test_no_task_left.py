@@ -23,15 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from aiohttp import web
 
-from .agents import (
-    HANG_GUARD,
-    REPO,
-    Client,
-    ClientSession,
-    RemoteServer,
-    demo_agent_class,
-    running,
-)
+from .agents import HANG_GUARD, REPO, Client, ClientSession, demo_agent_class
 
 if TYPE_CHECKING:
     from acp_bindings._runtime.rpc.connection import Connection
@@ -153,6 +145,8 @@ def remote(scheme: str) -> Callable[[StalledClient], Any]:
     async def over(client: StalledClient) -> AsyncIterator[Ends]:
         """The example agent served on 127.0.0.1 as `serve_http` serves it; `agent_gone`
         shuts the server down under the connection."""
+        from acp_bindings._runtime.serving.http_server import RemoteServer, running
+
         agent = waiting_agent()
         server = RemoteServer(agent.connection_dispatcher, guard=None)
         runner = await running(server)

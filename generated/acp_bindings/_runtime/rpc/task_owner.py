@@ -5,9 +5,10 @@
 """Who owns a task: `TaskOwner`, the one way the runtime keeps the tasks it starts.
 
 Every task the runtime spawns belongs to exactly one owner, and the owner's holder decides
-when it ends: a connection owns its reader and its request handlers, an agent side the turns
-of its sessions, a transport its pumps and event streams, a server its reaper. Closing the
-holder closes its owner:
+when it ends: a connection's owner holds its request handlers (the reader loop, which runs
+the close, the connection holds itself), an agent side's the turns of its sessions, a
+transport's its sender and readers, a server's its reaper and WebSocket pumps (docs/design.md
+has the table). Closing the holder closes its owner:
 
 - `close()` cancels every task the owner still runs (not the task calling it) and waits until
   all are done, then awaits what was registered with `on_close` (the work of someone the
