@@ -26,9 +26,9 @@ def test_a_finished_task_is_let_go_and_its_result_kept() -> None:
             return 7
 
         task = owner.spawn(seven(), name="seven")
-        assert task in owner.running and len(owner) == 1
+        assert task in owner.running and len(owner.running) == 1
         assert await task == 7
-        assert len(owner) == 0  # its done callback was added before this await's
+        assert len(owner.running) == 0  # its done callback was added before this await's
         assert task.get_name() == "seven"
 
     run(main())
@@ -151,7 +151,7 @@ def test_leaving_the_scope_cancels_what_still_runs() -> None:
             task = owner.spawn(_forever(started))
             await started.wait()
         assert task.cancelled()
-        assert len(owner) == 0 or all(t.done() for t in owner.running)
+        assert len(owner.running) == 0 or all(t.done() for t in owner.running)
 
     run(main())
 

@@ -55,9 +55,6 @@ class TaskOwner:
         self._closers: list[Closer] = []
         self._closed: asyncio.Event | None = None  # set once the first close() is through
 
-    def __len__(self) -> int:
-        return len(self.running)
-
     def __repr__(self) -> str:
         return f"<TaskOwner {self.name!r}: {len(self.running)} running>"
 

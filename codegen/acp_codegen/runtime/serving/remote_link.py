@@ -112,7 +112,7 @@ class RemoteLink:
         tasks: TaskOwner | None = None,
     ) -> None:
         self.id = str(uuid.uuid4())
-        self.tasks = tasks or TaskOwner("a remote link")
+        self.tasks = TaskOwner("a remote link") if tasks is None else tasks
         self.limits = limits
         self.websocket = websocket
         self.backlog = Backlog(limits.max_buffered_bytes)

@@ -88,23 +88,26 @@ class _FileSink:
 
 async def _pump_file(fd: int, reader: asyncio.StreamReader) -> None:
     """Feed a regular file into a StreamReader from a worker thread. Cancelled, it waits for
-    the read in flight (one chunk of a regular file) before closing the descriptor, which the
-    worker thread still reads from until then."""
+    the read in flight (one chunk of a regular file): the descriptor is closed when the task
+    is done (`_file_read`), and the worker thread reads from it until then."""
     loop = asyncio.get_running_loop()
-    try:
-        while True:
-            read = loop.run_in_executor(None, os.read, fd, _READ_CHUNK)
-            try:
-                chunk = await asyncio.shield(read)
-            except asyncio.CancelledError:
-                await asyncio.wait([read])
-                raise
-            if not chunk:
-                break
-            reader.feed_data(chunk)
-    finally:
-        reader.feed_eof()
-        os.close(fd)
+    while True:
+        read = loop.run_in_executor(None, os.read, fd, _READ_CHUNK)
+        try:
+            chunk = await asyncio.shield(read)
+        except asyncio.CancelledError:
+            await asyncio.wait([read])
+            raise
+        if not chunk:
+            return
+        reader.feed_data(chunk)
+
+
+def _file_read(fd: int, reader: asyncio.StreamReader) -> None:
+    """The file's reader task is done (read to the end, failed, or cancelled, perhaps before
+    it ever ran): the stream ends and the descriptor is closed."""
+    reader.feed_eof()
+    os.close(fd)
 
 
 async def open_stdio(
@@ -124,7 +127,9 @@ async def open_stdio(
         _read_pipe_in_small_reads(read_transport)
     else:
         reader = asyncio.StreamReader()
-        (tasks or _FILE_READERS).spawn(_pump_file(in_fd, reader), name="stdin file reader")
+        owner = _FILE_READERS if tasks is None else tasks
+        pump = owner.spawn(_pump_file(in_fd, reader), name="stdin file reader")
+        pump.add_done_callback(lambda _: _file_read(in_fd, reader))
     out_fd = os.dup(sys.stdout.fileno())
     if not _is_pollable(out_fd):
         return reader, _FileSink(out_fd)
