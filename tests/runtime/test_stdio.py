@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from acp_codegen.runtime.rpc.connection import Connection
+from acp_codegen.runtime.rpc.task_owner import TaskOwner
 from acp_codegen.runtime.transports.stdio import (
     PIPE_READ_BYTES,
     _written_out,
@@ -135,6 +136,31 @@ def test_serve_stdio_works_with_regular_files(tmp_path: Path) -> None:
     assert len(lines) == 2
     assert by_id[1] == {"jsonrpc": "2.0", "id": 1, "result": {"a": 1}}
     assert by_id[2]["error"]["code"] == -32601
+
+
+def test_closing_the_owner_of_a_regular_files_reader_ends_it_and_the_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`open_stdio(tasks)` on a regular file: its reader is a task of `tasks`; closing them
+    stops the reading (the read in flight finishes first) and ends the stream."""
+    data = tmp_path / "in.bin"
+    data.write_bytes(b"x" * (32 << 20))  # many reads of one chunk: still reading when closed
+
+    async def scenario() -> None:
+        with data.open("rb") as stdin, open(os.devnull, "wb") as stdout:
+            monkeypatch.setattr(sys, "stdin", stdin)
+            monkeypatch.setattr(sys, "stdout", stdout)
+            owner = TaskOwner("test")
+            reader, writer = await open_stdio(owner)
+            assert isinstance(reader, asyncio.StreamReader)  # a file: read by a worker thread
+            [pump] = owner.running
+            await owner.close()
+            assert pump.cancelled() and not owner.running
+            read = await guard(reader.read())  # what came before the close, then the end
+            assert len(read) < len(data.read_bytes())
+            writer.close()
+
+    run(scenario())
 
 
 def test_serve_stdio_ends_at_once_on_dev_null() -> None:

@@ -44,6 +44,7 @@ from ..rpc.connection import Connection, answer_written
 from ..rpc.dispatch import Dispatcher
 from ..rpc.negotiation import negotiate
 from ..rpc.outgoing_checks import NoChecks, OutgoingChecks
+from ..rpc.task_owner import TaskOwner
 from ..state.history import DEFAULT_HISTORY_LIMIT, chunk_runs, live_tags
 from ..wire.errors import ErrorCode, RpcError
 from ..wire.jsonvalue import copy_json
@@ -73,7 +74,6 @@ from .sessions import (
 from .turns import PromptHandler, TurnRunner
 
 __all__ = ["AgentSide", "PromptHandler", "SessionHook", "SessionHooks"]
-_DETACHING: set[asyncio.Task[None]] = set()  # strong references: the loop keeps weak ones
 
 
 class AgentSide:
@@ -114,7 +114,11 @@ class AgentSide:
         # The `session/prompt` answer for an accepted prompt: `{}`, or what the schema requires
         # (e.g. `{"messageId": prompt.message_id}`, the id of the reported user_message).
         self._prompt_result_of = prompt_result
-        self._background: set[asyncio.Task[Any]] = set()
+        # The work of this connection's sessions (turns, echoes): the connection owns it, so
+        # its end cancels that work and waits for it (then detaches shared sessions).
+        self.tasks = TaskOwner("an agent side")
+        self._detaches = False  # share_sessions: sessions detach when the connection ends
+        connection.tasks.on_close(self._connection_ended)
         self.turns = TurnRunner(on_prompt, self.checks, self.spawn)
         # `rules` (the generated MERGE_RULES) say which runs of chunks a session's history
         # keeps as one whole update (history.py); without them every update is kept.
@@ -202,13 +206,14 @@ class AgentSide:
         attached to it are detached (`SessionRegistry.detach`), kept within the store's
         limits."""
         self.registry.store = store
-        detaching = asyncio.ensure_future(self._detach_when_closed())
-        _DETACHING.add(detaching)  # not in _background: aclose must not cancel it
-        detaching.add_done_callback(_DETACHING.discard)
+        self._detaches = True
 
-    async def _detach_when_closed(self) -> None:
-        await self.connection.wait_closed()
-        await self.registry.detach(self.connection)
+    async def _connection_ended(self) -> None:
+        """Run by the connection's close: its sessions' work is cancelled and waited for; a
+        shared store's sessions are then detached."""
+        await self.tasks.close()
+        if self._detaches:
+            await self.registry.detach(self.connection)
 
     async def aclose(self) -> None:
         """Cancel every running turn of this connection's sessions and wait for the runners
@@ -218,14 +223,12 @@ class AgentSide:
                 continue  # another connection's, in a shared store
             if session.turn is not None and session.turn.task is not None:
                 session.turn.task.cancel()
-        await asyncio.gather(*list(self._background), return_exceptions=True)
+        await self.tasks.wait()
 
     def spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        """Run `coroutine` in a task this side keeps and waits for in `aclose`."""
-        task = asyncio.create_task(coroutine)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-        return task
+        """Run `coroutine` in a task this side keeps (`tasks`), waited for in `aclose` and
+        cancelled when the connection ends."""
+        return self.tasks.spawn(coroutine)
 
     def require_initialized(self) -> None:
         if not self.initialized:

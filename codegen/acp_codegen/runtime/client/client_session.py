@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from typing_extensions import TypeVar  # a TypeVar default (PEP 696) before Python 3.13
 
 from ..rpc.connection import Connection
+from ..rpc.task_owner import TaskOwner
 from ..state.session_state import SessionState
 from ..wire.errors import ConnectionClosed, MalformedUpdateError, ProtocolUsageError
 from ..wire.jsonvalue import as_object
@@ -117,13 +118,10 @@ class ClientSession(Generic[SnapshotT_co]):
     async def _wait_for_change(self) -> None:
         if self._idle_changed is None:
             self._idle_changed = asyncio.Event()
-        changed = asyncio.ensure_future(self._idle_changed.wait())
-        closed = asyncio.ensure_future(self.client.connection.wait_closed())
-        try:
+        async with TaskOwner("a wait for idle") as waiting:  # leaving it ends both waits
+            changed = waiting.spawn(self._idle_changed.wait())
+            closed = waiting.spawn(self.client.connection.wait_closed())
             await asyncio.wait({changed, closed}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            changed.cancel()
-            closed.cancel()
         if not changed.done() or changed.cancelled():
             raise ConnectionClosed("connection closed while waiting for the session to go idle")
 

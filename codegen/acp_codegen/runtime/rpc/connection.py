@@ -32,8 +32,9 @@ Concurrency model (wire order is part of the protocol):
 - `$/cancel_request` is handled here: a still-running request's task is cancelled and answered
   with -32800.
 - End of stream, a read or write failure, or `close()`: the connection closes. Pending outgoing
-  requests fail at once with `ConnectionClosed`, running request handlers are cancelled, and the
-  writer is closed.
+  requests fail at once with `ConnectionClosed`, the reader loop stops, what `tasks` owns (the
+  request handlers, and through `tasks.on_close` e.g. an agent side's turns) is cancelled and
+  waited for, and the writer is closed.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ from ..wire.pushed_lines import PushedLines
 from .dispatch import Dispatcher
 from .incoming import CANCEL_REQUEST_METHOD, IncomingMessages, answer_written
 from .messages import RequestId, error_message, notification_message, request_message
+from .task_owner import TaskOwner
 from .trace import RECV, SEND, Tracer
 
 logger = logging.getLogger(__name__)
@@ -121,7 +123,10 @@ class Connection(IncomingMessages):
         self._pending: dict[RequestId, asyncio.Future[JsonValue]] = {}
         self._inbound: dict[RequestId, asyncio.Task[Any]] = {}
         self._peer_cancelled: set[asyncio.Task[Any]] = set()
-        self._tasks: set[asyncio.Task[Any]] = set()  # strong references to running tasks
+        # The request handlers (and what `tasks.on_close` adds); closing the connection closes
+        # it, after the reader loop has stopped (task_owner.py).
+        self.tasks = TaskOwner("a connection")
+        self._tasks = self.tasks.running  # the reading half adds its handlers here directly
         self._reader_task: asyncio.Task[None] | None = None
         self._closed = False
         self._close_reason = ""
@@ -138,7 +143,8 @@ class Connection(IncomingMessages):
         """Run the reader loop in a task (returned, and awaited by `close`)."""
         if self._reader_task is not None:
             raise RuntimeError("connection already started")
-        self._reader_task = asyncio.create_task(self.run())
+        # The connection's own (not in `tasks`, whose close it runs): `close()` stops it.
+        self._reader_task = asyncio.create_task(self.run(), name="acp connection reader")
         return self._reader_task
 
     async def run(self) -> None:
@@ -228,11 +234,7 @@ class Connection(IncomingMessages):
 
     async def _shutdown(self, reason: str) -> None:
         self._begin_close(reason)
-        current = asyncio.current_task()
-        tasks = [task for task in self._tasks if task is not current]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.tasks.close()
         try:
             self._end_burst()  # what the last burst holds goes out before the writer closes
             self._writer.close()

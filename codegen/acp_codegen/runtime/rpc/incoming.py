@@ -48,6 +48,7 @@ from .messages import (
     success_message,
 )
 from .resumed import Resumed
+from .task_owner import TaskOwner
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +93,8 @@ class IncomingMessages:
     _pending: dict[RequestId, asyncio.Future[JsonValue]]
     _inbound: dict[RequestId, asyncio.Task[Any]]
     _peer_cancelled: set[asyncio.Task[Any]]
-    _tasks: set[asyncio.Task[Any]]
+    _tasks: set[asyncio.Task[Any]]  # the running set of the connection's `TaskOwner`
+    tasks: TaskOwner
 
     @property
     def dispatcher(self) -> Dispatcher | None:
@@ -113,10 +115,7 @@ class IncomingMessages:
         raise NotImplementedError
 
     def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
-        task = asyncio.create_task(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+        return self.tasks.spawn(coroutine)
 
     def _take_line(self, line: bytes) -> Awaitable[None] | None:
         """The reader loop's step for one line: the seam of the incoming fast paths, whose
@@ -301,10 +300,11 @@ class IncomingMessages:
         *,
         forgets_itself: bool = False,
     ) -> asyncio.Task[Any]:
-        """`_spawn` for a request's handler, which `$/cancel_request` can find while it runs.
-        `forgets_itself`: the coroutine calls `_forget` as it ends (a done callback would cost
-        a loop pass after each answer); it starts before the next message is read, so nothing
-        but closing cancels it before it runs."""
+        """`_spawn` for a request's handler, which `$/cancel_request` can find while it runs;
+        the connection's `tasks` own it (added to its running set here: no done callback of
+        the owner's). `forgets_itself`: the coroutine calls `_forget` as it ends (a done
+        callback would cost a loop pass after each answer); it starts before the next message
+        is read, so nothing but closing cancels it before it runs."""
         task = asyncio.create_task(coroutine)
         self._tasks.add(task)
         self._inbound[request_id] = task

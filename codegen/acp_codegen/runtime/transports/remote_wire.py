@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
+from ..wire.jsonvalue import JsonObject, JsonValue
 from ..wire.line_framing import decode_line
 
 CONNECTION_HEADER: Final = "Acp-Connection-Id"
@@ -53,10 +54,10 @@ SESSION_SCOPED_METHODS: Final = frozenset(
     }
 )
 
-IdKey = tuple[str, Any]
+IdKey = tuple[str, str | int | float | None]  # the kind of id, and the id
 
 
-def id_key(value: Any) -> IdKey | None:
+def id_key(value: JsonValue) -> IdKey | None:
     """A hashable key for a JSON-RPC id (string, number or null); None for anything else."""
     if value is None:
         return ("null", None)
@@ -74,7 +75,7 @@ class Envelope:
     """What routing needs of one message. `value` is the parsed message (None when the text
     is no JSON object: the connection itself answers that)."""
 
-    value: dict[str, Any] | None
+    value: JsonObject | None
     method: str | None = None
     session_id: str | None = None  # params.sessionId of a request or notification
     result_session_id: str | None = None  # result.sessionId of a response
@@ -84,7 +85,7 @@ class Envelope:
         return self.value is not None and "id" in self.value
 
     @property
-    def id(self) -> Any:
+    def id(self) -> Any:  # the JSON the peer sent (a RequestId when well-formed), passed back as is
         return None if self.value is None else self.value.get("id")
 
     @property
@@ -109,7 +110,7 @@ def peek(frame: bytes) -> Envelope:
     return envelope_of(value)
 
 
-def envelope_of(value: Any) -> Envelope:
+def envelope_of(value: JsonValue) -> Envelope:
     if not isinstance(value, dict):
         return Envelope(None)
     method = value.get("method")

@@ -9,6 +9,11 @@ from typing import Any, Final, TypeAlias
 
 from pydantic import BaseModel
 
+# A JSON value as decoded from the wire (`json.loads`), before any model: the type of params,
+# results and ids the runtime passes along without looking inside.
+JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, "JsonValue"] | None
+JsonObject: TypeAlias = dict[str, JsonValue]
+
 
 class _Absent(Enum):
     """Marks "no value here", which JSON `null` cannot express."""
@@ -18,11 +23,6 @@ class _Absent(Enum):
 
 ABSENT: Final = _Absent.ABSENT
 Absent = _Absent
-
-# A JSON value as `json` decodes it (and as the encoder takes it), and a JSON object.
-JsonValue: TypeAlias = "dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None"
-JsonObject: TypeAlias = "dict[str, JsonValue]"
-
 
 def parse_pointer(pointer: str) -> tuple[str, ...]:
     """Split an RFC 6901 pointer into unescaped reference tokens ("" is the whole document)."""

@@ -14,8 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..rpc.task_owner import TaskOwner
 from ..wire.errors import RpcError
-from ..wire.jsonvalue import as_object
+from ..wire.jsonvalue import JsonObject, as_object
 from ..wire.protocol import OUTCOME_CANCELLED, OUTCOME_SELECTED
 
 
@@ -24,13 +25,13 @@ class PermissionRequest:
 
     def __init__(self, params: dict[str, Any]) -> None:
         self.params = params
-        self._answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._answer: asyncio.Future[JsonObject] = asyncio.get_running_loop().create_future()
 
     @property
     def answered(self) -> bool:
         return self._answer.done()
 
-    def respond(self, outcome: Mapping[str, Any] | BaseModel) -> None:
+    def respond(self, outcome: Mapping[str, object] | BaseModel) -> None:
         """Answer with an outcome object; later answers are ignored."""
         if not self._answer.done():
             self._answer.set_result(as_object(outcome))
@@ -48,28 +49,28 @@ logger = logging.getLogger(__name__)
 async def wait_for_answer(
     params: dict[str, Any],
     pending: list[PermissionRequest],
-    hook: Callable[[PermissionRequest], Awaitable[Mapping[str, Any] | BaseModel]] | None,
-) -> dict[str, Any]:
+    hook: Callable[[PermissionRequest], Awaitable[Mapping[str, object] | BaseModel]] | None,
+) -> JsonObject:
     """The client's answer to a permission request: kept in `pending` (the session's) until
     answered, by `hook` when given (a failing hook answers with an internal error) or by the
-    application through the request; the result of `session/request_permission`."""
+    application through the request; the result of `session/request_permission`. The hook
+    runs in a task of this wait's own: answered otherwise (or the wait cancelled), the hook
+    is cancelled and waited for before this returns."""
     request = PermissionRequest(params)
     pending.append(request)
-    asking: asyncio.Task[None] | None = None
-    if hook is not None:
-        asking = asyncio.create_task(_ask(request, hook))
     try:
-        outcome = await request._answer
+        async with TaskOwner("a permission request") as asking:
+            if hook is not None:
+                asking.spawn(_ask(request, hook), name="acp permission hook")
+            outcome = await request._answer
     finally:
         pending.remove(request)
-        if asking is not None and not asking.done():
-            asking.cancel()
     return {"outcome": outcome}
 
 
 async def _ask(
     request: PermissionRequest,
-    hook: Callable[[PermissionRequest], Awaitable[Mapping[str, Any] | BaseModel]],
+    hook: Callable[[PermissionRequest], Awaitable[Mapping[str, object] | BaseModel]],
 ) -> None:
     try:
         request.respond(await hook(request))

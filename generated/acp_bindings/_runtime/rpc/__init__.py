@@ -9,7 +9,8 @@
 calls to handlers through the generated tables; `outgoing_checks` checks what this side sends;
 `negotiation` picks the protocol version at `initialize` and `version_router` routes each
 message to that version's dispatcher; `peer` is what generated proxies send through; `trace`
-records the traffic.
+records the traffic; `task_owner` (`TaskOwner`) holds the tasks a connection, an agent side,
+a transport or a server starts, and cancels them when its holder closes.
 
 May import: wire.
 """

@@ -16,8 +16,9 @@ One URL takes everything:
 - `GET` with `Upgrade: websocket`: a WebSocket connection (ws_server.py).
 - `DELETE` with `Acp-Connection-Id`: close the connection.
 
-Every request passes the `WebGuard` first (Host, Origin, token). This is the only module
-besides ws_server.py that imports aiohttp, so a generated package works without it on stdio.
+Every request passes the `WebGuard` first (Host, Origin, token). On this side only this module,
+ws_server.py and event_stream.py import aiohttp (the client's transports: when a URL is reached),
+so a generated package works without it on stdio.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from aiohttp import web
 
 from ..guard.web_guard import TOKEN_QUERY_PARAMETER, Refusal, bind_problem
 from ..rpc.messages import error_message
+from ..rpc.task_owner import TaskOwner
 from ..rpc.trace import Tracer, TraceTarget, tracer_for
 from ..transports.remote_wire import (
     CONNECTION_HEADER,
@@ -67,7 +69,11 @@ def _text(status: int, reason: str) -> web.Response:
 
 class RemoteServer:
     """The connections of one listening agent. `guard` (a `WebGuard`, or `Guards` for several
-    addresses) checks each request; None means no Host/Origin/token check (tests)."""
+    addresses) checks each request; None means no Host/Origin/token check (tests).
+
+    The server's `tasks` hold its reaper and what its connections run besides their own
+    connection (a WebSocket's sending pump, a close begun from a callback); the app's
+    shutdown stops the reaper, closes every connection, then waits for those tasks to end."""
 
     def __init__(
         self,
@@ -83,6 +89,7 @@ class RemoteServer:
         self.tracer = tracer_for(trace)  # every connection's traffic (default: ACP_TRACE)
         self.open_sockets: Callable[[], int] | None = None  # set by `running`
         self.links: dict[str, RemoteLink] = {}
+        self.tasks = TaskOwner("a remote server")
         self._reaper: asyncio.Task[None] | None = None
 
     def app(self) -> web.Application:
@@ -95,12 +102,14 @@ class RemoteServer:
     # -- lifecycle ------------------------------------------------------------------------------
 
     async def _start(self, _: web.Application) -> None:
-        self._reaper = asyncio.create_task(self._reap())
+        self._reaper = self.tasks.spawn(self._reap(), name="acp idle connection reaper")
 
     async def _stop(self, _: web.Application) -> None:
         if self._reaper is not None:
             self._reaper.cancel()
         await asyncio.gather(*(link.close() for link in list(self.links.values())))
+        await self.tasks.wait()  # pumps deliver what the closed connections queued, then end
+        await self.tasks.close()
         if self.tracer is not None:
             self.tracer.close()
 
@@ -122,6 +131,7 @@ class RemoteServer:
             websocket=websocket,
             on_closed=self._forget,
             trace=self.tracer,
+            tasks=self.tasks,
         )
         self.links[link.id] = link
         return link

@@ -41,6 +41,7 @@ from typing import Final
 from ..agent.session_store import DetachedLimits
 from ..rpc.connection import Connection
 from ..rpc.dispatch import Dispatcher
+from ..rpc.task_owner import TaskOwner
 from ..rpc.trace import Tracer
 from ..transports.remote_wire import (
     DEFAULT_MAX_MESSAGE_BYTES,
@@ -101,6 +102,9 @@ class LimitExceeded(Exception):
 
 
 class RemoteLink:
+    """One remote connection. What it runs besides the connection (a close begun by
+    `close_soon`, the WebSocket's pump) are tasks of `tasks`: the server's, or its own."""
+
     def __init__(
         self,
         dispatcher_factory: DispatcherFactory,
@@ -109,8 +113,10 @@ class RemoteLink:
         websocket: bool = False,
         on_closed: Callable[[RemoteLink], None] | None = None,
         trace: Tracer | None = None,
+        tasks: TaskOwner | None = None,
     ) -> None:
         self.id = str(uuid.uuid4())
+        self.tasks = TaskOwner("a remote link") if tasks is None else tasks
         self.limits = limits
         self.websocket = websocket
         self.backlog = Backlog(limits.max_buffered_bytes)
@@ -128,7 +134,7 @@ class RemoteLink:
         self.last_active = self._loop.time()
         self.closed = asyncio.Event()
         self.on_closed = on_closed
-        self._closing: asyncio.Task[None] | None = None
+        self._closing = False  # close_soon began closing
         self._task = self.connection.start()
         self._task.add_done_callback(lambda _: self._finish())
 
@@ -141,11 +147,9 @@ class RemoteLink:
         future: asyncio.Future[bytes] = self._loop.create_future()
         self._initial = (key, future)
         self.queue.feed(frame)
-        closed: asyncio.Future[bool] = asyncio.ensure_future(self.closed.wait())
-        try:
+        async with TaskOwner("an initialize") as waiting:  # leaving it ends the wait on close
+            closed = waiting.spawn(self.closed.wait())
             await asyncio.wait((future, closed), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            closed.cancel()
         if not future.done() or future.cancelled():
             raise ConnectionClosed("the agent closed the connection during initialize")
         return future.result()
@@ -248,8 +252,9 @@ class RemoteLink:
         logger.info("closing remote connection %s: %s", self.id, reason)
         self.queue.end()
         self.backlog.release_all()
-        if self._closing is None:
-            self._closing = self._loop.create_task(self.connection.close())
+        if not self._closing:
+            self._closing = True
+            self.tasks.spawn(self.connection.close(), name="acp remote link close")
 
     async def close(self) -> None:
         self.queue.end()

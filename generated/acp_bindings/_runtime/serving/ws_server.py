@@ -75,7 +75,9 @@ async def serve_websocket(
                     await socket.close(code=WSCloseCode.INTERNAL_ERROR)
                     break
                 await socket.send_frame(answer, WSMsgType.TEXT)
-                pump = asyncio.create_task(_pump(link, socket, request, limits.write_seconds))
+                pump = link.tasks.spawn(
+                    _pump(link, socket, request, limits.write_seconds), name="acp websocket pump"
+                )
                 continue
             if envelope.is_initialize:
                 refused = RpcError(-32600, "Initialize not allowed on existing connection")

@@ -22,10 +22,13 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
 
 import aiohttp
 
+from ..rpc.messages import RequestId
+from ..rpc.task_owner import TaskOwner
+from ..wire.jsonvalue import JsonObject
 from ..wire.message_frames import FrameQueue
 from .remote_wire import (
     CONNECTION_HEADER,
@@ -49,6 +52,10 @@ _ERROR_BODY_BYTES: Final = 8 * 1024
 
 
 class HttpTransport:
+    """The HTTP exchanges of one connection. Its sender and its event streams (the
+    connection's, one per session) are tasks of `tasks`, which `close` closes before it
+    tells the server the connection ended (DELETE)."""
+
     def __init__(
         self,
         http: aiohttp.ClientSession,
@@ -63,11 +70,11 @@ class HttpTransport:
         self._headers = dict(headers or {})
         self._max = max_message_bytes
         self.connection_id: str | None = None
-        self.outgoing = Outgoing(self._post, self._fail)
-        self._streams: dict[str | None, asyncio.Task[None]] = {}
+        self.tasks = TaskOwner("an HTTP transport")
+        self.outgoing = Outgoing(self._post, self._fail, self.tasks)
         self._ready: dict[str, asyncio.Future[None]] = {}
         self._failed: dict[str, str] = {}  # session -> why its stream was refused (409)
-        self._waiting: dict[IdKey, tuple[str, Any]] = {}  # our session requests: session, id
+        self._waiting: dict[IdKey, tuple[str, RequestId]] = {}  # our session requests: session, id
         self._answer_to: dict[IdKey, str] = {}  # agent requests from a session's stream
 
     # -- sending --------------------------------------------------------------------------------
@@ -87,7 +94,7 @@ class HttpTransport:
             refused = self._failed.get(session) or await self._open_session(session)
             if refused is not None:
                 if envelope.is_request:
-                    data = {"status": 409} if session in self._failed else None
+                    data: JsonObject | None = {"status": 409} if session in self._failed else None
                     fail_request(self._queue, envelope.id, refused, data)
                 return
             if envelope.is_request and key is not None:
@@ -132,7 +139,7 @@ class HttpTransport:
             )
             raise ConnectionRefusedError(f"initialize failed: {why} {text}")
         self.connection_id = connection_id
-        self._streams[None] = asyncio.create_task(self._read_stream(None, None))
+        self.tasks.spawn(self._read_stream(None, None), name="acp connection event stream")
         self._queue.feed(body)
 
     def _with(self, headers: dict[str, str]) -> dict[str, str]:
@@ -151,9 +158,9 @@ class HttpTransport:
         return None
 
     def _start_stream(self, session: str) -> None:
-        """Open `session`'s event stream (its task is kept in `_streams`)."""
+        """Open `session`'s event stream (a task of `tasks`)."""
         ready = self._ready[session] = asyncio.get_running_loop().create_future()
-        self._streams[session] = asyncio.create_task(self._read_stream(session, ready))
+        self.tasks.spawn(self._read_stream(session, ready), name="acp session event stream")
 
     async def _read_stream(self, session: str | None, ready: asyncio.Future[None] | None) -> None:
         assert self.connection_id is not None
@@ -206,7 +213,6 @@ class HttpTransport:
             self._queue.end()
             return
         self._ready.pop(session, None)
-        self._streams.pop(session, None)
         for key, (owner, request_id) in list(self._waiting.items()):
             if owner == session:
                 del self._waiting[key]
@@ -220,9 +226,7 @@ class HttpTransport:
 
     async def close(self) -> None:
         await self.outgoing.stop()
-        for task in self._streams.values():
-            task.cancel()
-        await asyncio.gather(*self._streams.values(), return_exceptions=True)
+        await self.tasks.close()
         if self.connection_id is not None and not self._http.closed:
             headers = self._with({CONNECTION_HEADER: self.connection_id})
             with contextlib.suppress(aiohttp.ClientError, OSError):
@@ -230,5 +234,5 @@ class HttpTransport:
                     pass
 
 
-def _data(status: int, body: str) -> dict[str, Any]:
+def _data(status: int, body: str) -> JsonObject:
     return {"status": status, "body": body}

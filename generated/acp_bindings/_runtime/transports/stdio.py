@@ -24,6 +24,7 @@ from typing import IO, Any, Final
 
 from ..rpc.connection import Connection
 from ..rpc.dispatch import Dispatcher
+from ..rpc.task_owner import TaskOwner
 from ..rpc.trace import Tracer, TraceTarget, tracer_for
 from ..wire.line_framing import DEFAULT_MAX_LINE_BYTES, ByteSink
 from ..wire.pushed_lines import PipeLines, PushedLines
@@ -35,7 +36,8 @@ _READ_CHUNK = 1 << 20
 # earlier large free happened to raise its threshold: 30-40 µs a message in a process whose
 # modules load from bytecode. Below the threshold, the buffer comes from the heap.
 PIPE_READ_BYTES: Final = 64 * 1024
-_background: set[asyncio.Task[None]] = set()
+# Owns the file readers of `open_stdio` calls given no owner: each ends at end of file.
+_FILE_READERS = TaskOwner("stdin file readers")
 # How long an agent whose stdin ended waits for its stdout's reader to take the rest.
 STDOUT_FLUSH_SECONDS: Final = 30.0
 _STDOUT_FD: Final = 1
@@ -89,20 +91,36 @@ class _FileSink:
 
 
 async def _pump_file(fd: int, reader: asyncio.StreamReader) -> None:
-    """Feed a regular file into a StreamReader from a worker thread."""
+    """Feed a regular file into a StreamReader from a worker thread. Cancelled, it waits for
+    the read in flight (one chunk of a regular file): the descriptor is closed when the task
+    is done (`_file_read`), and the worker thread reads from it until then."""
     loop = asyncio.get_running_loop()
-    try:
-        while chunk := await loop.run_in_executor(None, os.read, fd, _READ_CHUNK):
-            reader.feed_data(chunk)
-    finally:
-        reader.feed_eof()
-        os.close(fd)
+    while True:
+        read = loop.run_in_executor(None, os.read, fd, _READ_CHUNK)
+        try:
+            chunk = await asyncio.shield(read)
+        except asyncio.CancelledError:
+            await asyncio.wait([read])
+            raise
+        if not chunk:
+            return
+        reader.feed_data(chunk)
 
 
-async def open_stdio() -> tuple[PushedLines | asyncio.StreamReader, ByteSink]:
+def _file_read(fd: int, reader: asyncio.StreamReader) -> None:
+    """The file's reader task is done (read to the end, failed, or cancelled, perhaps before
+    it ever ran): the stream ends and the descriptor is closed."""
+    reader.feed_eof()
+    os.close(fd)
+
+
+async def open_stdio(
+    tasks: TaskOwner | None = None,
+) -> tuple[PushedLines | asyncio.StreamReader, ByteSink]:
     """A reader on stdin and a writer on stdout (on duplicated descriptors). A pipe, socket or
     terminal pushes its lines as they arrive (`PushedLines`); a regular file is read by a worker
-    thread into a StreamReader."""
+    thread into a StreamReader, in a task `tasks` owns (closing it stops the reading; without
+    one, the task is this module's and ends at end of file)."""
     loop = asyncio.get_running_loop()
     reader: PushedLines | asyncio.StreamReader
     in_fd = os.dup(sys.stdin.fileno())
@@ -113,9 +131,9 @@ async def open_stdio() -> tuple[PushedLines | asyncio.StreamReader, ByteSink]:
         _read_pipe_in_small_reads(read_transport)
     else:
         reader = asyncio.StreamReader()
-        pump = asyncio.create_task(_pump_file(in_fd, reader))
-        _background.add(pump)  # the loop keeps only weak references to tasks
-        pump.add_done_callback(_background.discard)
+        owner = _FILE_READERS if tasks is None else tasks
+        pump = owner.spawn(_pump_file(in_fd, reader), name="stdin file reader")
+        pump.add_done_callback(lambda _: _file_read(in_fd, reader))
     out_fd = os.dup(sys.stdout.fileno())
     if not _is_pollable(out_fd):
         return reader, _FileSink(out_fd)
@@ -135,12 +153,16 @@ async def serve_stdio(
     """Serve one connection on stdin/stdout; return when stdin closes (so the process can
     exit 0). `dispatcher_factory` gets the connection, for handlers that call the peer.
     `trace` (default: the file `ACP_TRACE` names) records the traffic, see `trace.Tracer`."""
-    reader, writer = await open_stdio()
+    reading = TaskOwner("serve_stdio")  # stdin's file reader, if stdin is a file
+    reader, writer = await open_stdio(reading)
     connection = Connection(reader, writer, max_line_bytes=max_line_bytes, trace=tracer_for(trace))
     connection.dispatcher = dispatcher_factory(connection)
-    with contextlib.redirect_stdout(sys.stderr), _stdout_descriptor_to_stderr():
-        await connection.run()
-        await _written_out(writer)
+    try:
+        with contextlib.redirect_stdout(sys.stderr), _stdout_descriptor_to_stderr():
+            await connection.run()
+            await _written_out(writer)
+    finally:
+        await reading.close()
 
 
 async def _written_out(writer: ByteSink) -> None:

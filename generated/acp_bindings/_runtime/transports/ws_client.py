@@ -9,7 +9,6 @@ one text frame per message both ways, in order; the `101` names the connection
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping
@@ -17,6 +16,7 @@ from typing import Literal
 
 import aiohttp
 
+from ..rpc.task_owner import TaskOwner
 from ..wire.message_frames import FrameQueue
 from .remote_wire import CONNECTION_HEADER, DEFAULT_HEARTBEAT_SECONDS, http_status, shown_url
 from .send_queue import Outgoing
@@ -25,14 +25,18 @@ logger = logging.getLogger(__name__)
 
 
 class WebSocketTransport:
+    """The socket of one connection. Its reader and its sender are tasks of `tasks`, which
+    `close` closes after the socket."""
+
     def __init__(
         self, socket: aiohttp.ClientWebSocketResponse[Literal[False]], queue: FrameQueue
     ) -> None:
         self._socket = socket
         self._queue = queue
         self.connection_id = socket._response.headers.get(CONNECTION_HEADER)
-        self.outgoing = Outgoing(self._send, self._fail)
-        self._reader = asyncio.create_task(self._read())
+        self.tasks = TaskOwner("a WebSocket transport")
+        self.outgoing = Outgoing(self._send, self._fail, self.tasks)
+        self.tasks.spawn(self._read(), name="acp websocket reader")
 
     @classmethod
     async def open(
@@ -84,6 +88,4 @@ class WebSocketTransport:
         await self.outgoing.stop()
         with contextlib.suppress(aiohttp.ClientError, OSError):
             await self._socket.close()
-        self._reader.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._reader
+        await self.tasks.close()
