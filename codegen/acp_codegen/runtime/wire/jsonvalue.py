@@ -5,9 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from pydantic import BaseModel
+
+# JSON as the wire carries it, once decoded: the types a value of a message may have.
+JsonScalar: TypeAlias = "str | int | float | bool | None"
+JsonValue: TypeAlias = "JsonScalar | list[JsonValue] | dict[str, JsonValue]"
+JsonObject: TypeAlias = "dict[str, JsonValue]"
 
 
 class _Absent(Enum):
