@@ -84,7 +84,7 @@ class Prompt:
 
 @dataclass(slots=True)
 class Accepted:
-    """A prompt answered `{}`; `answered` resolves once that answer is on the wire."""
+    """An accepted prompt; `answered` resolves once its answer is on the wire."""
 
     prompt: Prompt
     answered: asyncio.Future[None] | None = None

@@ -1,7 +1,8 @@
 """One session on the client side (`ClientSession`): its folded state, prompting, cancelling.
 
 `prompt` refuses, with `ProtocolUsageError` and nothing sent, a prompt before initialization
-and session setup, or content the agent's prompt capabilities do not allow. What it returns
+and session setup, for a closed session or one another connection took over, or content the
+agent's prompt capabilities do not allow. What it returns
 depends on the version negotiated (see `prompt`); `run_turn` is the same on both.
 `cancel` sends `session/cancel`, marks the unfinished tool calls of the current active work
 cancelled (`SessionState.mark_cancelled`) and answers every pending
