@@ -1,10 +1,11 @@
 """Foreground work: accepting prompts, running turns, cancelling them (used by `AgentSide`).
 
 The order on the wire for each accepted prompt is: its answer (the receipt `{messageId}`; `{}`
-for a draft before receipts), its `user_message` echo, then whatever the work says about it. Echoes are written in acceptance order, under the turn's
-echo lock, and only after the prompt's answer is written (for a batch: the batch's answer); a
-prompt reaches the handler (`take_prompts` or the next `on_prompt` call) only once echoed, and
-the work reports idle only after every accepted prompt was echoed.
+for a draft before receipts), its `user_message` echo, then whatever the work says about it.
+Echoes are written in acceptance order, under the turn's echo lock, and only after the prompt's
+answer is written (for a batch: the batch's answer); a prompt reaches the handler
+(`take_prompts` or the next `on_prompt` call) only once echoed, and the work reports idle only
+after every accepted prompt was echoed.
 
 Cancellation: `session/cancel` cancels the work, including prompts accepted before it (they are
 echoed, then dropped with the work). A prompt accepted after the cancel, while the cancelled
