@@ -2,16 +2,17 @@
 
 Every agent served by the lifecycle implements the v2 session baseline, so it advertises
 `capabilities.session`: `session/new`, `session/list`, `session/resume`, `session/close` (here),
-`session/prompt` and `session/cancel` (`turns`). `session/delete` is served, and advertised as
-`session.delete`, only when the author gives a delete hook.
+`session/prompt` and `session/cancel` (answered by `agent_side`, run by `turns`).
+`session/delete` is served, and advertised as `session.delete`, only when the author gives a
+delete hook.
 
-- `session/list`: known sessions (open or closed, in the order they were opened, then those
-  `stored_sessions` reports), only those whose cwd equals `cwd` when given; pages of
-  `page_size` with an opaque `nextCursor`.
-- `session/close`: cancels the session's work (it ends idle `cancelled`), then answers (again
-  `{}` for a session already closed). A closed
-  session stays known (listed, resumable); prompts for it are refused (-32002) and its update
-  helpers raise `ProtocolUsageError`. Prompts still waiting for the cancelled work are dropped.
+- `session/list`: known sessions this connection may see (its own, or detached: open or closed,
+  in the order they were opened, then those `stored_sessions` reports), only those whose cwd
+  equals `cwd` when given; pages of `page_size` with an opaque `nextCursor`.
+- `session/close`: cancels the session's work (it ends idle `cancelled`), then answers `{}`
+  (again `{}` for a session already closed). A closed session stays known (listed,
+  resumable); prompts for it are refused (-32002) and its update helpers raise
+  `ProtocolUsageError`. Prompts still waiting for the cancelled work are dropped.
 - `session/resume`: reopens a known session with the new setup params; a session this process
   does not know is offered to `load_session`, else -32002. With `replayFrom: {"type": "start"}`
   the session's recorded history (the updates sent except state reports, runs of chunks
