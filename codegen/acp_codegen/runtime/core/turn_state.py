@@ -13,11 +13,16 @@ adapter (agent/turns.py) feeds the events in the order they happen and acts on t
 
 - `placement(turn)`: where a newly accepted prompt goes (a new turn, the running one, or the
   turn after a cancelled one that is still winding down);
-- `cancel()`: what `session/cancel` does; a second cancel, or one after the end, does nothing;
-- `start()`, then `runs()`: whether the turn reports `running` and calls its handler;
+- `cancel(interruptible)`: what `session/cancel` does; a second cancel, or one after the end,
+  does nothing;
+- `start()`, then `runs()`: whether the turn reports `running` and calls its handler
+  (`handler_stop_reason` reads what the handler returns);
 - `permission_asked()` / `permission_settled(foreground)`: whether to report
   `requires_action` or `running` again (the first of concurrent requests, the last answer);
-- `stop_reason(returned, failed)`: the reason the turn ends with; `end()` closes it.
+- `stop_reason(returned, failed)`: the reason the turn ends with; `end()` closes it;
+  `ends_quietly` says when an interruption nobody asked for ends it with no report at all;
+- `next_turn_starts(...)`: whether the prompts accepted during a cancel start the next turn;
+- `state_after_lost_turn(last)`: the state a resume reports when the work ended unreported.
 
 Events out of order (starting twice, ending twice, settling a permission never asked) raise
 `IllegalTurnEvent`: they would be the adapter's bug, never the peer's.
