@@ -11,6 +11,7 @@ import pytest
 from acp_codegen.runtime.core.client_view import SessionView
 from acp_codegen.runtime.core.versions import (
     UNSUPPORTED_PROTOCOL_VERSION,
+    check_initialized,
     initialize_version,
     negotiate,
     routed_version,
@@ -64,6 +65,14 @@ def test_a_version_that_is_not_one_is_invalid_params(params: object) -> None:
     with pytest.raises(RpcError) as refused:
         negotiate(params, [1, 2])
     assert refused.value.code == ErrorCode.INVALID_PARAMS
+
+
+def test_before_initialize_a_session_method_is_an_invalid_request() -> None:
+    with pytest.raises(RpcError) as refused:
+        check_initialized(False)
+    assert refused.value.code == ErrorCode.INVALID_REQUEST
+    assert refused.value.data == {"details": "initialize must come first"}
+    check_initialized(True)  # once initialized: nothing to refuse
 
 
 def test_messages_go_to_the_default_version_until_one_is_settled() -> None:

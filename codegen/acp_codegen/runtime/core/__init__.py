@@ -5,7 +5,8 @@ prompt goes, what a cancel does, when a permission request changes the reported 
 stop reason a turn ends with, and which late or duplicate messages change nothing.
 `client_view` is the client's view of one session: what an update means for it (closed by a
 takeover, a turn's end) and when a prompt is refused. `versions` holds the version rules: the
-version an `initialize` settles on and which version's dispatcher a message goes to.
+version an `initialize` settles on, what is refused before it, and which version's dispatcher a
+message goes to.
 
 The async code (agent/turns.py, agent/agent_session.py, client/client_session.py,
 rpc/version_router.py) is the adapter: it tells the core what happened, does what the answer

@@ -10,6 +10,8 @@ below the one the client asked for; when it serves none, `initialize` fails with
 `{requested, supported}`. The version is read before anything else of the params, so a client
 of another version never gets this version's validation errors.
 
+Before `initialize`: the session methods are refused (-32600, `check_initialized`).
+
 Routing: until a version is settled every message goes to the default version's dispatcher,
 except an `initialize` on a connection that negotiates: it goes to the version it will settle
 on, so a v1 client's `initialize` is checked against v1's types. Once settled, everything goes
@@ -26,6 +28,7 @@ from ..wire.errors import RpcError
 UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
 PROTOCOL_V1: Final = 1  # the version before upstream's v2; its dialect is the runtime's v1/
 PROTOCOL_VERSION_FIELD: Final = "protocolVersion"
+INITIALIZE_FIRST: Final = "initialize must come first"
 _MAX_VERSION: Final = 65535  # upstream's ProtocolVersion is a uint16
 
 
@@ -61,6 +64,13 @@ def negotiate(params: object, supported: Sequence[int]) -> int:
             {"requested": requested, "supported": sorted(supported)},
         )
     return max(served)
+
+
+def check_initialized(initialized: bool) -> None:
+    """Before `initialize` was answered nothing about a session means anything (no version is
+    settled): a session method is refused with -32600."""
+    if not initialized:
+        raise RpcError.invalid_request(INITIALIZE_FIRST)
 
 
 def routed_version(settled: int | None, default: int) -> int:
