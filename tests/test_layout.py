@@ -21,6 +21,7 @@ MAX_LINES = 400
 RUNTIME = SOURCE / "runtime"
 RUNTIME_FLOORS = (
     "wire",  # wire values and framing
+    "core",  # the protocol's decisions, no I/O
     "rpc",  # the JSON-RPC connection and dispatch
     "state",  # session state and merge
     "agent",  # the agent lifecycle
@@ -136,6 +137,40 @@ def test_runtime_imports_run_down_its_floors() -> None:
             if there is not None and there > here and not target.endswith(".runtime"):
                 wrong.append(f"{name} -> {target}")
     assert not wrong, "\n".join(wrong)
+
+
+# The floors that decide without doing I/O: the protocol core and the session state's fold.
+NO_IO_FLOORS = ("core", "state")
+IO_MODULES = frozenset({"asyncio", "socket", "os", "io", "threading", "subprocess", "selectors"})
+
+
+def top_level_imports(path: Path) -> set[str]:
+    """The top-level names of the modules `path` imports anywhere (lazy imports included)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.partition(".")[0])
+    return found
+
+
+@pytest.mark.parametrize("floor", NO_IO_FLOORS)
+def test_the_core_and_the_state_do_no_io(floor: str) -> None:
+    """The protocol's decisions are tested without an event loop: nothing on these floors
+    imports what does I/O (the async code around them does it)."""
+    doing_io = {
+        path.name: sorted(top_level_imports(path) & IO_MODULES)
+        for path in sorted((RUNTIME / floor).glob("*.py"))
+        if top_level_imports(path) & IO_MODULES
+    }
+    assert not doing_io, doing_io
+
+
+def test_the_no_io_check_sees_an_io_import(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("def f() -> None:\n    import asyncio.tasks\n    from os import path\n")
+    assert top_level_imports(module) & IO_MODULES == {"asyncio", "os"}
 
 
 def test_the_generated_runtime_has_the_same_layout() -> None:

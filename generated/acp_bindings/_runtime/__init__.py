@@ -15,7 +15,10 @@ Its layers, lowest first; a subpackage imports only its own floor and the floors
     agent/       the agent lifecycle: initialize, the session registry, turns, update handles
     state/       session state and the merge of updates into it; what is kept for replay
     rpc/         the JSON-RPC connection, dispatch, version negotiation and routing
+    core/        the protocol's decisions, no I/O: turn lifecycle, a client's session, versions
     wire/        wire values: errors, JSON, the v2 vocabulary, table rows, checks, line framing
 
-Nothing here imports the generator or a generated module: generated code hands in its tables.
+The lifecycles are async adapters around `core/`: they feed it what happened and do the I/O it
+decides on. Nothing here imports the generator or a generated module: generated code hands in
+its tables.
 """

@@ -1,11 +1,11 @@
 """The agent lifecycle (v2): what an agent author's code runs inside.
 
 `agent_side` answers `initialize` and the session methods as a `Dispatcher`; `sessions` is the
-session registry; `turns` accepts prompts, runs and cancels turns; `agent_session` and
-`handles` are what a turn handler sends its updates through; `session_owner` says which
-connection a session serves and `session_store` keeps sessions whose connection ended, within
-limits. The v1 wire is not known here:
-v1/ adapts this lifecycle to it.
+session registry; `turns` accepts prompts, runs and cancels turns as the core's turn lifecycle
+(`core.turn_state`) decides; `agent_session` and `handles` are what a turn handler sends its
+updates through; `session_owner` says which connection a session serves and `session_store`
+keeps sessions whose connection ended, within limits. The v1 wire is not known here: v1/ adapts
+this lifecycle to it.
 
-May import: state, rpc, wire.
+May import: state, rpc, core, wire.
 """

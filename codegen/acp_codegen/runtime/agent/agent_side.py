@@ -40,6 +40,7 @@ import asyncio
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
+from ..core.versions import check_initialized
 from ..rpc.connection import Connection, answer_written
 from ..rpc.dispatch import Dispatcher
 from ..rpc.negotiation import negotiate
@@ -231,8 +232,7 @@ class AgentSide:
         return self.tasks.spawn(coroutine)
 
     def require_initialized(self) -> None:
-        if not self.initialized:
-            raise RpcError.invalid_request("initialize must come first")
+        check_initialized(self.initialized)  # the core's rule (core.versions)
 
     def screen(self, method: str, params: Any) -> None:
         """Checks that come before the params are validated against this version's types: the

@@ -1,10 +1,11 @@
 """Foreground work: accepting prompts, running turns, cancelling them (used by `AgentSide`).
 
-The order on the wire for each accepted prompt is: its `{}` answer, its `user_message` echo,
-then whatever the work says about it. Echoes are written in acceptance order, under the turn's
-echo lock, and only after the prompt's answer is written (for a batch: the batch's answer); a
-prompt reaches the handler (`take_prompts` or the next `on_prompt` call) only once echoed, and
-the work reports idle only after every accepted prompt was echoed.
+The order on the wire for each accepted prompt is: its answer (the receipt `{messageId}`; `{}`
+for a draft before receipts), its `user_message` echo, then whatever the work says about it.
+Echoes are written in acceptance order, under the turn's echo lock, and only after the prompt's
+answer is written (for a batch: the batch's answer); a prompt reaches the handler
+(`take_prompts` or the next `on_prompt` call) only once echoed, and the work reports idle only
+after every accepted prompt was echoed.
 
 Cancellation: `session/cancel` cancels the work, including prompts accepted before it (they are
 echoed, then dropped with the work). A prompt accepted after the cancel, while the cancelled
@@ -13,6 +14,10 @@ work is still winding down, starts new work once the cancelled one reported idle
 Stop reasons: the handler's return value (None means `end_turn`) must be one the schema names
 or a custom one starting with `_`; anything else is logged as an error and the work ends with
 `_internal_error`, as it does when the handler raises.
+
+Every decision above (where a prompt goes, what a cancel does, which stop reason, whether the
+next turn starts) is the core's (`core.turn_state`); this module is its async adapter: it runs
+the work in tasks, echoes and reports, and asks the core at each step.
 """
 
 from __future__ import annotations
@@ -23,15 +28,17 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+from ..core.turn_state import (
+    CancelEffect,
+    Placement,
+    ends_quietly,
+    handler_stop_reason,
+    next_turn_starts,
+    placement,
+)
 from ..rpc.outgoing_checks import InvalidStopReason, OutgoingChecks
 from ..wire.errors import ConnectionClosed
-from ..wire.protocol import (
-    STATE_IDLE,
-    STATE_RUNNING,
-    STOP_CANCELLED,
-    STOP_END_TURN,
-    STOP_INTERNAL_ERROR,
-)
+from ..wire.protocol import STATE_IDLE, STATE_RUNNING, STOP_END_TURN
 from .agent_session import CURRENT_TURN, Accepted, AgentSession, Prompt, Turn
 
 logger = logging.getLogger(__name__)
@@ -52,25 +59,27 @@ class TurnRunner:
         """Give an accepted prompt its place: new work, the running work, or the work after a
         cancellation that is still winding down."""
         turn = session.turn
-        if turn is None:
+        where = placement(turn)
+        if turn is None:  # Placement.NEW_TURN
             self._start(session, [accepted])
-        elif turn.cancel_requested:
+        elif where is Placement.AFTER_CANCEL:
             turn.after_cancel.append(accepted)
         else:
             turn.unechoed.append(accepted)
-            if turn.started:
+            if where is Placement.JOIN_AND_ECHO:
                 self._spawn(self._echo_quietly(session, turn))
-            # not started yet: the runner echoes it right after the first prompt
+            # JOIN (not started yet): the runner echoes it right after the first prompt
 
     def cancel(self, session: AgentSession) -> None:
+        """`session/cancel`: a late or duplicate one changes nothing."""
         turn = session.turn
-        if turn is None or turn.cancel_requested:
+        if turn is None:
             return
-        turn.cancel_requested = True
-        if turn.started and turn.task is not None and not turn.task.done():
-            turn.cancel_sent = True
-            turn.task.cancel()
-        # Work that has not started yet sees cancel_requested and ends right away.
+        task = turn.task
+        if turn.cancel(task is not None and not task.done()) is CancelEffect.INTERRUPT:
+            assert task is not None  # interruptible: the core was told the task runs
+            task.cancel()
+        # BEFORE_START: the work sees cancel_requested and ends right away.
 
     async def stop(self, session: AgentSession) -> None:
         """Cancel the session's work (as session/cancel does) and wait until it reported idle
@@ -112,17 +121,17 @@ class TurnRunner:
 
     async def _run(self, session: AgentSession, turn: Turn) -> None:
         CURRENT_TURN.set(turn)  # this task's context: the handler's tasks inherit it
-        turn.started = True
-        stop_reason = STOP_END_TURN
+        turn.start()
+        returned, failed = STOP_END_TURN, False
         try:
             await self._echo(session, turn)
-            if not turn.cancel_requested:
+            if turn.runs():
                 await session.report_state(STATE_RUNNING)
-                stop_reason = await self._drive(session, turn)
+                returned = await self._drive(session, turn)
         except asyncio.CancelledError:
             current = asyncio.current_task()
-            if not turn.cancel_requested and current is not None and current.cancelling():
-                turn.finished = True
+            if ends_quietly(turn, current is not None and current.cancelling() > 0):
+                turn.end()
                 session.turn = None
                 raise  # this task is cancelled, not by the client (e.g. shutdown): propagate
             if not turn.cancel_requested:  # a subtask's CancelledError escaped the handler
@@ -130,9 +139,9 @@ class TurnRunner:
                     "turn handler in session %s raised CancelledError (not a cancel of the turn)",
                     session.session_id,
                 )
-                stop_reason = STOP_INTERNAL_ERROR
+                failed = True
         except ConnectionClosed:
-            turn.finished = True
+            turn.end()  # nobody to report idle to
             session.turn = None
             return
         except Exception as error:
@@ -141,31 +150,26 @@ class TurnRunner:
                     logger.error("session %s: %s", session.session_id, error)
                 else:
                     logger.exception("turn handler failed in session %s", session.session_id)
-                stop_reason = STOP_INTERNAL_ERROR
-        if turn.cancel_requested:
-            stop_reason = STOP_CANCELLED
+                failed = True
         task = asyncio.current_task()
         if turn.cancel_sent and task is not None and task.cancelling():
             task.uncancel()
-        await self._finish(session, turn, stop_reason)
+        await self._finish(session, turn, turn.stop_reason(returned, failed))
 
     async def _finish(self, session: AgentSession, turn: Turn, stop_reason: str) -> None:
         with contextlib.suppress(ConnectionClosed):
             await self._echo(session, turn)  # every accepted prompt is echoed before idle
-        turn.finished = True
+        turn.end()
         session.turn = None  # from here on a new prompt starts new work
         with contextlib.suppress(ConnectionClosed):
             await session.report_state(STATE_IDLE, stop_reason)
-        if turn.after_cancel and session.turn is None and not session.closed:
+        if next_turn_starts(bool(turn.after_cancel), session.turn is None, session.closed):
             self._start(session, turn.after_cancel)
 
     async def _drive(self, session: AgentSession, turn: Turn) -> str:
         prompt = turn.queued.pop(0)
         while True:
-            result = await self._on_prompt(session, prompt)
-            if result is not None and not isinstance(result, str):
-                raise TypeError(f"a turn handler must return a stop reason or None: {result!r}")
-            reason = result or STOP_END_TURN
+            reason = handler_stop_reason(await self._on_prompt(session, prompt))
             self._checks.stop_reason(reason)
             if turn.cancel_requested:
                 return reason

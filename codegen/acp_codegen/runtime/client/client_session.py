@@ -1,12 +1,17 @@
 """One session on the client side (`ClientSession`): its folded state, prompting, cancelling.
 
 `prompt` refuses, with `ProtocolUsageError` and nothing sent, a prompt before initialization
-and session setup, or content the agent's prompt capabilities do not allow. What it returns
+and session setup, for a closed session or one another connection took over, or content the
+agent's prompt capabilities do not allow. What it returns
 depends on the version negotiated (see `prompt`); `run_turn` is the same on both.
 `cancel` sends `session/cancel`, marks the unfinished tool calls of the current active work
 cancelled (`SessionState.mark_cancelled`) and answers every pending
 `session/request_permission` with the cancelled outcome; updates arriving later are still
 applied.
+
+What an update or a prompt means for the session's lifecycle (taken over, a turn's end, a
+prompt refused) is the core's (`core.client_view.SessionView`, which `ClientSession` is); this
+module is its async adapter: it sends, waits and wakes waiters.
 """
 
 from __future__ import annotations
@@ -19,11 +24,12 @@ from typing import Any, Generic, Protocol
 from pydantic import BaseModel
 from typing_extensions import TypeVar  # a TypeVar default (PEP 696) before Python 3.13
 
+from ..core.client_view import SessionView
 from ..rpc.connection import Connection
 from ..rpc.task_owner import TaskOwner
 from ..state.session_state import SessionState
 from ..wire.errors import ConnectionClosed, MalformedUpdateError, ProtocolUsageError
-from ..wire.jsonvalue import as_object
+from ..wire.jsonvalue import JsonObject, JsonValue, as_object
 from ..wire.protocol import SESSION_CANCEL, SESSION_CLOSE, STATE_IDLE, is_taken_over_notice
 from .permission_request import PermissionRequest
 
@@ -40,14 +46,16 @@ class SessionHost(Protocol):
     connection: Connection
 
     def new_state(self) -> SessionState[Any]: ...
-    def is_state_update(self, update: Any) -> bool: ...
-    def check_prompt(self, session_id: str, content: Any) -> None: ...
-    async def send_prompt(self, session: ClientSession[Any], blocks: list[Any]) -> str | None: ...
-    async def request(self, method: str, params: Any) -> Any: ...
-    async def notify(self, method: str, params: Any) -> None: ...
+    def is_state_update(self, update: JsonObject | BaseModel) -> bool: ...
+    def check_prompt(self, session_id: str, content: list[JsonObject]) -> None: ...
+    async def send_prompt(
+        self, session: ClientSession[Any], blocks: list[JsonObject]
+    ) -> str | None: ...
+    async def request(self, method: str, params: JsonValue) -> JsonValue: ...
+    async def notify(self, method: str, params: JsonValue) -> None: ...
 
 
-class ClientSession(Generic[SnapshotT_co]):
+class ClientSession(SessionView, Generic[SnapshotT_co]):
     """One session on the client side: its folded state, prompting and cancelling."""
 
     def __init__(self, client: SessionHost, session_id: str, cwd: str = "") -> None:
@@ -56,12 +64,9 @@ class ClientSession(Generic[SnapshotT_co]):
         self.cwd = cwd  # as the session was set up in: what resuming it again sends
         self.state: SessionState[SnapshotT_co] = client.new_state()
         self.pending_permissions: list[PermissionRequest] = []
-        self.closed = False
-        # The agent said another connection took the session over (a notice with
-        # `_meta.sessionTakenOver`): closed here, not resumed by a reconnect; resuming it
-        # explicitly takes it back.
-        self.taken_over = False
-        self._idle_reports = 0
+        # closed, taken_over (a notice with `_meta.sessionTakenOver`: closed here, not resumed
+        # by a reconnect; resuming it explicitly takes it back) and the turns seen ending.
+        SessionView.__init__(self)
         # Made by the first wait for idle: a client keeps every session it set up, and what
         # each holds is walked by the cyclic collector (an Event is two objects).
         self._idle_changed: asyncio.Event | None = None
@@ -70,7 +75,7 @@ class ClientSession(Generic[SnapshotT_co]):
         """The session's state as plain JSON (typed by the generated `SessionSnapshot`)."""
         return self.state.snapshot()
 
-    def apply(self, update: Any, *, owned: bool = False) -> None:
+    def apply(self, update: JsonObject | BaseModel, *, owned: bool = False) -> None:
         """Fold one update; a malformed one is logged and skipped (it cannot be answered).
         `owned`: see `SessionState.apply` (the connection hands over what it decoded). A
         notice that another connection took the session over closes it here."""
@@ -81,15 +86,15 @@ class ClientSession(Generic[SnapshotT_co]):
             logger.error("session %s: %s", self.session_id, error)
             return
         if taken_over:  # the agent serves another connection with it now
-            self.closed = self.taken_over = True
+            self.was_taken_over()
             logger.warning("session %s was taken over by another connection", self.session_id)
         if self.state.state == STATE_IDLE and self.client.is_state_update(update):
-            self._idle_reports += 1
+            self.turn_ended()
             if self._idle_changed is not None:
                 self._idle_changed.set()
                 self._idle_changed = None  # the next wait makes a new one
 
-    async def prompt(self, content: Sequence[Mapping[str, Any] | BaseModel]) -> str | None:
+    async def prompt(self, content: Sequence[Mapping[str, object] | BaseModel]) -> str | None:
         """Send `session/prompt` (blocks as dicts or generated models); returns the id of the
         user message the prompt became in the snapshot.
 
@@ -99,19 +104,17 @@ class ClientSession(Generic[SnapshotT_co]):
         returns then, with the id the client gave the user message it recorded itself (v1
         agents echo no prompt); the stop reason is the session state's `stopReason`."""
         blocks = [as_object(block) for block in content]
-        if self.taken_over:
-            raise ProtocolUsageError(
-                f"session/prompt for {self.session_id!r}, which another connection took over "
-                "(resume it to take it back)"
-            )
+        refusal = self.prompt_refusal(self.session_id)
+        if refusal is not None:
+            raise ProtocolUsageError(refusal)
         self.client.check_prompt(self.session_id, blocks)
         return await self.client.send_prompt(self, blocks)
 
-    async def run_turn(self, content: Sequence[Mapping[str, Any] | BaseModel]) -> str | None:
+    async def run_turn(self, content: Sequence[Mapping[str, object] | BaseModel]) -> str | None:
         """Prompt, then wait for the first idle report after it; returns its stop reason."""
-        seen = self._idle_reports
+        seen = self.turns_ended
         await self.prompt(content)
-        while self._idle_reports == seen:
+        while not self.ended_since(seen):
             await self._wait_for_change()
         return self.state.stop_reason
 
@@ -130,7 +133,7 @@ class ClientSession(Generic[SnapshotT_co]):
         forgets the session until it is resumed; later prompts are refused, later updates
         dropped (logged)."""
         await self.client.request(SESSION_CLOSE, {"sessionId": self.session_id})
-        self.closed = True
+        self.closed_by_us()
 
     async def cancel(self) -> None:
         """Cancel the session's work: send `session/cancel`, mark the current work's unfinished

@@ -4,5 +4,8 @@
 (`merge_plan` checks the table once and precomputes each rule; `records` and `frozen` store the
 entities compactly); `history` keeps what an agent replays on `session/resume`.
 
-May import: rpc, wire.
+Like core/ it does no I/O (tests/test_layout.py checks), so it can be tested without an event
+loop.
+
+May import: rpc, core, wire (it needs only wire).
 """

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Final
 
+from ..wire.jsonvalue import JsonObject, JsonValue
 from ..wire.line_framing import encoded_size
 from ..wire.protocol import UPDATE_TAG_FIELD
 from ..wire.tables import MergeRule
@@ -31,7 +32,7 @@ from .merge_plan import LOG_ENTITIES
 
 DEFAULT_HISTORY_LIMIT: Final = 16 << 20  # bytes of JSON: a long conversation, but a bounded one
 
-WholeCheck = Callable[[dict[str, Any]], bool]
+WholeCheck = Callable[[JsonObject], bool]
 
 
 @dataclass(frozen=True)
@@ -117,13 +118,14 @@ class HistoryRecorder:
         self._total = 0
         self.dropped = 0  # entries dropped to keep within the limit
         self._keys = {run.key for run in self._runs.values()}
-        self._history: list[Any] | None = None
+        self._history: list[JsonObject] | None = None
         self._length = 0
         self._seen: set[tuple[str, str]] = set()  # (key member, key) of records in the history
-        self._open: dict[str, Any] | None = None  # our whole update, last in the list
+        # Our whole update, last in the list (Any: its run's list is appended to unchecked).
+        self._open: dict[str, Any] | None = None
         self._open_run: ChunkRun | None = None
 
-    def record(self, history: list[Any], update: Any) -> None:
+    def record(self, history: list[JsonObject], update: JsonObject) -> None:
         if history is not self._history or len(history) != self._length:
             self._resync(history)
         tag = update.get(UPDATE_TAG_FIELD) if isinstance(update, dict) else None
@@ -144,7 +146,7 @@ class HistoryRecorder:
                         self._grow_last(history, _size(item) + 1)  # and a comma
                     return
                 if (run.key, record_key) not in self._seen:
-                    entry = {
+                    entry: JsonObject = {
                         UPDATE_TAG_FIELD: run.whole_tag,
                         run.key: record_key,
                         run.field: [item],
@@ -155,14 +157,14 @@ class HistoryRecorder:
                         return
         self._append(history, update)
 
-    def size_of(self, history: list[Any]) -> int | None:
+    def size_of(self, history: list[JsonObject]) -> int | None:
         """Bytes of JSON `history` holds, when this recorder has counted them (it keeps count
         under a limit, and `history` is the list it last recorded into, untouched since)."""
         if self._limit is None or history is not self._history or len(history) != self._length:
             return None
         return self._total
 
-    def _append(self, history: list[Any], update: Any) -> None:
+    def _append(self, history: list[JsonObject], update: JsonObject) -> None:
         history.append(update)
         self._length = len(history)
         self._open = self._open_run = None
@@ -171,7 +173,7 @@ class HistoryRecorder:
             self._sizes.append(0)
             self._grow_last(history, _size(update))
 
-    def _grow_last(self, history: list[Any], size: int) -> None:
+    def _grow_last(self, history: list[JsonObject], size: int) -> None:
         """Count `size` more bytes for the last entry; drop the oldest entries past the limit."""
         self._sizes[-1] += size
         self._total += size
@@ -188,14 +190,14 @@ class HistoryRecorder:
         if not history:
             self._open = self._open_run = None  # our open whole update went too
 
-    def _note_keys(self, update: Any) -> None:
+    def _note_keys(self, update: JsonObject) -> None:
         if isinstance(update, dict):
             for key in self._keys:
                 value = update.get(key)
                 if isinstance(value, str):
                     self._seen.add((key, value))
 
-    def _resync(self, history: list[Any]) -> None:
+    def _resync(self, history: list[JsonObject]) -> None:
         self._history = history
         self._open = self._open_run = None
         self._seen = set()
@@ -207,12 +209,12 @@ class HistoryRecorder:
             self._total = sum(self._sizes)
 
 
-def history_bytes(history: list[Any], recorder: HistoryRecorder | None) -> int:
+def history_bytes(history: list[JsonObject], recorder: HistoryRecorder | None) -> int:
     """Bytes of JSON `history` holds: the recorder's count when it kept one, else counted."""
     known = None if recorder is None else recorder.size_of(history)
     return known if known is not None else sum(map(_size, history))
 
 
-def _size(value: Any) -> int:
+def _size(value: JsonValue) -> int:
     """Bytes of `value` as JSON (what counts against the limit)."""
     return encoded_size(value)

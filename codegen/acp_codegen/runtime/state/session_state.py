@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar, cast
 from pydantic import BaseModel, ValidationError
 
 from ..wire.errors import MalformedUpdateError
-from ..wire.jsonvalue import ABSENT, copy_json, resolve
+from ..wire.jsonvalue import ABSENT, Absent, JsonObject, JsonValue, copy_json, resolve
 from ..wire.protocol import FINISHED_TOOL_CALL_STATUSES, STATE_IDLE, TOOL_CALL_CANCELLED
 from ..wire.tables import MergeRule
 from .frozen import freeze_item
@@ -34,7 +34,9 @@ from .merge_plan import (
 from .records import FieldPatch, Record, patch_plain
 
 Commit = Callable[[], None]
-Copy = Callable[[Any], Any]  # how a kept part is taken: copied, or kept as it is when owned
+Copy = Callable[
+    [JsonValue], JsonValue
+]  # how a kept part is taken: copied, or kept as it is when owned
 logger = logging.getLogger(__name__)
 MESSAGE_ENTITY = "message"
 TOOL_CALL_ENTITY = "toolCall"
@@ -42,7 +44,7 @@ TOOL_CALL_ENTITY = "toolCall"
 SnapshotT = TypeVar("SnapshotT")
 
 
-def _keep(value: Any) -> Any:
+def _keep(value: JsonValue) -> JsonValue:
     return value
 
 
@@ -55,7 +57,7 @@ def _describe(error: Exception) -> str:
     return str(error) or type(error).__name__
 
 
-def _decode_base64(tag: str, what: str, text: Any) -> bytes:
+def _decode_base64(tag: str, what: str, text: object) -> bytes:
     if not isinstance(text, str):
         found = type(text).__name__
         raise MalformedUpdateError(tag, f"{what} must be a base64 string, found {found}")
@@ -72,7 +74,7 @@ class SessionState(Generic[SnapshotT]):
         self,
         rules: Mapping[str, MergeRule] | MergePlan,
         tag_field: str = "sessionUpdate",
-        validate: Callable[[dict[str, Any]], object] | None = None,
+        validate: Callable[[JsonObject], object] | None = None,
     ) -> None:
         """`rules`: the merge-rule table, or its compiled plan (a client compiles its table once
         for all its sessions). `validate` checks a known-tag update and raises when it is
@@ -88,10 +90,10 @@ class SessionState(Generic[SnapshotT]):
         self._slots: dict[str, Any] = dict.fromkeys(SLOT_ENTITIES)
         # Lists made when first needed, ids as dict keys (a dict of strings is not tracked by
         # the collector): a client keeps every session's state, most of which stay small.
-        self._logs: dict[str, list[Any]] = {}
+        self._logs: dict[str, list[JsonValue]] = {}
         self._state: str | None = None
         self._stop_reason: str | None = None
-        self._unknown: list[Any] | None = None
+        self._unknown: list[JsonValue] | None = None
         self._work_tool_calls: dict[str, None] = {}  # tool calls of the current active work
 
     @property
@@ -170,9 +172,9 @@ class SessionState(Generic[SnapshotT]):
     # -- prepare: check and convert, never mutate ---------------------------------------------
 
     @staticmethod
-    def _as_object(update: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
+    def _as_object(update: Mapping[str, Any] | BaseModel) -> JsonObject:
         if isinstance(update, BaseModel):
-            dumped: dict[str, Any] = update.model_dump(mode="json", by_alias=True)
+            dumped: JsonObject = update.model_dump(mode="json", by_alias=True)
             return dumped
         if isinstance(update, dict):
             return update
@@ -181,7 +183,7 @@ class SessionState(Generic[SnapshotT]):
         raise MalformedUpdateError(None, f"expected a JSON object, got {type(update).__name__}")
 
     def _prepare(
-        self, tag: str, compiled: CompiledRule, data: Mapping[str, Any], copy: Copy
+        self, tag: str, compiled: CompiledRule, data: Mapping[str, JsonValue], copy: Copy
     ) -> Commit:
         entity = compiled.rule.entity
         members = {name: value for name, value in data.items() if name != self._tag_field}
@@ -191,19 +193,19 @@ class SessionState(Generic[SnapshotT]):
             return self._prepare_keyed(tag, compiled, data, members, copy)
         return self._prepare_slot(tag, compiled, members, copy)
 
-    def _source(self, tag: str, compiled: CompiledRule, members: dict[str, Any]) -> Any:
+    def _source(self, tag: str, compiled: CompiledRule, members: JsonObject) -> JsonValue:
         if compiled.source is None:
             return members
-        value = resolve(members, compiled.source)
+        value: JsonValue | Absent = resolve(members, compiled.source)
         if value is ABSENT:
             raise MalformedUpdateError(tag, f"missing {compiled.rule.source or '/'}")
         return value
 
-    def _prepare_state(self, tag: str, compiled: CompiledRule, members: dict[str, Any]) -> Commit:
+    def _prepare_state(self, tag: str, compiled: CompiledRule, members: JsonObject) -> Commit:
         value = self._source(tag, compiled, members)
-        if not isinstance(value, dict) or not isinstance(value.get("state"), str):
+        state = value.get("state") if isinstance(value, dict) else None
+        if not isinstance(state, str) or not isinstance(value, dict):
             raise MalformedUpdateError(tag, "'state' must be a string")
-        state: str = value["state"]
         stop_reason = value.get("stopReason") if state == STATE_IDLE else None
         if stop_reason is not None and not isinstance(stop_reason, str):
             raise MalformedUpdateError(tag, "'stopReason' must be a string or null")
@@ -217,7 +219,7 @@ class SessionState(Generic[SnapshotT]):
         return commit
 
     def _prepare_slot(
-        self, tag: str, compiled: CompiledRule, members: dict[str, Any], copy: Copy
+        self, tag: str, compiled: CompiledRule, members: JsonObject, copy: Copy
     ) -> Commit:
         entity = compiled.rule.entity
         value = self._source(tag, compiled, members)
@@ -245,8 +247,8 @@ class SessionState(Generic[SnapshotT]):
         self,
         tag: str,
         compiled: CompiledRule,
-        data: Mapping[str, Any],
-        members: dict[str, Any],
+        data: Mapping[str, JsonValue],
+        members: JsonObject,
         copy: Copy,
     ) -> Commit:
         rule = compiled.rule
@@ -275,7 +277,7 @@ class SessionState(Generic[SnapshotT]):
 
         return commit
 
-    def _append(self, tag: str, compiled: CompiledRule, data: Mapping[str, Any]) -> None:
+    def _append(self, tag: str, compiled: CompiledRule, data: Mapping[str, JsonValue]) -> None:
         """A chunk: check and convert its one item, then append it (a single change, so no
         commit closure). Its pointers read `data` itself unless they start at the tag."""
         rule = compiled.rule
@@ -311,7 +313,7 @@ class SessionState(Generic[SnapshotT]):
         self,
         tag: str,
         compiled: CompiledRule,
-        members: Mapping[str, Any],
+        members: Mapping[str, JsonValue],
         copy: Copy,
         *,
         keep_nulls: bool,
@@ -337,7 +339,7 @@ class SessionState(Generic[SnapshotT]):
                 patches.append(FieldPatch("set", name, copy(value)))
         return patches
 
-    def _bytes_of(self, tag: str, compiled: CompiledRule, name: str, value: Any) -> bytes:
+    def _bytes_of(self, tag: str, compiled: CompiledRule, name: str, value: JsonValue) -> bytes:
         if value is None:
             return b""
         entity_sources = self._plan.byte_sources.get(compiled.rule.entity, {})
@@ -350,7 +352,7 @@ class SessionState(Generic[SnapshotT]):
 
     # -- commit helpers -----------------------------------------------------------------------
 
-    def _record(self, compiled: CompiledRule, key: str, data: Mapping[str, Any]) -> Record:
+    def _record(self, compiled: CompiledRule, key: str, data: Mapping[str, JsonValue]) -> Record:
         entity = compiled.rule.entity
         records = self._records[entity]
         slot: str | tuple[str, str] = key
@@ -373,7 +375,7 @@ class SessionState(Generic[SnapshotT]):
             self._work_tool_calls[key] = None
         record = records.get(slot)
         if record is None:
-            identity: dict[str, Any] = {compiled.key_name: key}
+            identity: JsonObject = {compiled.key_name: key}
             if entity == MESSAGE_ENTITY:
                 identity["role"] = compiled.rule.role
             record = Record.create(identity, dict(self._plan.layouts[entity]))

@@ -22,12 +22,13 @@ import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Protocol, cast
 
 from pydantic import BaseModel, ValidationError
 
+from ..core.turn_state import TurnState
 from ..rpc.outgoing_checks import NoChecks, OutgoingChecks
 from ..rpc.peer import Peer, notifier
 from ..state.history import (
@@ -38,7 +39,7 @@ from ..state.history import (
     history_bytes,
 )
 from ..wire.errors import ConnectionClosed, ProtocolUsageError
-from ..wire.jsonvalue import as_object, to_json
+from ..wire.jsonvalue import JsonObject, JsonValue, as_object, to_json
 from ..wire.protocol import (
     AGENT_MESSAGE,
     AGENT_MESSAGE_CHUNK,
@@ -62,15 +63,15 @@ class SessionDialect(Protocol):
     """How a session's reports are written when the connection speaks another version than
     the lifecycle's v2 (e.g. `v1.agent_wire.V1SessionDialect`); None on a v2 connection."""
 
-    async def send_update(self, update: Mapping[str, Any], *, replay: bool = False) -> None: ...
+    async def send_update(self, update: JsonObject, *, replay: bool = False) -> None: ...
 
-    def takes_plain_chunk(self, update: dict[str, Any]) -> bool:
+    def takes_plain_chunk(self, update: JsonObject) -> bool:
         """Whether `update`, a plain text chunk v2's check took (`is_plain_text_chunk`), goes
         on this wire exactly as it is (noting it as sent): the session then writes it itself,
         without `send_update`'s translation and second check (most of a streamed turn)."""
         ...
 
-    async def request_permission(self, params: Mapping[str, Any]) -> Any: ...
+    async def request_permission(self, params: Mapping[str, JsonValue]) -> JsonValue: ...
 
 
 def new_id(prefix: str) -> str:
@@ -82,31 +83,30 @@ class Prompt:
     """One accepted `session/prompt`: its content and the messageId the agent gave it."""
 
     message_id: str
-    content: list[dict[str, Any]]
+    content: list[JsonObject]
 
 
 @dataclass(slots=True)
 class Accepted:
-    """A prompt answered `{}`; `answered` resolves once that answer is on the wire."""
+    """An accepted prompt; `answered` resolves once its answer is on the wire."""
 
     prompt: Prompt
     answered: asyncio.Future[None] | None = None
 
 
-@dataclass(slots=True, eq=False)
-class Turn:
-    """Bookkeeping for one stretch of foreground work (used by `turns.TurnRunner`)."""
+class Turn(TurnState):
+    """One stretch of foreground work as `turns.TurnRunner` runs it: the core's `TurnState`
+    plus what the async side keeps: its task, prompts, and the lock echoes are written under."""
 
-    task: asyncio.Task[None] | None = None
-    started: bool = False
-    finished: bool = False
-    cancel_requested: bool = False
-    cancel_sent: bool = False
-    queued: list[Prompt] = field(default_factory=list)  # echoed, not yet handled
-    unechoed: list[Accepted] = field(default_factory=list)  # accepted, echo not yet sent
-    after_cancel: list[Accepted] = field(default_factory=list)  # start the next turn
-    blocked: int = 0  # open permission requests of this work
-    echo_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    __slots__ = ("after_cancel", "echo_lock", "queued", "task", "unechoed")
+
+    def __init__(self, unechoed: list[Accepted] | None = None) -> None:
+        TurnState.__init__(self)
+        self.task: asyncio.Task[None] | None = None
+        self.queued: list[Prompt] = []  # echoed, not yet handled
+        self.unechoed: list[Accepted] = [] if unechoed is None else unechoed  # echo not sent
+        self.after_cancel: list[Accepted] = []  # accepted during a cancel: the next turn's
+        self.echo_lock = asyncio.Lock()
 
 
 # The foreground work the current task belongs to (tasks a handler spawns inherit it).
@@ -128,8 +128,8 @@ class AgentSession:
         self,
         session_id: str,
         peer: Peer,
-        setup: Mapping[str, Any],
-        client_capabilities: Any,
+        setup: Mapping[str, JsonValue],
+        client_capabilities: JsonValue,
         checks: OutgoingChecks | None = None,
         chunk_runs: Mapping[str, ChunkRun] | None = None,
         live: frozenset[str] = frozenset(),
@@ -137,7 +137,7 @@ class AgentSession:
         history_limit: int | None = DEFAULT_HISTORY_LIMIT,
     ) -> None:
         self.session_id = session_id
-        self.setup = dict(setup)  # the session/new (or resume) params
+        self.setup: JsonObject = dict(setup)  # the session/new (or resume) params
         self.client_capabilities = client_capabilities
         self._peer = peer
         self.owner: Peer | None = peer  # the connection it serves (sessions.py); None: detached
@@ -148,13 +148,13 @@ class AgentSession:
         # Seconds since the epoch, formatted when read: per update only the clock is read.
         self._updated: float | str = time.time()
         self.closed = False
-        self.history: list[Any] = []
+        self.history: list[JsonObject] = []
         # The recorder is made by the first update sent: a session that sends none (most of a
         # busy agent's) keeps fewer objects for the collector to walk.
         self._history: HistoryRecorder | None = None
         self._chunk_runs, self._live, self._history_limit = chunk_runs, live, history_limit
         check_history_limit(history_limit)  # now, though the recorder comes later
-        self.last_state: dict[str, Any] | None = None  # the latest state report
+        self.last_state: JsonObject | None = None  # the latest state report
         # The connection's wire dialect when it is not v2's (see `speak`).
         self._dialect: SessionDialect | None = None
         self._dialect_for: Callable[[AgentSession], SessionDialect] | None = None
@@ -209,7 +209,9 @@ class AgentSession:
         """The connection the session's updates go to (the last to open or resume it)."""
         return self._peer
 
-    def attach(self, peer: Peer, setup: Mapping[str, Any], client_capabilities: Any) -> None:
+    def attach(
+        self, peer: Peer, setup: Mapping[str, JsonValue], client_capabilities: JsonValue
+    ) -> None:
         """Reopen (session/resume): new setup params, open again, owned by `peer`."""
         self._peer = self.owner = peer
         self._notify = notifier(peer)
@@ -238,20 +240,20 @@ class AgentSession:
 
     # -- raw updates ----------------------------------------------------------------------------
 
-    async def send_update(self, update: Mapping[str, Any] | BaseModel) -> None:
+    async def send_update(self, update: Mapping[str, object] | BaseModel) -> None:
         """Send one update object (a dict with its tag, or a generated model); raises
         pydantic's `ValidationError`, sending nothing, when it does not fit the schema, and
         `ProtocolUsageError` once the session is closed."""
         await self.send_json(to_json(update))
 
-    async def send_json(self, update: dict[str, Any]) -> None:
+    async def send_json(self, update: JsonObject) -> None:
         """`send_update` for an update already in wire JSON, no model inside (the handles build
         chunks from converted parts): checked the same, without another conversion walk."""
         if self.closed:
             raise ProtocolUsageError(f"session {self.session_id} is closed: nothing can be sent")
         await self._emit(update)
 
-    async def _emit(self, data: Any) -> None:
+    async def _emit(self, data: JsonObject) -> None:
         """Check and write one update. The runtime's own lifecycle reports (echo, state) come
         here directly: a cancelled turn still ends idle after its session was closed."""
         params = {"sessionId": self.session_id, "update": data}
@@ -269,7 +271,8 @@ class AgentSession:
             self.last_state = data
             return
         if tag == SESSION_INFO_UPDATE and "title" in data:
-            self.title = data["title"]  # session/list shows what the client was told
+            # session/list shows what the client was told (a string or null: checked above)
+            self.title = cast("str | None", data["title"])
         recorder = self._history
         if recorder is None:
             recorder = self._history = HistoryRecorder(
@@ -277,7 +280,7 @@ class AgentSession:
             )
         recorder.record(self.history, data)
 
-    def _accepts(self, update: dict[str, Any]) -> bool:
+    def _accepts(self, update: JsonObject) -> bool:
         """Would this update pass the outgoing check (for a whole form the history keeps)?"""
         try:
             self._checks.notification(
@@ -287,11 +290,11 @@ class AgentSession:
             return False
         return True
 
-    async def send_fields(self, tag: str, /, **fields: Any) -> None:
+    async def send_fields(self, tag: str, /, **fields: object) -> None:
         await self.send_update({UPDATE_TAG_FIELD: tag, **fields})
 
     async def report_state(self, state: str, stop_reason: str | None = None) -> None:
-        update = {UPDATE_TAG_FIELD: STATE_UPDATE, "state": state}
+        update: JsonObject = {UPDATE_TAG_FIELD: STATE_UPDATE, "state": state}
         if stop_reason is not None:
             update["stopReason"] = stop_reason
         await self._emit(update)
@@ -301,7 +304,7 @@ class AgentSession:
             {
                 UPDATE_TAG_FIELD: USER_MESSAGE,
                 "messageId": prompt.message_id,
-                "content": prompt.content,
+                "content": cast("list[JsonValue]", prompt.content),
             }
         )
 
@@ -335,7 +338,7 @@ class AgentSession:
     # -- plans, tool calls, terminals, usage -----------------------------------------------------
 
     async def update_plan(
-        self, entries: Sequence[Mapping[str, Any] | BaseModel], *, plan_id: str | None = None
+        self, entries: Sequence[Mapping[str, object] | BaseModel], *, plan_id: str | None = None
     ) -> str:
         """Replace the plan `plan_id` (a new one when None) with `entries`; returns its id."""
         plan_id = plan_id or new_id("plan")
@@ -344,21 +347,21 @@ class AgentSession:
         return plan_id
 
     async def start_tool_call(
-        self, title: str, *, tool_call_id: str | None = None, **fields: Any
+        self, title: str, *, tool_call_id: str | None = None, **fields: object
     ) -> ToolCall:
         """Report a new tool call (status defaults to pending on the client)."""
         call = ToolCall(self, tool_call_id or new_id("call"))
         await call.update(title=title, **fields)
         return call
 
-    async def open_terminal(self, *, terminal_id: str | None = None, **fields: Any) -> Terminal:
+    async def open_terminal(self, *, terminal_id: str | None = None, **fields: object) -> Terminal:
         """Report a display-only terminal (`command`, `cwd`, ... as wire fields)."""
         terminal = Terminal(self, terminal_id or new_id("term"))
         await terminal.update(**fields)
         return terminal
 
     async def report_usage(
-        self, used: int, size: int, cost: Mapping[str, Any] | BaseModel | None = None
+        self, used: int, size: int, cost: Mapping[str, object] | BaseModel | None = None
     ) -> None:
         if cost is None:
             await self.send_fields(USAGE_UPDATE, used=used, size=size)
@@ -368,8 +371,8 @@ class AgentSession:
     # -- permission -----------------------------------------------------------------------------
 
     async def request_permission(
-        self, title: str, options: Sequence[Mapping[str, Any] | BaseModel], **fields: Any
-    ) -> Any:
+        self, title: str, options: Sequence[Mapping[str, object] | BaseModel], **fields: object
+    ) -> JsonValue:
         """Ask the client; returns the `outcome` object. Within foreground work it reports
         requires_action while the first of any concurrent requests is open and running once the
         last one is answered or given up (unless the work is being cancelled: then idle
@@ -383,20 +386,19 @@ class AgentSession:
         if turn is None:
             result = await self._ask(params)
             return result.get("outcome") if isinstance(result, dict) else None
-        turn.blocked += 1
+        first = turn.permission_asked()  # the core says what an ask and its answer report
         try:
-            if turn.blocked == 1:
+            if first:
                 await self.report_state(STATE_REQUIRES_ACTION)
             result = await self._ask(params)
         finally:
-            turn.blocked -= 1  # whatever happened: the count never leaks into later work
-            if turn.blocked == 0 and not turn.cancel_requested and self.foreground_turn():
+            if turn.permission_settled(foreground=turn is self.turn):
                 with contextlib.suppress(ConnectionClosed):
                     await self.report_state(STATE_RUNNING)
         return result.get("outcome") if isinstance(result, dict) else None
 
-    async def _ask(self, params: dict[str, Any]) -> Any:
+    async def _ask(self, params: JsonObject) -> JsonValue:
         dialect = self.dialect
         if dialect is None:
-            return await self._peer.request(REQUEST_PERMISSION, params)
+            return cast("JsonValue", await self._peer.request(REQUEST_PERMISSION, params))
         return await dialect.request_permission(params)

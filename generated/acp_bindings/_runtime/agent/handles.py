@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel
 
-from ..wire.jsonvalue import as_object
+from ..wire.jsonvalue import JsonObject, as_object
 from ..wire.protocol import (
     TERMINAL_OUTPUT_CHUNK,
     TERMINAL_UPDATE,
@@ -24,10 +24,10 @@ from ..wire.protocol import (
 )
 
 # A content block: text, a JSON object, or a generated model.
-Content = str | Mapping[str, Any] | BaseModel
+Content = str | Mapping[str, object] | BaseModel
 
 
-def as_block(content: Content) -> dict[str, Any]:
+def as_block(content: Content) -> JsonObject:
     """A content block; a plain string becomes a text block."""
     if isinstance(content, str):
         return {"type": "text", "text": content}
@@ -37,9 +37,9 @@ def as_block(content: Content) -> dict[str, Any]:
 class UpdateSender(Protocol):
     """What a handle needs of its session: send one update, by tag and wire fields."""
 
-    async def send_fields(self, tag: str, /, **fields: Any) -> None: ...
+    async def send_fields(self, tag: str, /, **fields: object) -> None: ...
 
-    async def send_json(self, update: dict[str, Any]) -> None: ...
+    async def send_json(self, update: JsonObject) -> None: ...
 
 
 class MessageStream:
@@ -51,7 +51,7 @@ class MessageStream:
         self._whole_tag = whole_tag
         self._chunk_tag = chunk_tag
 
-    async def append(self, content: Content, **fields: Any) -> None:
+    async def append(self, content: Content, **fields: object) -> None:
         """Stream one content block (a chunk; `fields` such as `_meta` are chunk-scoped)."""
         block = as_block(content)
         if fields:
@@ -60,12 +60,16 @@ class MessageStream:
             )
             return
         # Every part is JSON already (the block is converted): no second walk over the chunk.
-        chunk = {UPDATE_TAG_FIELD: self._chunk_tag, "messageId": self.message_id, "content": block}
+        chunk: JsonObject = {
+            UPDATE_TAG_FIELD: self._chunk_tag,
+            "messageId": self.message_id,
+            "content": block,
+        }
         await self.session.send_json(chunk)
 
-    async def replace(self, content: Content | Sequence[Content] | None, **fields: Any) -> None:
+    async def replace(self, content: Content | Sequence[Content] | None, **fields: object) -> None:
         """Set the whole content (None or [] clears); replaces everything streamed so far."""
-        blocks: list[dict[str, Any]] | None
+        blocks: list[JsonObject] | None
         if content is None:
             blocks = None
         elif isinstance(content, str | Mapping | BaseModel):
@@ -76,7 +80,7 @@ class MessageStream:
             self._whole_tag, messageId=self.message_id, content=blocks, **fields
         )
 
-    async def patch(self, **fields: Any) -> None:
+    async def patch(self, **fields: object) -> None:
         """Update other fields (e.g. `_meta`) and keep the content."""
         await self.session.send_fields(self._whole_tag, messageId=self.message_id, **fields)
 
@@ -86,12 +90,12 @@ class ToolCall:
         self.session = session
         self.tool_call_id = tool_call_id
 
-    async def update(self, **fields: Any) -> None:
+    async def update(self, **fields: object) -> None:
         """Patch fields (`status`, `title`, `kind`, `content`, `locations`, `rawInput`, ...);
         `content` replaces everything gathered so far."""
         await self.session.send_fields(TOOL_CALL_UPDATE, toolCallId=self.tool_call_id, **fields)
 
-    async def append_content(self, item: Mapping[str, Any] | BaseModel) -> None:
+    async def append_content(self, item: Mapping[str, object] | BaseModel) -> None:
         """Append one tool call content item (e.g. `{"type": "diff", ...}`)."""
         await self.session.send_fields(
             TOOL_CALL_CONTENT_CHUNK, toolCallId=self.tool_call_id, content=as_object(item)
@@ -108,11 +112,11 @@ class Terminal:
         self.session = session
         self.terminal_id = terminal_id
 
-    def as_content(self) -> dict[str, Any]:
+    def as_content(self) -> JsonObject:
         """The tool call content item that shows this terminal."""
         return {"type": "terminal", "terminalId": self.terminal_id}
 
-    async def update(self, **fields: Any) -> None:
+    async def update(self, **fields: object) -> None:
         await self.session.send_fields(TERMINAL_UPDATE, terminalId=self.terminal_id, **fields)
 
     async def write(self, data: bytes) -> None:
@@ -127,7 +131,7 @@ class Terminal:
         await self.update(output={"data": base64.b64encode(data).decode("ascii")})
 
     async def exit(self, exit_code: int | None = None, signal: str | None = None) -> None:
-        status: dict[str, Any] = {}
+        status: JsonObject = {}
         if exit_code is not None:
             status["exitCode"] = exit_code
         if signal is not None:

@@ -6,16 +6,17 @@
 
 Every agent served by the lifecycle implements the v2 session baseline, so it advertises
 `capabilities.session`: `session/new`, `session/list`, `session/resume`, `session/close` (here),
-`session/prompt` and `session/cancel` (`turns`). `session/delete` is served, and advertised as
-`session.delete`, only when the author gives a delete hook.
+`session/prompt` and `session/cancel` (answered by `agent_side`, run by `turns`).
+`session/delete` is served, and advertised as `session.delete`, only when the author gives a
+delete hook.
 
-- `session/list`: known sessions (open or closed, in the order they were opened, then those
-  `stored_sessions` reports), only those whose cwd equals `cwd` when given; pages of
-  `page_size` with an opaque `nextCursor`.
-- `session/close`: cancels the session's work (it ends idle `cancelled`), then answers (again
-  `{}` for a session already closed). A closed
-  session stays known (listed, resumable); prompts for it are refused (-32002) and its update
-  helpers raise `SessionClosed`. Prompts still waiting for the cancelled work are dropped.
+- `session/list`: known sessions this connection may see (its own, or detached: open or closed,
+  in the order they were opened, then those `stored_sessions` reports), only those whose cwd
+  equals `cwd` when given; pages of `page_size` with an opaque `nextCursor`.
+- `session/close`: cancels the session's work (it ends idle `cancelled`), then answers `{}`
+  (again `{}` for a session already closed). A closed session stays known (listed,
+  resumable); prompts for it are refused (-32002) and its update helpers raise
+  `ProtocolUsageError`. Prompts still waiting for the cancelled work are dropped.
 - `session/resume`: reopens a known session with the new setup params; a session this process
   does not know is offered to `load_session`, else -32002. With `replayFrom: {"type": "start"}`
   the session's recorded history (the updates sent except state reports, runs of chunks
@@ -34,15 +35,16 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from pydantic import ValidationError
 
+from ..core.turn_state import state_after_lost_turn
 from ..rpc.outgoing_checks import OutgoingChecks
 from ..rpc.peer import Peer
 from ..state.history import DEFAULT_HISTORY_LIMIT, ChunkRun
 from ..wire.errors import ConnectionClosed, ErrorCode, RpcError
-from ..wire.jsonvalue import to_json
+from ..wire.jsonvalue import JsonObject, JsonValue, to_json
 from ..wire.protocol import SESSION_UPDATE
 from .agent_session import AgentSession, SessionDialect, new_id
 from .session_owner import (
@@ -57,7 +59,7 @@ from .session_owner import (
 from .session_store import SessionStore
 from .turns import TurnRunner
 
-SessionHook = Callable[[AgentSession], Awaitable[Mapping[str, Any] | None]]
+SessionHook = Callable[[AgentSession], Awaitable[Mapping[str, JsonValue] | None]]
 DEFAULT_PAGE_SIZE = 50
 REPLAY_FROM_START = "start"
 EXPIRED: Final = "Session expired (detached too long, or past the agent's limits)"
@@ -73,11 +75,11 @@ class SessionHooks:
     # Restore a session this process does not know (fill title, history, ...); False: unknown.
     load_session: Callable[[AgentSession], Awaitable[bool]] | None = None
     # SessionInfo objects of stored sessions not opened in this process (for session/list).
-    stored_sessions: Callable[[str | None], Awaitable[Sequence[Any]]] | None = None
+    stored_sessions: Callable[[str | None], Awaitable[Sequence[object]]] | None = None
     on_delete_session: Callable[[str], Awaitable[None]] | None = None  # enables session/delete
 
 
-def invalid(loc: list[Any], message: str) -> RpcError:
+def invalid(loc: list[JsonValue], message: str) -> RpcError:
     return RpcError.invalid_params([{"loc": loc, "msg": message, "type": "value_error"}])
 
 
@@ -98,7 +100,7 @@ def advertised_capabilities(declared: Mapping[str, Any], *, delete: bool) -> dic
     return capabilities
 
 
-def session_id_of(params: Any) -> str:
+def session_id_of(params: JsonValue) -> str:
     session_id = params.get("sessionId") if isinstance(params, dict) else None
     if not isinstance(session_id, str):
         raise invalid(["sessionId"], "sessionId must be a string")
@@ -126,7 +128,7 @@ class SessionRegistry:
         self.page_size = page_size
         self.history_limit = history_limit  # per session, see AgentSession
         self.store = SessionStore()  # this connection's own, unless shared (share_sessions)
-        self.client_capabilities: Any = None
+        self.client_capabilities: JsonValue = None
         # The wire dialect of each new session when the connection is not v2 (see
         # agent_session.SessionDialect); set once the version is negotiated.
         self.dialect_for: Callable[[AgentSession], SessionDialect] | None = None
@@ -140,14 +142,14 @@ class SessionRegistry:
         return self.hooks.on_delete_session is not None
 
     def open(
-        self, session_id: str | None = None, setup: Mapping[str, Any] | None = None
+        self, session_id: str | None = None, setup: Mapping[str, JsonValue] | None = None
     ) -> AgentSession:
         session_id = session_id or new_id("sess")
         session = self._session(session_id, setup or {})
         self.sessions[session_id] = session
         return session
 
-    def _session(self, session_id: str, setup: Mapping[str, Any]) -> AgentSession:
+    def _session(self, session_id: str, setup: Mapping[str, JsonValue]) -> AgentSession:
         session = AgentSession(
             session_id,
             self._peer,
@@ -161,14 +163,14 @@ class SessionRegistry:
         session.speak(self.dialect_for)
         return session
 
-    def check(self, method: str, params: Any) -> None:
+    def check(self, method: str, params: JsonValue) -> None:
         """Refuse (RpcError) a request naming a session this connection may not use."""
         session = session_named(params, self.sessions)
         problem = None if session is None else refusal(session, method, self._peer)
         if problem is not None:
             raise problem
 
-    def allows(self, method: str, params: Any) -> bool:
+    def allows(self, method: str, params: JsonValue) -> bool:
         """Whether a notification naming a session is for this connection (else: logged)."""
         session = session_named(params, self.sessions)
         if session is None or refusal(session, method, self._peer) is None:
@@ -176,7 +178,7 @@ class SessionRegistry:
         ignored(method, session)
         return False
 
-    def open_session_of(self, params: Any) -> AgentSession:
+    def open_session_of(self, params: JsonValue) -> AgentSession:
         """The open session `params` name; -32002 when unknown or closed."""
         session_id = session_id_of(params)
         session = self.sessions.get(session_id)
@@ -186,7 +188,7 @@ class SessionRegistry:
             raise unknown_session(session_id, "Session is closed (resume it first)")
         return session
 
-    async def new(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def new(self, params: JsonObject) -> JsonObject:
         self.store.sweep()
         session = self.open(setup=params)
         hook = self.hooks.on_new_session
@@ -197,11 +199,11 @@ class SessionRegistry:
             raise
         return {**(extra or {}), "sessionId": session.session_id}
 
-    async def list(self, params: Any) -> dict[str, Any]:
+    async def list(self, params: JsonValue) -> JsonObject:
         params = params if isinstance(params, dict) else {}
-        cwd = params.get("cwd")
+        cwd = cast("str | None", params.get("cwd"))  # as the schema's checks let through
         self.store.sweep()
-        infos = [
+        infos: list[JsonValue] = [
             self.info(session)
             for session in self.sessions.values()
             if (cwd is None or session.cwd == cwd) and visible_to(session, self._peer)
@@ -214,13 +216,13 @@ class SessionRegistry:
                     infos.append(info)
         start = self._offset(params.get("cursor"), len(infos))
         end = start + self.page_size
-        result: dict[str, Any] = {"sessions": infos[start:end]}
+        result: JsonObject = {"sessions": infos[start:end]}
         if end < len(infos):
             result["nextCursor"] = str(end)
         return result
 
     @staticmethod
-    def _offset(cursor: Any, total: int) -> int:
+    def _offset(cursor: JsonValue, total: int) -> int:
         if cursor is None:
             return 0
         if isinstance(cursor, str) and cursor.isdigit() and int(cursor) <= total:
@@ -228,8 +230,8 @@ class SessionRegistry:
         raise invalid(["cursor"], "not a cursor this agent handed out")
 
     @staticmethod
-    def info(session: AgentSession) -> dict[str, Any]:
-        info: dict[str, Any] = {"sessionId": session.session_id, "cwd": session.cwd or "/"}
+    def info(session: AgentSession) -> JsonObject:
+        info: JsonObject = {"sessionId": session.session_id, "cwd": session.cwd or "/"}
         directories = session.setup.get("additionalDirectories")
         if isinstance(directories, list) and directories:
             info["additionalDirectories"] = list(directories)
@@ -238,7 +240,7 @@ class SessionRegistry:
         info["updatedAt"] = session.updated_at
         return info
 
-    async def close(self, params: Any) -> dict[str, Any]:
+    async def close(self, params: JsonValue) -> JsonObject:
         session_id = session_id_of(params)
         known = self.sessions.get(session_id)
         if known is not None and known.closed:
@@ -250,7 +252,7 @@ class SessionRegistry:
             await self.hooks.on_close_session(session)
         return {}
 
-    async def resume(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def resume(self, params: JsonObject) -> JsonObject:
         session_id = session_id_of(params)
         replay = params.get("replayFrom")
         replay_type = replay.get("type") if isinstance(replay, dict) else None
@@ -266,7 +268,7 @@ class SessionRegistry:
         extra = await hook(session) if hook else None
         return dict(extra or {})
 
-    async def reopen(self, params: dict[str, Any]) -> AgentSession:
+    async def reopen(self, params: JsonObject) -> AgentSession:
         """The session `params` name, open again with them as its setup: a known one
         attached here, else one `load_session` restores; -32002 when neither. Taken from
         another live connection, the session's work there is cancelled and that connection
@@ -304,7 +306,7 @@ class SessionRegistry:
             self._checks.session_update(params)
             await session.peer.notify(SESSION_UPDATE, params)
 
-    async def _load(self, session_id: str, params: dict[str, Any]) -> AgentSession:
+    async def _load(self, session_id: str, params: JsonObject) -> AgentSession:
         session = self._session(session_id, params)
         if self.hooks.load_session is None or not await self.hooks.load_session(session):
             expired = self.store.expired(session_id)
@@ -332,15 +334,9 @@ class SessionRegistry:
         idle report could not reach anyone."""
         await self._runner.stop(session)
         session.closed = True
-        last = session.last_state
-        if last is not None and last.get("state") != "idle":
-            session.last_state = {
-                "sessionUpdate": "state_update",
-                "state": "idle",
-                "stopReason": "cancelled",
-            }
+        session.last_state = state_after_lost_turn(session.last_state)
 
-    async def delete(self, params: Any) -> dict[str, Any]:
+    async def delete(self, params: JsonValue) -> JsonObject:
         hook = self.hooks.on_delete_session
         if hook is None:
             raise RpcError.method_not_found("session/delete")

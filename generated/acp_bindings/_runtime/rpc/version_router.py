@@ -5,9 +5,10 @@
 """One connection, the protocol version negotiated on it: route each incoming message to the
 dispatcher of that version (its schema's checks in front of its wire dialect).
 
-Before a version is settled, an `initialize` request goes to the dispatcher of the version it
-will settle on (`for_initialize` reads that from the params: the agent side negotiates, so a
-v1 client's `initialize` is checked against v1's types); anything else goes to `default`.
+Which version's dispatcher takes a message is the core's rule (`core.versions`): before a
+version is settled, an `initialize` request goes to the dispatcher of the version it will
+settle on (`for_initialize` reads that from the params: the agent side negotiates, so a v1
+client's `initialize` is checked against v1's types); anything else goes to `default`.
 Notifications are handled inline (without a coroutine) only where every version's dispatcher
 can, so which version is current never changes whether a message is awaited.
 
@@ -20,8 +21,10 @@ when it has answered `initialize`; the client side when it reads the version fro
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
+from ..core.versions import initialize_version, routed_version
+from ..wire.jsonvalue import JsonValue
 from ..wire.protocol import INITIALIZE
 from .dispatch import Dispatcher, InlineHandler, inline_notifications, synchronous_requests
 
@@ -43,7 +46,7 @@ class VersionedDispatcher:
         *,
         version: Callable[[], int | None],
         default: int,
-        for_initialize: Callable[[Any], int] | None = None,
+        for_initialize: Callable[[JsonValue], int] | None = None,
         connection: Routed | None = None,
     ) -> None:
         if default not in by_version:
@@ -55,8 +58,7 @@ class VersionedDispatcher:
         self._connection = connection
 
     def current(self) -> Dispatcher:
-        settled = self._version()
-        return self._by_version[self._default if settled is None else settled]
+        return self._by_version[routed_version(self._version(), self._default)]
 
     def settle(self) -> None:
         """Once a version is settled, hand the connection its dispatcher, if this router is
@@ -69,19 +71,19 @@ class VersionedDispatcher:
         if getattr(connection, "dispatcher", None) is self:
             connection.dispatcher = self._by_version[settled]
 
-    async def handle_request(self, method: str, params: Any) -> Any:
+    async def handle_request(self, method: str, params: JsonValue) -> object:
         if method != INITIALIZE:
             return await self.current().handle_request(method, params)
         try:
-            if self._for_initialize is not None and self._version() is None:
-                # Raises the negotiation's own error (-32022, -32602) when no version fits.
-                target = self._by_version.get(self._for_initialize(params), self.current())
-                return await target.handle_request(method, params)
-            return await self.current().handle_request(method, params)
+            settled, negotiate = self._version(), self._for_initialize
+            # Negotiating raises its own error (-32022, -32602) when no version fits.
+            will_settle_on = negotiate(params) if negotiate and settled is None else None
+            version = initialize_version(settled, self._default, will_settle_on, self._by_version)
+            return await self._by_version[version].handle_request(method, params)
         finally:
             self.settle()  # answered (or refused): a version it settled needs no routing now
 
-    async def handle_notification(self, method: str, params: Any) -> None:
+    async def handle_notification(self, method: str, params: JsonValue) -> None:
         await self.current().handle_notification(method, params)
 
     def synchronous_requests(self) -> frozenset[str]:
@@ -102,7 +104,9 @@ class VersionedDispatcher:
         by_version = {version: handlers[method] for version, handlers in offered.items()}
         version, default = self._version, self._default
 
-        def route(params: Any) -> object:
+        def route(params: JsonValue) -> object:
+            # routed_version's rule, inlined: this runs per notification until the version
+            # settles (and for good where the connection kept the router's inline handlers).
             settled = version()
             return by_version[default if settled is None else settled](params)
 

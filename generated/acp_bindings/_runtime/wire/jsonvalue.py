@@ -13,10 +13,10 @@ from typing import Any, Final, TypeAlias
 
 from pydantic import BaseModel
 
-# A JSON value as decoded from the wire (`json.loads`), before any model: the type of params,
-# results and ids the runtime passes along without looking inside.
-JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, "JsonValue"] | None
-JsonObject: TypeAlias = dict[str, JsonValue]
+# JSON as the wire carries it, once decoded: the types a value of a message may have.
+JsonScalar: TypeAlias = "str | int | float | bool | None"
+JsonValue: TypeAlias = "JsonScalar | list[JsonValue] | dict[str, JsonValue]"
+JsonObject: TypeAlias = "dict[str, JsonValue]"
 
 
 class _Absent(Enum):
