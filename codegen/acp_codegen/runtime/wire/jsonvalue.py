@@ -1,13 +1,34 @@
-"""Plain JSON values: RFC 6901 pointers, cheap structural copies, model-to-JSON conversion."""
+"""Plain JSON values: their types, RFC 6901 pointers, cheap structural copies, model-to-JSON.
+
+The runtime's one home of the JSON types; every module imports them from here:
+
+- `JsonValue`: a value known to be JSON, as `json.loads` returns it (`JsonScalar`, `JsonArray`
+  or `JsonObject`, nested). Use it for what was decoded from the wire or is about to be encoded.
+- `JsonObject` / `JsonArray`: a JSON object / array that may be built or changed in place.
+- `JsonMapping`: a JSON object only read, never changed: a `dict[str, str]` is one (`dict` is
+  invariant in its values, `Mapping` is not), so a reader's parameter should be this.
+- `JsonParams`: a JSON-RPC message's `params` (an object, an array, or absent).
+
+`object` is the honest type for a value not known to be JSON: what a handler returned before
+`to_json`, a generated model, anything a caller may pass. `Any` is for neither.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from pydantic import BaseModel
+
+# Recursive aliases: mypy follows the quoted names; at run time they are plain `types.UnionType`s.
+JsonScalar: TypeAlias = str | int | float | bool | None
+JsonValue: TypeAlias = JsonScalar | list["JsonValue"] | dict[str, "JsonValue"]
+JsonArray: TypeAlias = list[JsonValue]
+JsonObject: TypeAlias = dict[str, JsonValue]
+JsonMapping: TypeAlias = Mapping[str, JsonValue]
+JsonParams: TypeAlias = JsonObject | JsonArray | None
 
 
 class _Absent(Enum):
