@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any, Final, TypeAlias
+from typing import Final, TypeAlias, TypeVar, cast, overload
 
 from pydantic import BaseModel
 
@@ -33,6 +33,8 @@ JsonArray: TypeAlias = list[JsonValue]
 JsonObject: TypeAlias = dict[str, JsonValue]
 JsonMapping: TypeAlias = Mapping[str, JsonValue]
 JsonParams: TypeAlias = JsonObject | JsonArray | None
+
+_T = TypeVar("_T")
 
 
 class _Absent(Enum):
@@ -59,11 +61,13 @@ def pointer_to(field: str) -> str:
     return "/" + field.replace("~", "~0").replace("/", "~1")
 
 
-def resolve(document: Any, tokens: tuple[str, ...]) -> Any:
+def resolve(
+    document: JsonValue | JsonMapping, tokens: tuple[str, ...]
+) -> JsonValue | JsonMapping | Absent:
     """The value `tokens` point to inside `document`, or ABSENT when the path does not exist."""
     if len(tokens) == 1 and isinstance(document, dict):  # the common case: a top-level member
         return document.get(tokens[0], ABSENT)
-    current = document
+    current: JsonValue | JsonMapping = document
     for token in tokens:
         if isinstance(current, dict):
             if token not in current:
@@ -79,8 +83,9 @@ def resolve(document: Any, tokens: tuple[str, ...]) -> Any:
     return current
 
 
-def copy_json(value: Any) -> Any:
-    """A structural copy of a JSON value (objects and arrays are new; scalars are immutable).
+def copy_json(value: _T) -> _T:
+    """A structural copy of a JSON value (objects and arrays are new; scalars are immutable,
+    and anything else comes back as it is).
 
     Faster than `copy.deepcopy` and enough for data decoded from JSON or dumped from models.
     """
@@ -91,13 +96,13 @@ def copy_json(value: Any) -> Any:
         for key, item in out.items():
             if isinstance(item, dict | list):
                 out[key] = copy_json(item)  # replacing a value keeps the dict's size
-        return out
+        return cast(_T, out)
     if isinstance(value, list):
         items = value.copy()
         for index, item in enumerate(items):
             if isinstance(item, dict | list):
                 items[index] = copy_json(item)
-        return items
+        return cast(_T, items)
     return value
 
 
@@ -107,12 +112,12 @@ _CONTAINERS: frozenset[type] = frozenset({dict, list})  # empty: nothing to conv
 _SEQUENCES = (list, tuple)
 
 
-def non_finite_location(value: Any) -> list[str | int] | None:
+def non_finite_location(value: object) -> list[str | int] | None:
     """Where a number that is no finite double sits in decoded JSON (`1e400` decodes to
     infinity, which no JSON text can carry back), as a pydantic-style `loc`; else None."""
     if _finite_throughout(value):
         return None  # every request's params are walked: the locations only when needed
-    stack: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
+    stack: list[tuple[tuple[str | int, ...], object]] = [((), value)]
     while stack:
         loc, current = stack.pop()
         if isinstance(current, float):
@@ -125,8 +130,8 @@ def non_finite_location(value: Any) -> list[str | int] | None:
     return None
 
 
-def _finite_throughout(value: Any) -> bool:
-    stack = [value]
+def _finite_throughout(value: object) -> bool:
+    stack: list[object] = [value]
     pop, push = stack.pop, stack.extend
     while stack:
         current = pop()
@@ -141,16 +146,23 @@ def _finite_throughout(value: Any) -> bool:
     return True
 
 
-def to_json(value: Any) -> Any:
+@overload
+def to_json(value: BaseModel | Mapping[str, object]) -> JsonObject: ...
+@overload
+def to_json(value: object) -> JsonValue: ...
+def to_json(value: object) -> JsonValue:
     """Wire form of a value: pydantic models (also inside dicts and lists) are dumped by alias.
 
     Fields a model never set (pydantic's `MISSING`) are left out; `None` stays `null`. Plain
     JSON comes back as the same object (nothing is copied when no model is inside), in one pass.
+    Typed as an object for a model or a mapping: what the runtime passes is a model of an
+    object (no RootModel of a scalar) or a dict (a mapping of another class comes back as is).
     """
     if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True)
+        dumped: JsonValue = value.model_dump(mode="json", by_alias=True)
+        return dumped
     if isinstance(value, dict):
-        changed: dict[Any, Any] | None = None
+        changed: dict[object, object] | None = None
         for key, item in value.items():
             kind = item.__class__
             if kind in _SCALARS or (kind in _CONTAINERS and not item):
@@ -160,9 +172,10 @@ def to_json(value: Any) -> Any:
                 if changed is None:
                     changed = dict(value)
                 changed[key] = converted
-        return value if changed is None else changed
+        # Plain JSON in, plain JSON out: what is not a model is taken to be JSON already.
+        return cast(JsonObject, value if changed is None else changed)
     if isinstance(value, _SEQUENCES):
-        items: list[Any] | None = None if isinstance(value, list) else list(value)
+        items: list[object] | None = None if isinstance(value, list) else list(value)
         for index, item in enumerate(value):
             if item.__class__ in _SCALARS:
                 continue
@@ -171,11 +184,11 @@ def to_json(value: Any) -> Any:
                 if items is None:
                     items = list(value)
                 items[index] = converted
-        return value if items is None else items
-    return value
+        return cast(JsonArray, value if items is None else items)
+    return cast(JsonScalar, value)
 
 
-def as_object(value: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
+def as_object(value: Mapping[str, object] | BaseModel) -> JsonObject:
     """A fresh JSON object from a mapping or a generated model (unset fields stay absent)."""
     converted = to_json(value)
     return dict(converted) if converted is value or not isinstance(converted, dict) else converted
