@@ -6,6 +6,12 @@ class or a union alias, via `wire.from_wire`; a failure becomes -32602 naming th
 field) and awaits `handler.<spec.handler>(params=<model>)`. Extension methods (`_` prefix)
 not in the table go to `handler.ext_method(method, params)` /
 `handler.ext_notification(method, params)` when the handler has them.
+
+`ValidatingDispatcher` puts the same tables' checks (and tolerant repairs) in front of a
+dispatcher that works on wire JSON (the lifecycles), handing on the params it checked. A
+dispatcher may also offer synchronous notification handlers (`inline_notifications`) and name
+the requests it answers without suspending (`synchronous_requests`); the connection uses
+both to skip a coroutine or a task per message.
 """
 
 from __future__ import annotations

@@ -2,11 +2,14 @@
 # Regenerate with:
 #   acp-codegen generate --schema schema/acp.schema.json --v1-schema schema/acp.v1.schema.json \
 #     --out generated --package acp_bindings
-"""The ACP v2 prompt-lifecycle vocabulary the lifecycle helpers speak (prompt-lifecycle page).
+"""The ACP prompt-lifecycle vocabulary the lifecycles speak (v2's, prompt-lifecycle page; plus
+v1's `session/load`), and the few readings of it both sides share: which prompt content an
+agent's capabilities allow, the option a permission outcome selected, a take-over notice.
 
-Only `agent_side`, `agent_session`, `client_side` and the state entity use these names: they
-*emit* or *react to* lifecycle messages. How updates merge into state never depends on them
-(that comes from `MergeRule` rows).
+The modules that *emit* or *react to* lifecycle messages use these names: both lifecycles
+(agent/, client/), the v1 dialect, the outgoing checks (plain text chunks) and, for what
+idle and cancelling mean to tool calls, the session state. How updates merge into state never
+depends on them (that comes from `MergeRule` rows).
 """
 
 from __future__ import annotations
