@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeGuard, cast
+from typing import TypeGuard
 
 from ..wire.errors import RpcError
 from ..wire.jsonvalue import JsonObject, JsonParams, JsonValue
@@ -73,9 +73,10 @@ def _classify_call(message: JsonObject, message_id: RequestId) -> Incoming:
     if not isinstance(method, str):
         return Invalid(message_id, '"method" must be a string')
     params = message.get("params")
-    if "params" in message and not isinstance(params, dict | list):
-        return Invalid(message_id, '"params" must be an object or an array')
-    params = cast(JsonParams, params)  # absent (None), or the object or array just checked
+    if not isinstance(params, dict | list):
+        if "params" in message:  # present, but null or a scalar
+            return Invalid(message_id, '"params" must be an object or an array')
+        params = None
     if "id" not in message:
         return Notification(method, params)
     if not is_valid_id(message["id"]):
