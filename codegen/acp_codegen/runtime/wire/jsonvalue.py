@@ -10,7 +10,9 @@ The runtime's one home of the JSON types; every module imports them from here:
 - `JsonParams`: a JSON-RPC message's `params` (an object, an array, or absent).
 
 `object` is the honest type for a value not known to be JSON: what a handler returned before
-`to_json`, a generated model, anything a caller may pass. `Any` is for neither.
+`to_json`, a generated model, anything a caller may pass. `Any` is for neither. (A model class
+or union alias, as a value, is a `TypeForm`: see `convert`.) A literal built for a `JsonObject`
+needs the annotation where it is made: `{"loc": [1]}` alone is inferred as `dict[str, list[int]]`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from typing import Final, TypeAlias, TypeVar, overload
 
 from pydantic import BaseModel
 
-# Recursive aliases: mypy follows the quoted names; at run time they are plain `types.UnionType`s.
+# Recursive aliases: mypy follows the quoted names; at run time they are ordinary union and
+# generic-alias objects (nothing checks a value against them).
 JsonScalar: TypeAlias = str | int | float | bool | None
 JsonValue: TypeAlias = JsonScalar | list["JsonValue"] | dict[str, "JsonValue"]
 JsonArray: TypeAlias = list[JsonValue]
