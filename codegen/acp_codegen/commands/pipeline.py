@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -12,9 +12,10 @@ from typing import Any
 from .. import __version__
 from ..emit.ahead import ahead
 from ..emit.dcg import PYDANTIC_MINIMUM
+from ..emit.gc_tuning import quiet_gc
 from ..emit.render import PARENT_RUNTIME, render_package
 from ..emit.target import SUBPACKAGE_V1, Target
-from ..load.newer import protocol_version
+from ..load.newer import automation_notes, protocol_version
 from ..load.overlay import (
     V1_OVERLAY,
     V2_OVERLAY,
@@ -30,6 +31,55 @@ from ..model.ir import Protocol
 from ..model.naming import is_identifier
 from ..write.fingerprint import input_fingerprint
 from ..write.manifest import MANIFEST, build_manifest
+from .kept_notes import portable
+
+
+@dataclass(frozen=True, slots=True)
+class Inputs:
+    """The files one generation reads, as the command resolved them (`Where.inputs`)."""
+
+    schema: Path
+    shown: str  # the schema as problems and notes name it (as the user typed it)
+    overlay: Path | None = None
+    v1_schema: Path | None = None  # the v1 protocol, carried as the subpackage `v1`
+    v1_shown: str = ""
+    v1_bundled: bool = False  # the v1 schema shipped with the tool: its notes tell nothing
+    names: Mapping[str, str] = field(default_factory=dict)  # placeholder -> name (kept_notes)
+
+
+def generate(inputs: Inputs, target: Target, note: Callable[[str], None]) -> dict[str, bytes]:
+    """The package folder's files for `target` from `inputs`: load the schema (checked
+    alongside where a spare core exists: see `loading`) and the v1 schema beside it, render,
+    and tell `note` what the inputs' notes say. The manifest keeps the notes with each file
+    named by its placeholder, so they read the same from any folder."""
+    with quiet_gc(), loading(inputs.schema, inputs.shown, inputs.overlay) as protocol:
+        kept = tuple(portable(protocol.notes, dict(inputs.names)))
+        if inputs.v1_schema is None:
+            files = render_files(replace(protocol, notes=kept), target)
+            _tell(protocol.notes, note)  # before the checks' verdict, as ever
+            return files
+        with loading(inputs.v1_schema, inputs.v1_shown) as v1:
+            if inputs.v1_bundled:  # the tool's own v1 input: its notes tell the user nothing
+                v1 = replace(v1, notes=())
+            else:  # beside v2, the package's Agent and Client serve v1 through the lifecycle
+                alone = automation_notes(v1, inputs.v1_shown)
+                v1 = replace(v1, notes=_beside_v2(v1.notes, alone))
+            v1_kept = tuple(portable(v1.notes, dict(inputs.names)))
+            files = render_files(replace(protocol, notes=kept), target, replace(v1, notes=v1_kept))
+    _tell((*protocol.notes, *v1.notes), note)
+    return files
+
+
+def _tell(notes: Iterable[str], note: Callable[[str], None]) -> None:
+    for text in notes:
+        note(text)
+
+
+def _beside_v2(notes: Iterable[str], alone: Iterable[str]) -> tuple[str, ...]:
+    """A v1 schema's notes when it is generated beside v2: what it would automate alone is not
+    what the package does (its Agent and Client serve v1 through the v2 lifecycle)."""
+    dropped = set(alone)
+    return tuple(note for note in notes if note not in dropped)
 
 
 def load_protocol(

@@ -7,8 +7,8 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..emit.gc_tuning import quiet_gc
 from ..emit.target import SUBPACKAGE_V1, Target
 from ..write.fingerprint import current_file_count, input_fingerprint
 from ..write.leftovers import pending
@@ -16,8 +16,11 @@ from ..write.manifest import sha256
 from ..write.writer import files_on_disk
 from .config import Settings, find_pyproject, has_table, load_settings
 from .console import Console
-from .kept_notes import as_shown, kept_notes, portable
+from .kept_notes import as_shown, kept_notes
 from .targets import UsageError, expanded
+
+if TYPE_CHECKING:
+    from .pipeline import Inputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,35 +111,29 @@ class Where:
             schema += ["--v1-schema", self.shown(self.v1_schema)]
         return schema + ([] if self.overlay is None else ["--overlay", self.shown(self.overlay)])
 
+    def inputs(self) -> Inputs:
+        """The files a generation here reads, named as messages show them."""
+        from .pipeline import Inputs  # with the renderer (see `render`)
+
+        return Inputs(
+            schema=self.schema,
+            shown=self.displayed(self.schema),  # problems and notes name the file as typed
+            overlay=self.overlay,
+            v1_schema=self.v1_schema,
+            v1_shown="" if self.v1_schema is None else self.displayed(self.v1_schema),
+            v1_bundled=self.v1_bundled,
+            names=self._note_names(),
+        )
+
     def render(self, target: Target) -> dict[str, bytes]:
-        """The package folder's files for `target`, from this schema (checked alongside where
-        a spare core exists: see `pipeline.loading`)."""
+        """The package folder's files for `target`, from this place's inputs: the generation
+        itself is `pipeline.generate`; this says what is read and prints its notes."""
         # Imported here: the renderer (black, jinja, datamodel-code-generator) is most of a
         # no-op's import time, and a current folder never gets this far.
-        from ..load.newer import automation_notes
-        from .pipeline import loading, render_files
+        from .pipeline import generate
 
         self._reading()
-        shown = self.displayed(self.schema)  # problems and notes name the file as typed
-        names = self._note_names()
-        with quiet_gc(), loading(self.schema, shown, self.overlay) as protocol:
-            kept = tuple(portable(protocol.notes, names))  # the same from any folder
-            if self.v1_schema is None:
-                files = render_files(replace(protocol, notes=kept), target)
-                self._notes(protocol.notes)
-                return files
-            shown_v1 = self.displayed(self.v1_schema)
-            with loading(self.v1_schema, shown_v1) as v1:
-                if self.v1_bundled:  # the tool's own v1 input: its notes tell the user nothing
-                    v1 = replace(v1, notes=())
-                else:  # beside v2, the package's Agent and Client serve v1 through the lifecycle
-                    v1 = replace(v1, notes=_beside_v2(v1.notes, automation_notes(v1, shown_v1)))
-                v1_kept = tuple(portable(v1.notes, names))
-                files = render_files(
-                    replace(protocol, notes=kept), target, replace(v1, notes=v1_kept)
-                )
-        self._notes((*protocol.notes, *v1.notes))
-        return files
+        return generate(self.inputs(), target, self.console.note)
 
     def current_file_count(self, folder: Path, target: Target) -> int | None:
         """The file count when `folder` is already exactly what `target` renders to (input
@@ -206,10 +203,3 @@ def _pyprojects_above(folder: Path) -> list[Path]:
 
 def command_line(*parts: list[str]) -> str:
     return shlex.join(word for part in parts for word in part)
-
-
-def _beside_v2(notes: Iterable[str], alone: Iterable[str]) -> tuple[str, ...]:
-    """A v1 schema's notes when it is generated beside v2: what it would automate alone is not
-    what the package does (its Agent and Client serve v1 through the v2 lifecycle)."""
-    dropped = set(alone)
-    return tuple(note for note in notes if note not in dropped)

@@ -18,11 +18,16 @@ import codecs
 import io
 import sys
 from collections.abc import Callable
-from typing import TextIO
+from typing import TextIO, cast
 
 from ..._bindings import models
 from ..._bindings._runtime.wire.convert import to_wire
-from ..._bindings.snapshot import PlanEntryDict, ToolCallSnapshot
+from ..._bindings.snapshot import (
+    ContentBlockDict,
+    PlanEntryDict,
+    ToolCallContentDict,
+    ToolCallSnapshot,
+)
 from ..console import QUIET
 from .lines import Lines, Stream
 from .transcript import (
@@ -83,13 +88,21 @@ class PlainLog:
         """One update, just folded into the session; `now()` reads the turn so far."""
         if isinstance(update, models.AgentMessageChunk | models.AgentThoughtChunk):
             role = "agent" if isinstance(update, models.AgentMessageChunk) else "thought"
-            self._grew(("message", update.message_id), role, block_text(to_wire(update.content)))
+            self._grew(
+                ("message", update.message_id),
+                role,
+                block_text(cast(ContentBlockDict, to_wire(update.content))),
+            )
         elif isinstance(update, models.ToolCallContentChunk) and not self._quiet:
             key = ("tool", update.tool_call_id)
             if key not in self._heads:  # the chunk made the call: read its heading too
                 self.show(now())
             else:
-                self._grew(key, "output", tool_content_text(to_wire(update.content)))
+                self._grew(
+                    key,
+                    "output",
+                    tool_content_text(cast(ToolCallContentDict, to_wire(update.content))),
+                )
         elif isinstance(update, models.TerminalOutputChunk) and not self._quiet:
             if ("terminal", update.terminal_id) not in self._heads:
                 self.show(now())

@@ -396,5 +396,5 @@ class AgentSession:
     async def _ask(self, params: JsonObject) -> JsonValue:
         dialect = self.dialect
         if dialect is None:
-            return cast("JsonValue", await self._peer.request(REQUEST_PERMISSION, params))
+            return await self._peer.request(REQUEST_PERMISSION, params)
         return await dialect.request_permission(params)

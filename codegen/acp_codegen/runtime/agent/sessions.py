@@ -75,7 +75,7 @@ class SessionHooks:
     on_delete_session: Callable[[str], Awaitable[None]] | None = None  # enables session/delete
 
 
-def invalid(loc: list[JsonValue], message: str) -> RpcError:
+def invalid(loc: list[str | int], message: str) -> RpcError:
     return RpcError.invalid_params([{"loc": loc, "msg": message, "type": "value_error"}])
 
 
@@ -207,7 +207,7 @@ class SessionRegistry:
         if self.hooks.stored_sessions is not None:
             seen = set(self.sessions)  # those in memory are listed above, or not at all
             for stored in await self.hooks.stored_sessions(cwd):
-                info = dict(to_json(stored))  # a SessionInfo model or its JSON
+                info = dict(cast("JsonObject", to_json(stored)))  # a SessionInfo model or its JSON
                 if info.get("sessionId") not in seen and (cwd is None or info.get("cwd") == cwd):
                     infos.append(info)
         start = self._offset(params.get("cursor"), len(infos))

@@ -6,21 +6,29 @@ class or a union alias, via `wire.from_wire`; a failure becomes -32602 naming th
 field) and awaits `handler.<spec.handler>(params=<model>)`. Extension methods (`_` prefix)
 not in the table go to `handler.ext_method(method, params)` /
 `handler.ext_notification(method, params)` when the handler has them.
+
+`ValidatingDispatcher` puts the same tables' checks (and tolerant repairs) in front of a
+dispatcher that works on wire JSON (the lifecycles), handing on the params it checked. A
+dispatcher may also offer synchronous notification handlers (`inline_notifications`) and name
+the requests it answers without suspending (`synchronous_requests`); the connection uses
+both to skip a coroutine or a task per message.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, Protocol, TypeAlias
+from enum import Enum
+from typing import Final, Protocol, TypeAlias
 
 from pydantic import ValidationError
 
-from ..wire.checks import pre_check, wire_check
+from ..wire.checks import Check, pre_check, wire_check
 from ..wire.convert import from_wire, to_wire
-from ..wire.errors import RpcError
-from ..wire.jsonvalue import non_finite_location
+from ..wire.errors import Problem, RpcError
+from ..wire.jsonvalue import JsonParams, non_finite_location
 from ..wire.tables import MethodSpec
+from ..wire.tolerant import ParamsRepair
 
 logger = logging.getLogger(__name__)
 
@@ -28,12 +36,12 @@ EXTENSION_PREFIX = "_"
 
 
 class Dispatcher(Protocol):
-    async def handle_request(self, method: str, params: Any) -> Any:
+    async def handle_request(self, method: str, params: JsonParams) -> object:
         """Return the result (a pydantic model or JSON data); raise `RpcError` to answer with
         that error (`RpcError.method_not_found(method)` for methods this side lacks)."""
         ...
 
-    async def handle_notification(self, method: str, params: Any) -> None:
+    async def handle_notification(self, method: str, params: JsonParams) -> None:
         """Handle a notification; unknown ones should be ignored. Runs inline in the reader
         loop, so it must not await a response from the peer (spawn a task for that)."""
         ...
@@ -42,7 +50,11 @@ class Dispatcher(Protocol):
 MethodTable: TypeAlias = Mapping[str, MethodSpec] | Iterable[MethodSpec]
 
 # A synchronous notification handler (see `inline_notifications`).
-InlineHandler: TypeAlias = Callable[[Any], object]
+InlineHandler: TypeAlias = Callable[[JsonParams], object]
+# A table method's handler: generated handlers take their params model as one keyword argument.
+Handler: TypeAlias = Callable[..., Awaitable[object]]
+# An extension hook (`ext_method` / `ext_notification`): the method and its raw params.
+ExtensionHook: TypeAlias = Callable[[str, JsonParams], Awaitable[object]]
 
 
 def inline_notifications(dispatcher: object) -> dict[str, InlineHandler]:
@@ -78,7 +90,7 @@ def index_methods(methods: MethodTable) -> dict[tuple[str, str], MethodSpec]:
     return {(spec.method, spec.kind): spec for spec in rows}
 
 
-def validation_problems(error: ValidationError) -> list[dict[str, Any]]:
+def validation_problems(error: ValidationError) -> list[Problem]:
     """The JSON-safe part of pydantic's errors: where (loc), what (msg) and which check (type)."""
     return [
         {"loc": list(item["loc"]), "msg": item["msg"], "type": item["type"]}
@@ -105,20 +117,20 @@ class TableDispatcher:
         self._handler = handler
         self._fallback = fallback
 
-    def _lookup(self, method: str, kind: str) -> tuple[MethodSpec, Any] | None:
+    def _lookup(self, method: str, kind: str) -> tuple[MethodSpec, Handler] | None:
         spec = self._methods.get((method, kind))
         if spec is None:
             return None
-        function = getattr(self._handler, spec.handler, None)
+        function: Handler | None = getattr(self._handler, spec.handler, None)
         return None if function is None else (spec, function)
 
-    def _extension(self, method: str, hook: str) -> Callable[[str, Any], Awaitable[Any]] | None:
+    def _extension(self, method: str, hook: str) -> ExtensionHook | None:
         if not method.startswith(EXTENSION_PREFIX):
             return None
-        function: Callable[[str, Any], Awaitable[Any]] | None = getattr(self._handler, hook, None)
+        function: ExtensionHook | None = getattr(self._handler, hook, None)
         return function
 
-    async def handle_request(self, method: str, params: Any) -> Any:
+    async def handle_request(self, method: str, params: JsonParams) -> object:
         found = self._lookup(method, "request")
         if found is None:
             if self._fallback is not None:
@@ -135,7 +147,7 @@ class TableDispatcher:
         # Generated handlers take their params as one keyword-only argument.
         return to_wire(await function(params=model), spec.result_type)
 
-    async def handle_notification(self, method: str, params: Any) -> None:
+    async def handle_notification(self, method: str, params: JsonParams) -> None:
         found = self._lookup(method, "notification")
         if found is None:
             if self._fallback is not None:
@@ -156,7 +168,13 @@ class TableDispatcher:
         await function(params=model)
 
 
-_DROPPED = object()  # `ValidatingDispatcher._checked`: the params did not fit
+class _Dropped(Enum):
+    """`ValidatingDispatcher._checked`'s answer when the params did not fit."""
+
+    DROPPED = "dropped"
+
+
+_DROPPED: Final = _Dropped.DROPPED
 _NOT_FINITE = "number out of range: JSON here must be a finite double"
 
 
@@ -174,10 +192,10 @@ class ValidatingDispatcher:
         self,
         methods: MethodTable,
         inner: Dispatcher,
-        repairs: Mapping[str, Callable[[Any, ValidationError], Any | None]] | None = None,
+        repairs: Mapping[str, ParamsRepair] | None = None,
         *,
-        request_repairs: Mapping[str, Callable[[Any, ValidationError], Any | None]] | None = None,
-        screen: Callable[[str, Any], None] | None = None,
+        request_repairs: Mapping[str, ParamsRepair] | None = None,
+        screen: Callable[[str, JsonParams], None] | None = None,
     ) -> None:
         self._methods = index_methods(methods)
         # Checks of a request that come before its params are validated (e.g. the version an
@@ -190,14 +208,14 @@ class ValidatingDispatcher:
             if kind == "notification"
         }
         # Their checks, built on first use (`wire_check`: no model instances built).
-        self._notification_checks: dict[str, Callable[[Any], Any]] = {}
+        self._notification_checks: dict[str, Check] = {}
         self.inner = inner
         # Notifications whose params may be repaired instead of dropped (tolerant reading).
         self._repairs = dict(repairs or {})
         # Requests whose params may be repaired instead of answered with -32602.
         self._request_repairs = dict(request_repairs or {})
 
-    async def handle_request(self, method: str, params: Any) -> Any:
+    async def handle_request(self, method: str, params: JsonParams) -> object:
         spec = self._methods.get((method, "request"))
         if self._screen is not None:
             self._screen(method, params)
@@ -212,11 +230,15 @@ class ValidatingDispatcher:
                 params = fixed
             out_of_range = non_finite_location(params)
             if out_of_range is not None:  # its answer or echo could never be written
-                problem = {"loc": out_of_range, "msg": _NOT_FINITE, "type": "finite_number"}
+                problem: Problem = {
+                    "loc": out_of_range,
+                    "msg": _NOT_FINITE,
+                    "type": "finite_number",
+                }
                 raise RpcError.invalid_params([problem])
         return await self.inner.handle_request(method, params)
 
-    async def handle_notification(self, method: str, params: Any) -> None:
+    async def handle_notification(self, method: str, params: JsonParams) -> None:
         checked = self._checked(method, params)
         if checked is not _DROPPED:
             await self.inner.handle_notification(method, checked)
@@ -238,25 +260,26 @@ class ValidatingDispatcher:
         pre = pre_check(self._notification_types[method])  # no frame of ours when it passes
         checked = self._checked
 
-        def check_then_handle(params: Any) -> None:
+        def check_then_handle(params: JsonParams) -> None:
             try:
                 pre({} if params is None else params)
             except Exception:  # the fast form's verdict is not final: the full check decides
-                params = checked(method, params)  # checks again, then repairs or drops
-                if params is _DROPPED:
+                outcome = checked(method, params)  # checks again, then repairs or drops
+                if outcome is _DROPPED:
                     return
+                params = outcome
             handler(params)
 
         return check_then_handle
 
-    def _check_of(self, method: str) -> Callable[[Any], Any]:
+    def _check_of(self, method: str) -> Check:
         check = self._notification_checks.get(method)
         if check is None:
             check = wire_check(self._notification_types[method])
             self._notification_checks[method] = check
         return check
 
-    def _checked(self, method: str, params: Any) -> Any:
+    def _checked(self, method: str, params: JsonParams) -> JsonParams | _Dropped:
         """`params` when they fit the method's type (or repaired params), else `_DROPPED`."""
         if method not in self._notification_types:
             return params

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeGuard
 
 from ..wire.errors import RpcError
+from ..wire.jsonvalue import JsonObject, JsonParams, JsonValue
 
 RequestId = int | str | None
 
@@ -14,19 +15,19 @@ RequestId = int | str | None
 class Request:
     id: RequestId
     method: str
-    params: Any  # object, array, or None when absent
+    params: JsonParams  # object, array, or None when absent
 
 
 @dataclass(frozen=True, slots=True)
 class Notification:
     method: str
-    params: Any
+    params: JsonParams
 
 
 @dataclass(frozen=True, slots=True)
 class Response:
     id: RequestId
-    result: Any
+    result: JsonValue  # None when `error` is set
     error: RpcError | None
 
 
@@ -41,7 +42,7 @@ class Invalid:
 Incoming = Request | Notification | Response | Invalid
 
 
-def is_valid_id(value: Any) -> bool:
+def is_valid_id(value: object) -> TypeGuard[RequestId]:
     return (
         value is None
         or isinstance(value, str)
@@ -49,7 +50,8 @@ def is_valid_id(value: Any) -> bool:
     )
 
 
-def classify(message: Any) -> Incoming:
+def classify(message: object) -> Incoming:
+    """What a decoded JSON message is: a request, a notification, a response, or invalid."""
     if not isinstance(message, dict):
         return Invalid(None, f"a message must be an object, not {type(message).__name__}")
     raw_id = message.get("id")
@@ -66,13 +68,15 @@ def classify(message: Any) -> Incoming:
     return Invalid(message_id, "neither a request, a notification nor a response")
 
 
-def _classify_call(message: dict[str, Any], message_id: RequestId) -> Incoming:
+def _classify_call(message: JsonObject, message_id: RequestId) -> Incoming:
     method = message["method"]
     if not isinstance(method, str):
         return Invalid(message_id, '"method" must be a string')
     params = message.get("params")
-    if "params" in message and not isinstance(params, dict | list):
-        return Invalid(message_id, '"params" must be an object or an array')
+    if not isinstance(params, dict | list):
+        if "params" in message:  # present, but null or a scalar
+            return Invalid(message_id, '"params" must be an object or an array')
+        params = None
     if "id" not in message:
         return Notification(method, params)
     if not is_valid_id(message["id"]):
@@ -80,23 +84,23 @@ def _classify_call(message: dict[str, Any], message_id: RequestId) -> Incoming:
     return Request(message_id, method, params)
 
 
-def request_message(request_id: RequestId, method: str, params: Any) -> dict[str, Any]:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+def request_message(request_id: RequestId, method: str, params: JsonValue) -> JsonObject:
+    message: JsonObject = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:
         message["params"] = params
     return message
 
 
-def notification_message(method: str, params: Any) -> dict[str, Any]:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+def notification_message(method: str, params: JsonValue) -> JsonObject:
+    message: JsonObject = {"jsonrpc": "2.0", "method": method}
     if params is not None:
         message["params"] = params
     return message
 
 
-def success_message(request_id: RequestId, result: Any) -> dict[str, Any]:
+def success_message(request_id: RequestId, result: JsonValue) -> JsonObject:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
-def error_message(request_id: RequestId, error: RpcError) -> dict[str, Any]:
+def error_message(request_id: RequestId, error: RpcError) -> dict[str, object]:
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}

@@ -10,12 +10,12 @@ built), and each message is validated once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, Final
+from collections.abc import Iterable, Mapping
+from typing import Final
 
 from pydantic import ValidationError
 
-from ..wire.checks import wire_check
+from ..wire.checks import Check, wire_check
 from ..wire.protocol import (
     AGENT_MESSAGE_CHUNK,
     AGENT_THOUGHT_CHUNK,
@@ -24,7 +24,7 @@ from ..wire.protocol import (
 )
 from .dispatch import MethodTable, index_methods
 
-Validator = Callable[[Any], Any]
+Validator = Check
 CUSTOM_PREFIX = "_"
 TEXT_CHUNK_TAGS: Final = frozenset({AGENT_MESSAGE_CHUNK, AGENT_THOUGHT_CHUNK})
 # Strings a plain text chunk is tried with when the checks are built (see `plain_chunks_fit`):
@@ -33,7 +33,7 @@ TEXT_CHUNK_TAGS: Final = frozenset({AGENT_MESSAGE_CHUNK, AGENT_THOUGHT_CHUNK})
 _PROBES: Final = ("", "x", " \n\t\x00\u2028", "\ud800", "naïve 😀", "x" * ((1 << 20) + 1))
 
 
-def is_plain_text_chunk(update: Any) -> bool:
+def is_plain_text_chunk(update: object) -> bool:
     """Whether `update` is exactly a streamed text chunk as the message handles build it:
     `{"sessionUpdate": <agent message or thought chunk>, "messageId": <str>, "content":
     {"type": "text", "text": <str>}}` and nothing else."""
@@ -97,7 +97,7 @@ class OutgoingChecks:
                     return False
         return True
 
-    def session_update(self, params: dict[str, Any]) -> bool:
+    def session_update(self, params: Mapping[str, object]) -> bool:
         """`notification("session/update", params)`, which a plain text chunk with a string
         session id skips when the schema takes every such chunk (`plain_chunks_fit`): True
         when it was skipped so (the update is such a chunk), False when the check ran."""
@@ -110,17 +110,17 @@ class OutgoingChecks:
         self.notification(SESSION_UPDATE, params)
         return False
 
-    def request(self, method: str, params: Any) -> None:
+    def request(self, method: str, params: object) -> None:
         check = self._requests.get(method)
         if check is not None:
             check(params)
 
-    def notification(self, method: str, params: Any) -> None:
+    def notification(self, method: str, params: object) -> None:
         check = self._notifications.get(method)
         if check is not None:
             check(params)
 
-    def result(self, method: str, result: Any) -> None:
+    def result(self, method: str, result: object) -> None:
         check = self._results.get(method)
         if check is not None:
             check(result)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from ..core.versions import initialize_version, routed_version
-from ..wire.jsonvalue import JsonValue
+from ..wire.jsonvalue import JsonParams, JsonValue
 from ..wire.protocol import INITIALIZE
 from .dispatch import Dispatcher, InlineHandler, inline_notifications, synchronous_requests
 
@@ -67,7 +67,7 @@ class VersionedDispatcher:
         if getattr(connection, "dispatcher", None) is self:
             connection.dispatcher = self._by_version[settled]
 
-    async def handle_request(self, method: str, params: JsonValue) -> object:
+    async def handle_request(self, method: str, params: JsonParams) -> object:
         if method != INITIALIZE:
             return await self.current().handle_request(method, params)
         try:
@@ -79,7 +79,7 @@ class VersionedDispatcher:
         finally:
             self.settle()  # answered (or refused): a version it settled needs no routing now
 
-    async def handle_notification(self, method: str, params: JsonValue) -> None:
+    async def handle_notification(self, method: str, params: JsonParams) -> None:
         await self.current().handle_notification(method, params)
 
     def synchronous_requests(self) -> frozenset[str]:
@@ -100,7 +100,7 @@ class VersionedDispatcher:
         by_version = {version: handlers[method] for version, handlers in offered.items()}
         version, default = self._version, self._default
 
-        def route(params: JsonValue) -> object:
+        def route(params: JsonParams) -> object:
             # routed_version's rule, inlined: this runs per notification until the version
             # settles (and for good where the connection kept the router's inline handlers).
             settled = version()

@@ -18,7 +18,15 @@ from typing import Any, Generic, TypeVar, cast
 from pydantic import BaseModel, ValidationError
 
 from ..wire.errors import MalformedUpdateError
-from ..wire.jsonvalue import ABSENT, Absent, JsonObject, JsonValue, copy_json, resolve
+from ..wire.jsonvalue import (
+    ABSENT,
+    Absent,
+    JsonMapping,
+    JsonObject,
+    JsonValue,
+    copy_json,
+    resolve,
+)
 from ..wire.protocol import FINISHED_TOOL_CALL_STATUSES, STATE_IDLE, TOOL_CALL_CANCELLED
 from ..wire.tables import MergeRule
 from .frozen import freeze_item
@@ -290,6 +298,7 @@ class SessionState(Generic[SnapshotT]):
             found = "nothing" if key is ABSENT else type(key).__name__
             raise MalformedUpdateError(tag, f"key {rule.key} must be a string, found {found}")
         token = compiled.source_token
+        value: JsonValue | JsonMapping | Absent
         if token is not None and token != self._tag_field:
             value = data.get(token, ABSENT)
         elif source and source[0] != self._tag_field:

@@ -17,7 +17,7 @@ finds the mode option; a session's v1 `modes` and `current_mode_update` come fro
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from ..agent.sessions import invalid
 from ..rpc.dispatch import Dispatcher, MethodTable, index_methods
@@ -147,7 +147,8 @@ class RenamedMethods:
             asked = dict(params) if "type" in params else {**params, "type": "id"}
         else:
             asked = dict(params)
-        result = await self._typed.handle_request(v2_method, asked)
+        # The typed dispatcher answers these v2 methods with a JSON object (or None: `or {}`).
+        result = cast(dict[str, Any], await self._typed.handle_request(v2_method, asked))
         if v2_method != SET_CONFIG_OPTION:
             return dict(result or {})
         self.remember(params.get("sessionId"), result)

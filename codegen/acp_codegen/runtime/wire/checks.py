@@ -22,14 +22,22 @@ Input is wire JSON (dicts, lists, scalars): model instances are not accepted as 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache, partial
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 
-from pydantic_core import SchemaValidator
+from pydantic_core import CoreConfig, SchemaValidator
 
-from .convert import WIRE_RULES, adapter, wire_validator
+from .convert import WIRE_RULES, adapter, per_type, wire_validator
 
-Check = Callable[[Any], None]
+if TYPE_CHECKING:
+    from typing_extensions import TypeForm
+
+# A check of wire JSON: returns when the data fits, raises pydantic's ValidationError if not.
+Check: TypeAlias = Callable[[object], None]
+# A node of pydantic-core's schema. Its TypedDicts name one shape per node kind; this walk
+# treats every kind alike, by its keys, so it reads them as plain dicts.
+Node: TypeAlias = dict[str, Any]
+_T = TypeVar("_T")
 
 # `WIRE_RULES` as configuration (see `_wire_config`), strictness included: a keyword argument
 # with every call cost a quarter of a small update's check. Configured strictness equals the
@@ -42,7 +50,7 @@ _NAME_RULES = {
 }
 
 
-def _plain_model(node: dict[str, Any]) -> bool:
+def _plain_model(node: Node) -> bool:
     """A model whose validation is its fields alone: no custom `__init__`, no
     `model_post_init`, not a RootModel (those keep their model node)."""
     return (
@@ -53,24 +61,24 @@ def _plain_model(node: dict[str, Any]) -> bool:
     )
 
 
-def _without_default(schema: dict[str, Any]) -> dict[str, Any]:
+def _without_default(schema: Node) -> Node:
     """An optional field's value schema: nothing is filled in for an absent field (a check
     keeps no output), and the `MISSING` sentinel, never found in JSON, is not accepted (the
     models, which accept it, then decide). Kept when the default does more than fill in."""
     if schema.get("validate_default") or schema.get("on_error", "raise") != "raise":
         return schema
-    inner: dict[str, Any] = schema["schema"]
+    inner: Node = schema["schema"]
     return inner["schema"] if inner.get("type") == "missing-sentinel" else inner
 
 
-def _as_typed_dict(node: dict[str, Any]) -> dict[str, Any]:
+def _as_typed_dict(node: Node) -> Node:
     fields = node["schema"]
-    out_fields: dict[str, Any] = {}
+    out_fields: dict[str, Node] = {}
     for name, field in fields["fields"].items():
         schema = field["schema"]
         # A model field is optional exactly when its schema carries a default.
         required = schema.get("type") != "default"
-        out = {
+        out: Node = {
             "type": "typed-dict-field",
             "schema": dict_schema(schema if required else _without_default(schema)),
             "required": required,
@@ -83,7 +91,7 @@ def _as_typed_dict(node: dict[str, Any]) -> dict[str, Any]:
     if extra == "allow" and "extras_schema" not in fields:
         # Extra fields of any value pass either way; "ignore" does not copy them out.
         extra = config["extra_fields_behavior"] = "ignore"
-    typed: dict[str, Any] = {"type": "typed-dict", "fields": out_fields, "config": config}
+    typed: Node = {"type": "typed-dict", "fields": out_fields, "config": config}
     if "ref" in node:
         typed["ref"] = node["ref"]  # definition references point at it
     if extra is not None:
@@ -93,13 +101,13 @@ def _as_typed_dict(node: dict[str, Any]) -> dict[str, Any]:
     return typed
 
 
-def _wire_config(config: dict[str, Any]) -> dict[str, Any]:
+def _wire_config(config: Node) -> Node:
     """`config` reading wire names only (`WIRE_RULES`), so no call has to say so: passing
     `by_alias`/`by_name` with every call cost more than a small update's whole check."""
     return {**config, **_NAME_RULES}
 
 
-def _by_tag_key(node: dict[str, Any]) -> dict[str, Any] | None:
+def _by_tag_key(node: Node) -> Node | None:
     """A tagged union routed by a callback, as one routed by its declared key; else None."""
     route = node.get("discriminator")
     declared = getattr(route, "__kwdefaults__", None) if callable(route) else None
@@ -112,27 +120,27 @@ def _by_tag_key(node: dict[str, Any]) -> dict[str, Any] | None:
     return {**node, "discriminator": declared["tag_key"], "choices": choices}
 
 
-def dict_schema(node: Any) -> Any:
-    """`node` (a pydantic-core schema) in its fast form (see above); a new structure, the
-    original is not changed."""
+def dict_schema(node: _T) -> _T:
+    """`node` (a pydantic-core schema) in its fast form (see above); a new structure of the
+    same kind, the original is not changed."""
     if isinstance(node, dict):
         kind = node.get("type")
         if kind == "model" and _plain_model(node):
-            return _as_typed_dict(node)
+            return cast(_T, _as_typed_dict(node))
         if kind == "tagged-union":
             by_key = _by_tag_key(node)
             if by_key is not None:
-                return by_key
+                return cast(_T, by_key)
         copied = {key: dict_schema(value) for key, value in node.items()}
         if isinstance(node.get("config"), dict):  # a model kept as it is, for one
             copied["config"] = _wire_config(node["config"])
-        return copied
+        return cast(_T, copied)
     if isinstance(node, list):
-        return [dict_schema(value) for value in node]
+        return cast(_T, [dict_schema(value) for value in node])
     return node
 
 
-def _sets_strict(node: Any) -> bool:
+def _sets_strict(node: object) -> bool:
     """Whether any schema node below `node` (a config aside) sets its own strictness."""
     if isinstance(node, dict):
         return "strict" in node or any(
@@ -143,32 +151,32 @@ def _sets_strict(node: Any) -> bool:
     return False
 
 
-def fast_form(tp: Any) -> Callable[[Any], Any]:
+def fast_form(tp: TypeForm[object]) -> Callable[[object], object]:
     """The fast form of `tp`'s validation alone (`wire_check` falls back to the models); it
     raises whatever the validation raises (a route callback's own errors included)."""
     core = adapter(tp).core_schema
-    config: Any = _wire_config({})
+    config = cast(CoreConfig, _wire_config({}))
     validator = SchemaValidator(dict_schema(core), config)
     if _sets_strict(core):
         return partial(validator.validate_python, strict=WIRE_RULES["strict"])
     return validator.validate_python
 
 
-@cache
-def pre_check(tp: Any) -> Callable[[Any], Any]:
+@per_type
+def pre_check(tp: TypeForm[object]) -> Callable[[object], object]:
     """`tp`'s fast form, built once: passing it means `wire_check(tp)` passes too; failing it
     (any exception) means only that `wire_check` must decide."""
     return fast_form(tp)
 
 
-@cache
-def wire_check(tp: Any) -> Check:
+@per_type
+def wire_check(tp: TypeForm[object]) -> Check:
     """A check of wire JSON against `tp` (a model class or union alias): returns None when it
     fits, raises pydantic's `ValidationError` (the models' own) when it does not."""
     fast = pre_check(tp)
     authority = wire_validator(tp)
 
-    def check(data: Any) -> None:
+    def check(data: object) -> None:
         try:
             fast(data)
         except Exception:  # ValidationError, or anything a route callback raised

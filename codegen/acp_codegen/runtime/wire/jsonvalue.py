@@ -1,18 +1,39 @@
-"""Plain JSON values: RFC 6901 pointers, cheap structural copies, model-to-JSON conversion."""
+"""Plain JSON values: their types, RFC 6901 pointers, cheap structural copies, model-to-JSON.
+
+The runtime's one home of the JSON types; every module imports them from here:
+
+- `JsonValue`: a value known to be JSON, as `json.loads` returns it (`JsonScalar`, `JsonArray`
+  or `JsonObject`, nested). Use it for what was decoded from the wire or is about to be encoded.
+- `JsonObject` / `JsonArray`: a JSON object / array that may be built or changed in place.
+- `JsonMapping`: a JSON object only read, never changed: a `dict[str, str]` is one (`dict` is
+  invariant in its values, `Mapping` is not), so a reader's parameter should be this.
+- `JsonParams`: a JSON-RPC message's `params` (an object, an array, or absent).
+
+`object` is the honest type for a value not known to be JSON: what a handler returned before
+`to_json`, a generated model, anything a caller may pass. `Any` is for neither. (A model class
+or union alias, as a value, is a `TypeForm`: see `convert`.) A literal built for a `JsonObject`
+needs the annotation where it is made: `{"loc": [1]}` alone is inferred as `dict[str, list[int]]`.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any, Final, TypeAlias
+from typing import Final, TypeAlias, TypeVar, overload
 
 from pydantic import BaseModel
 
-# JSON as the wire carries it, once decoded: the types a value of a message may have.
-JsonScalar: TypeAlias = "str | int | float | bool | None"
-JsonValue: TypeAlias = "JsonScalar | list[JsonValue] | dict[str, JsonValue]"
-JsonObject: TypeAlias = "dict[str, JsonValue]"
+# Recursive aliases: mypy follows the quoted names; at run time they are ordinary union and
+# generic-alias objects (nothing checks a value against them).
+JsonScalar: TypeAlias = str | int | float | bool | None
+JsonValue: TypeAlias = JsonScalar | list["JsonValue"] | dict[str, "JsonValue"]
+JsonArray: TypeAlias = list[JsonValue]
+JsonObject: TypeAlias = dict[str, JsonValue]
+JsonMapping: TypeAlias = Mapping[str, JsonValue]
+JsonParams: TypeAlias = JsonObject | JsonArray | None
+
+_T = TypeVar("_T")
 
 
 class _Absent(Enum):
@@ -23,6 +44,7 @@ class _Absent(Enum):
 
 ABSENT: Final = _Absent.ABSENT
 Absent = _Absent
+
 
 def parse_pointer(pointer: str) -> tuple[str, ...]:
     """Split an RFC 6901 pointer into unescaped reference tokens ("" is the whole document)."""
@@ -38,11 +60,19 @@ def pointer_to(field: str) -> str:
     return "/" + field.replace("~", "~0").replace("/", "~1")
 
 
-def resolve(document: Any, tokens: tuple[str, ...]) -> Any:
+@overload
+def resolve(document: JsonValue, tokens: tuple[str, ...]) -> JsonValue | Absent: ...
+@overload
+def resolve(
+    document: JsonValue | JsonMapping, tokens: tuple[str, ...]
+) -> JsonValue | JsonMapping | Absent: ...
+def resolve(
+    document: JsonValue | JsonMapping, tokens: tuple[str, ...]
+) -> JsonValue | JsonMapping | Absent:
     """The value `tokens` point to inside `document`, or ABSENT when the path does not exist."""
     if len(tokens) == 1 and isinstance(document, dict):  # the common case: a top-level member
         return document.get(tokens[0], ABSENT)
-    current = document
+    current: JsonValue | JsonMapping = document
     for token in tokens:
         if isinstance(current, dict):
             if token not in current:
@@ -58,8 +88,9 @@ def resolve(document: Any, tokens: tuple[str, ...]) -> Any:
     return current
 
 
-def copy_json(value: Any) -> Any:
-    """A structural copy of a JSON value (objects and arrays are new; scalars are immutable).
+def copy_json(value: _T) -> _T:
+    """A structural copy of a JSON value (objects and arrays are new; scalars are immutable,
+    and anything else comes back as it is).
 
     Faster than `copy.deepcopy` and enough for data decoded from JSON or dumped from models.
     """
@@ -70,13 +101,13 @@ def copy_json(value: Any) -> Any:
         for key, item in out.items():
             if isinstance(item, dict | list):
                 out[key] = copy_json(item)  # replacing a value keeps the dict's size
-        return out
+        return out  # type: ignore[return-value]  # a dict in, a dict out (no cast: a call)
     if isinstance(value, list):
         items = value.copy()
         for index, item in enumerate(items):
             if isinstance(item, dict | list):
                 items[index] = copy_json(item)
-        return items
+        return items  # type: ignore[return-value]  # a list in, a list out
     return value
 
 
@@ -86,12 +117,12 @@ _CONTAINERS: frozenset[type] = frozenset({dict, list})  # empty: nothing to conv
 _SEQUENCES = (list, tuple)
 
 
-def non_finite_location(value: Any) -> list[str | int] | None:
+def non_finite_location(value: object) -> list[str | int] | None:
     """Where a number that is no finite double sits in decoded JSON (`1e400` decodes to
     infinity, which no JSON text can carry back), as a pydantic-style `loc`; else None."""
     if _finite_throughout(value):
         return None  # every request's params are walked: the locations only when needed
-    stack: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
+    stack: list[tuple[tuple[str | int, ...], object]] = [((), value)]
     while stack:
         loc, current = stack.pop()
         if isinstance(current, float):
@@ -104,8 +135,8 @@ def non_finite_location(value: Any) -> list[str | int] | None:
     return None
 
 
-def _finite_throughout(value: Any) -> bool:
-    stack = [value]
+def _finite_throughout(value: object) -> bool:
+    stack: list[object] = [value]
     pop, push = stack.pop, stack.extend
     while stack:
         current = pop()
@@ -120,16 +151,23 @@ def _finite_throughout(value: Any) -> bool:
     return True
 
 
-def to_json(value: Any) -> Any:
+@overload
+def to_json(value: BaseModel | Mapping[str, object]) -> JsonObject: ...
+@overload
+def to_json(value: object) -> JsonValue: ...
+def to_json(value: object) -> JsonValue:
     """Wire form of a value: pydantic models (also inside dicts and lists) are dumped by alias.
 
     Fields a model never set (pydantic's `MISSING`) are left out; `None` stays `null`. Plain
     JSON comes back as the same object (nothing is copied when no model is inside), in one pass.
+    Typed as an object for a model or a mapping: what the runtime passes is a model of an
+    object (no RootModel of a scalar) or a dict (a mapping of another class comes back as is).
     """
+    # No `typing.cast` below: it is a call, and this runs for every message sent.
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True)
     if isinstance(value, dict):
-        changed: dict[Any, Any] | None = None
+        changed: JsonObject | None = None
         for key, item in value.items():
             kind = item.__class__
             if kind in _SCALARS or (kind in _CONTAINERS and not item):
@@ -141,7 +179,7 @@ def to_json(value: Any) -> Any:
                 changed[key] = converted
         return value if changed is None else changed
     if isinstance(value, _SEQUENCES):
-        items: list[Any] | None = None if isinstance(value, list) else list(value)
+        items: JsonArray | None = None if isinstance(value, list) else list(value)
         for index, item in enumerate(value):
             if item.__class__ in _SCALARS:
                 continue
@@ -150,11 +188,12 @@ def to_json(value: Any) -> Any:
                 if items is None:
                     items = list(value)
                 items[index] = converted
-        return value if items is None else items
-    return value
+        # `items` is None only for a list (a tuple is copied into one above).
+        return value if items is None else items  # type: ignore[return-value]
+    return value  # type: ignore[return-value]  # no model, no container: a JSON scalar
 
 
-def as_object(value: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
+def as_object(value: Mapping[str, object] | BaseModel) -> JsonObject:
     """A fresh JSON object from a mapping or a generated model (unset fields stay absent)."""
     converted = to_json(value)
     return dict(converted) if converted is value or not isinstance(converted, dict) else converted

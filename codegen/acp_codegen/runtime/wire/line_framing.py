@@ -153,7 +153,7 @@ def decode_line(line: bytes) -> JsonValue:
         raise ValueError("nested too deeply") from None
 
 
-def _compact_encoder(ensure_ascii: bool) -> Callable[[JsonValue], str]:
+def _compact_encoder(ensure_ascii: bool) -> Callable[[object], str]:
     """Compact JSON text, NaN and infinities refused. `JSONEncoder.encode` builds a new C
     encoder (and its bookkeeping) for every call, a few frames per message sent; this one is
     built once. It skips the check for circular references: what is sent is a tree decoded
@@ -170,7 +170,7 @@ def _compact_encoder(ensure_ascii: bool) -> Callable[[JsonValue], str]:
     except TypeError:  # the accelerator's signature is CPython's own: if it ever changes
         return encoder.encode
 
-    def encode(message: JsonValue) -> str:
+    def encode(message: object) -> str:
         chunks: list[str] = one_shot(message, 0)
         return "".join(chunks)
 
@@ -182,7 +182,7 @@ _encode_compact: Final = _compact_encoder(ensure_ascii=False)
 _encode_ascii: Final = _compact_encoder(ensure_ascii=True)
 
 
-def encode_json(message: JsonValue) -> bytes:
+def encode_json(message: object) -> bytes:
     """Compact UTF-8 JSON; `json` escapes control characters, so it never contains a newline.
 
     A string may hold a lone surrogate (`"\\ud800"` is valid JSON, so a peer can send one and
@@ -200,7 +200,7 @@ def encode_json(message: JsonValue) -> bytes:
         return _encode_ascii(message).encode("ascii")
 
 
-def encode_json_reference(message: JsonValue) -> bytes:
+def encode_json_reference(message: object) -> bytes:
     """What `encode_json` does, the slow obvious way: `json.dumps` (a new encoder per call).
     Differs only on a cycle, which it reports as ValueError instead of RecursionError."""
     try:

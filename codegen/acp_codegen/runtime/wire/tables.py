@@ -6,7 +6,10 @@ The runtime interprets these rows; it never names a method or an update variant 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeForm
 
 # "agent", "client", "protocol", "both" (either side handles it), or a side newer than the
 # generator (upstream's "proxy"): generated tables treat such a side like "both".
@@ -35,8 +38,8 @@ class MethodSpec:
     method: str
     side: Side
     kind: Kind
-    params_type: Any  # a model class or a union alias; validate through pydantic.TypeAdapter
-    result_type: Any  # as params_type; None for notifications
+    params_type: TypeForm[object]  # a model class or a union alias (see `wire.convert`)
+    result_type: TypeForm[object]  # as params_type; None for notifications
     handler: str  # Python method name on the handling side's base class
 
 

@@ -20,17 +20,31 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from pydantic import ValidationError
 
 from .checks import wire_check
 from .convert import from_wire
-from .jsonvalue import copy_json, pointer_to
+from .jsonvalue import JsonMapping, JsonObject, JsonValue, copy_json, pointer_to
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeForm
 
 logger = logging.getLogger(__name__)
 
 Path = tuple[str | int, ...]
+_T = TypeVar("_T")
+
+
+class _Drop(Enum):
+    """A repair's replacement that removes the value (an item or a property) instead."""
+
+    DROP = "drop"
+
+
+DROP: Final = _Drop.DROP
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +68,9 @@ class ToleranceTable:
 @dataclass(frozen=True, slots=True)
 class Repair:
     path: Path  # where in the update
-    replacement: Any  # DROP, or the default to put there
+    replacement: JsonValue | _Drop  # DROP, or the default to put there
     reason: str
     when_null: bool = False  # only if the value there is null (default-on-null)
-
-
-DROP: Any = object()
 
 
 def _pointer(path: Path) -> str:
@@ -103,9 +114,9 @@ def plan_repair(
     return best
 
 
-def _null_at(data: Any, path: Path) -> bool:
+def _null_at(data: object, path: Path) -> bool:
     """Whether `data` holds a JSON null at `path` (present, not merely absent)."""
-    parent = data
+    parent: Any = data  # stepped through blindly: a path that does not fit raises, caught below
     try:
         for step in path[:-1]:
             parent = parent[step]
@@ -114,13 +125,13 @@ def _null_at(data: Any, path: Path) -> bool:
         return False
 
 
-def _apply(data: Any, repairs: list[Repair]) -> None:
+def _apply(data: JsonObject, repairs: list[Repair]) -> None:
     """Apply repairs in place; deeper and later list items first, so indices stay right."""
     done: list[Path] = []
     for repair in sorted(repairs, key=lambda r: (len(r.path), r.path), reverse=True):
         if any(repair.path[: len(p)] == p for p in done if len(p) < len(repair.path)):
             continue
-        parent = data
+        parent: Any = data  # as in `_null_at`: the caller catches a path that does not fit
         for step in repair.path[:-1]:
             parent = parent[step]
         last = repair.path[-1]
@@ -132,8 +143,8 @@ def _apply(data: Any, repairs: list[Repair]) -> None:
 
 
 def repair_update(
-    table: ToleranceTable, data: Mapping[str, Any], error: ValidationError, root: str | None = None
-) -> tuple[dict[str, Any], list[Repair]] | None:
+    table: ToleranceTable, data: JsonMapping, error: ValidationError, root: str | None = None
+) -> tuple[JsonObject, list[Repair]] | None:
     """A repaired copy of `data` and what was done, or None when an error is not covered."""
     repairs: dict[Path, Repair] = {}
     for item in error.errors(include_url=False):
@@ -142,7 +153,7 @@ def repair_update(
             return None
         reason = f"{repair.reason} ({item['msg']})"
         repairs.setdefault(repair.path, Repair(repair.path, repair.replacement, reason))
-    fixed: dict[str, Any] = copy_json(dict(data))
+    fixed: JsonObject = copy_json(dict(data))
     try:
         _apply(fixed, list(repairs.values()))
     except (KeyError, IndexError, TypeError):
@@ -151,8 +162,13 @@ def repair_update(
 
 
 def _repaired(
-    tp: Any, table: ToleranceTable, data: Any, error: ValidationError, root: str, what: str
-) -> dict[str, Any] | None:
+    tp: TypeForm[object],
+    table: ToleranceTable,
+    data: JsonValue,
+    error: ValidationError,
+    root: str,
+    what: str,
+) -> JsonObject | None:
     """`data` repaired and valid, with each repair logged; None when it cannot be repaired."""
     if not isinstance(data, dict):
         return None
@@ -170,13 +186,13 @@ def _repaired(
 
 
 def tolerant_validator(
-    tp: Any, table: ToleranceTable | None, *, strict: bool = False, tag_field: str = ""
-) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
+    tp: TypeForm[object], table: ToleranceTable | None, *, strict: bool = False, tag_field: str = ""
+) -> Callable[[JsonObject], JsonObject | None]:
     """A session-update validator for `SessionState`: returns None when the update is valid,
     the repaired update when it was repaired, and raises ValidationError otherwise."""
     checked = wire_check(tp)
 
-    def validate(data: dict[str, Any]) -> dict[str, Any] | None:
+    def validate(data: JsonObject) -> JsonObject | None:
         try:
             checked(data)
             return None
@@ -192,30 +208,37 @@ def tolerant_validator(
     return validate
 
 
-ParamsRepair = Callable[[Any, ValidationError], Any | None]
+# Params (or a result) that failed their check -> repaired ones, or None when they cannot be.
+ParamsRepair = Callable[[JsonValue, ValidationError], JsonObject | None]
 
 
-def params_repair(tp: Any, table: ToleranceTable, root: str, method: str) -> ParamsRepair:
+def params_repair(
+    tp: TypeForm[object], table: ToleranceTable, root: str, method: str
+) -> ParamsRepair:
     """For `ValidatingDispatcher`: repaired params of `method` (type `tp`, table class `root`),
     or None when they cannot be repaired."""
 
-    def repair(params: Any, error: ValidationError) -> Any | None:
+    def repair(params: JsonValue, error: ValidationError) -> JsonObject | None:
         return _repaired(tp, table, params, error, root, method)
 
     return repair
 
 
-def result_repair(tp: Any, table: ToleranceTable, root: str, method: str) -> ParamsRepair:
+def result_repair(
+    tp: TypeForm[object], table: ToleranceTable, root: str, method: str
+) -> ParamsRepair:
     """For a typed proxy: the repaired result of `method` (type `tp`, table class `root`), or
     None when it cannot be repaired; repairs are logged as `<method> result: ...`."""
 
-    def repair(result: Any, error: ValidationError) -> Any | None:
+    def repair(result: JsonValue, error: ValidationError) -> JsonObject | None:
         return _repaired(tp, table, result, error, root, f"{method} result")
 
     return repair
 
 
-def result_from_wire(tp: Any, result: Any, repairs: Mapping[str, ParamsRepair], method: str) -> Any:
+def result_from_wire(
+    tp: TypeForm[_T], result: JsonValue, repairs: Mapping[str, ParamsRepair], method: str
+) -> _T:
     """For a typed proxy: `from_wire(tp, result)`. A result that fails is read again repaired
     when `repairs` (empty when strict) has `method`'s repair and it covers every error; else the
     original ValidationError is raised. A valid result costs what `from_wire` costs."""

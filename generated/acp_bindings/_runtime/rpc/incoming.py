@@ -36,7 +36,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ..wire.errors import ConnectionClosed, RpcError
-from ..wire.jsonvalue import JsonValue, to_json
+from ..wire.jsonvalue import JsonParams, JsonValue, to_json
 from ..wire.line_framing import decode_line, encode_json
 from ..wire.pushed_lines import YIELD_ONCE
 from .dispatch import Dispatcher, InlineHandler, inline_notifications, synchronous_requests
@@ -233,7 +233,7 @@ class IncomingMessages:
             if not written.done():
                 written.set_result(None)
 
-    async def _on_notification(self, method: str, params: JsonValue) -> None:
+    async def _on_notification(self, method: str, params: JsonParams) -> None:
         if method == CANCEL_REQUEST_METHOD:
             self._on_cancel_request(params)
             return
@@ -249,7 +249,7 @@ class IncomingMessages:
             logger.exception("notification handler for %r failed", method)
 
     @staticmethod
-    def _notify_inline(inline: InlineHandler, method: str, params: JsonValue) -> None:
+    def _notify_inline(inline: InlineHandler, method: str, params: JsonParams) -> None:
         try:
             inline(params)
         except Exception:

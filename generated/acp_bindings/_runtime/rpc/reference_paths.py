@@ -24,7 +24,7 @@ choice: `PushedLines(parks=False)` is its reference, and works with either class
 
 from __future__ import annotations
 
-from ..wire.jsonvalue import JsonValue
+from ..wire.jsonvalue import JsonParams
 from ..wire.line_framing import decode_line
 from .connection import Connection
 from .incoming import CANCEL_REQUEST_METHOD, logger
@@ -44,7 +44,7 @@ class ReferenceConnection(Connection):
             return
         await self._on_payload(payload)  # a request: a task, then `asyncio.sleep(0)`
 
-    async def _on_notification(self, method: str, params: JsonValue) -> None:
+    async def _on_notification(self, method: str, params: JsonParams) -> None:
         """Every notification through the dispatcher's coroutine, batch entries included."""
         if method == CANCEL_REQUEST_METHOD:
             self._on_cancel_request(params)

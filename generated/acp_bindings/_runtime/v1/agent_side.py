@@ -41,7 +41,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from ..agent.agent_session import Accepted, AgentSession, Prompt, new_id
 from ..agent.agent_side import AgentSide
@@ -51,7 +51,7 @@ from ..rpc.dispatch import EXTENSION_PREFIX, Dispatcher
 from ..rpc.negotiation import negotiate
 from ..rpc.outgoing_checks import OutgoingChecks
 from ..wire.errors import ConnectionClosed, RpcError
-from ..wire.jsonvalue import copy_json
+from ..wire.jsonvalue import JsonObject, copy_json
 from ..wire.protocol import (
     INITIALIZE,
     SESSION_CANCEL,
@@ -282,7 +282,9 @@ class V1AgentSide:
         problems = prompt_content_problems(content, self.side.capabilities)
         if problems:
             raise RpcError.invalid_params(problems)
-        prompt = Prompt(message_id=new_id("msg_user"), content=copy_json(content))
+        # No problems: `content` is a list of objects.
+        blocks = cast(list[JsonObject], content)
+        prompt = Prompt(message_id=new_id("msg_user"), content=copy_json(blocks))
         ended: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         self._accepted.setdefault(session.session_id, {})[prompt.message_id] = ended
         # No answer to wait for: on v1 the answer is the turn's end.

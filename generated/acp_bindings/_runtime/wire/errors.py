@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any
+from typing import TypedDict
 
 
 class ErrorCode(IntEnum):
@@ -23,24 +23,36 @@ class ErrorCode(IntEnum):
     RESOURCE_NOT_FOUND = -32002
 
 
+class Problem(TypedDict):
+    """One entry of -32602's `data`, as pydantic reports a validation error: where (`loc`),
+    what (`msg`) and which check failed (`type`)."""
+
+    loc: list[str | int]
+    msg: str
+    type: str
+
+
 class RpcError(Exception):
     """A JSON-RPC error: raised by `Connection.request` on an error response, and raised by
     handlers to answer a request with exactly this error."""
 
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
+    def __init__(self, code: int, message: str, data: object = None) -> None:
         super().__init__(f"{message} ({code})")
         self.code = code
         self.message = message
-        self.data = data  # None means "no data member"
+        # None means "no data member". Anything `json.dumps` writes: a peer's error carries
+        # JSON here, a local one what its raiser put (problems, ids).
+        self.data = data
 
-    def to_json(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
+    def to_json(self) -> dict[str, object]:
+        """The error object of a response (`data` only when there is some)."""
+        error: dict[str, object] = {"code": self.code, "message": self.message}
         if self.data is not None:
             error["data"] = self.data
         return error
 
     @classmethod
-    def from_json(cls, error: Any) -> RpcError:
+    def from_json(cls, error: object) -> RpcError:
         """Lenient: a peer's malformed error object still becomes an `RpcError`."""
         if not isinstance(error, dict):
             return cls(ErrorCode.INTERNAL_ERROR, f"malformed error object: {error!r}")
@@ -67,7 +79,7 @@ class RpcError(Exception):
         return cls(ErrorCode.METHOD_NOT_FOUND, "Method not found", {"method": method})
 
     @classmethod
-    def invalid_params(cls, problems: list[dict[str, Any]]) -> RpcError:
+    def invalid_params(cls, problems: list[Problem]) -> RpcError:
         return cls(ErrorCode.INVALID_PARAMS, "Invalid params", problems)
 
     @classmethod

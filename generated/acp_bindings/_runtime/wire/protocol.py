@@ -2,19 +2,23 @@
 # Regenerate with:
 #   acp-codegen generate --schema schema/acp.schema.json --v1-schema schema/acp.v1.schema.json \
 #     --out generated --package acp_bindings
-"""The ACP v2 prompt-lifecycle vocabulary the lifecycle helpers speak (prompt-lifecycle page).
+"""The ACP prompt-lifecycle vocabulary the lifecycles speak (v2's, prompt-lifecycle page; plus
+v1's `session/load`), and the few readings of it both sides share: which prompt content an
+agent's capabilities allow, the option a permission outcome selected, a take-over notice.
 
-Only `agent_side`, `agent_session`, `client_side` and the state entity use these names: they
-*emit* or *react to* lifecycle messages. How updates merge into state never depends on them
-(that comes from `MergeRule` rows).
+The modules that *emit* or *react to* lifecycle messages use these names: both lifecycles
+(agent/, client/), the v1 dialect, the outgoing checks (plain text chunks) and, for what
+idle and cancelling mean to tool calls, the session state. How updates merge into state never
+depends on them (that comes from `MergeRule` rows).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
 
-from .jsonvalue import to_json
+from .errors import Problem
+from .jsonvalue import JsonMapping, JsonValue, to_json
 
 SUPPORTED_PROTOCOL_VERSIONS: Final = (2,)
 
@@ -79,20 +83,20 @@ PROMPT_CAPABILITY_OF_CONTENT: Final[Mapping[str, str]] = {
 }
 
 
-def prompt_capabilities(agent_capabilities: Any) -> Mapping[str, Any]:
+def prompt_capabilities(agent_capabilities: object) -> JsonMapping:
     """`capabilities.session.prompt` of an initialize result (empty when absent or null)."""
     session = agent_capabilities.get("session") if isinstance(agent_capabilities, dict) else None
     prompt = session.get("prompt") if isinstance(session, dict) else None
     return prompt if isinstance(prompt, dict) else {}
 
 
-def prompt_content_problems(prompt: Any, agent_capabilities: Any) -> list[dict[str, Any]]:
+def prompt_content_problems(prompt: object, agent_capabilities: object) -> list[Problem]:
     """Why `prompt` may not be sent to an agent with these capabilities, in the shape of
     -32602 error data (`loc`, `msg`, `type`); empty when it may."""
     if not isinstance(prompt, list):
         return [{"loc": ["prompt"], "msg": "prompt must be an array", "type": "list_type"}]
     granted = prompt_capabilities(agent_capabilities)
-    problems: list[dict[str, Any]] = []
+    problems: list[Problem] = []
     for index, block in enumerate(prompt):
         kind = block.get("type") if isinstance(block, dict) else None
         if not isinstance(kind, str):
@@ -119,17 +123,17 @@ def prompt_content_problems(prompt: Any, agent_capabilities: Any) -> list[dict[s
     return problems
 
 
-def selected_option(outcome: Any) -> str | None:
+def selected_option(outcome: object) -> str | None:
     """The chosen optionId of a permission outcome, or None. Anything but a well-formed
     `selected` outcome (cancelled, unknown future outcomes) is never read as approval."""
-    outcome = to_json(outcome)  # a generated outcome model reads the same as its JSON
-    if isinstance(outcome, dict) and outcome.get("outcome") == OUTCOME_SELECTED:
-        option = outcome.get("optionId")
+    wire: JsonValue = to_json(outcome)  # a generated outcome model reads the same as its JSON
+    if isinstance(wire, dict) and wire.get("outcome") == OUTCOME_SELECTED:
+        option = wire.get("optionId")
         return option if isinstance(option, str) else None
     return None
 
 
-def is_taken_over_notice(update: Any) -> bool:
+def is_taken_over_notice(update: object) -> bool:
     """Whether `update` tells that another connection took the session over."""
     if not isinstance(update, dict) or update.get(UPDATE_TAG_FIELD) != NOTICE:
         return False
