@@ -17,33 +17,13 @@ finds the mode option; a session's v1 `modes` and `current_mode_update` come fro
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 from ..agent.sessions import invalid
-from ..rpc.dispatch import Dispatcher, MethodTable, index_methods
+from ..rpc.dispatch import Dispatcher
 from ..wire.errors import RpcError
-from ..wire.jsonvalue import copy_json
-
-AUTHENTICATE: Final = "authenticate"
-LOGOUT: Final = "logout"
-SET_CONFIG_OPTION: Final = "session/set_config_option"
-SET_MODE: Final = "session/set_mode"
-# v1 method -> the v2 method whose typed handler serves it.
-V2_HANDLER: Final = {
-    AUTHENTICATE: "auth/login",
-    LOGOUT: "auth/logout",
-    SET_CONFIG_OPTION: SET_CONFIG_OPTION,
-    SET_MODE: SET_CONFIG_OPTION,
-}
-MODE_CATEGORY: Final = "mode"
-
-
-def overrides(agent: object, base: type, specs: MethodTable, method: str) -> bool:
-    """Whether `agent`'s class overrides `base`'s typed handler of request `method`."""
-    spec = index_methods(specs).get((method, "request"))
-    if spec is None:
-        return False
-    return getattr(type(agent), spec.handler, None) is not getattr(base, spec.handler, None)
+from ..wire.jsonvalue import JsonValue, copy_json
+from .constants import MODE_CATEGORY, SET_CONFIG_OPTION, SET_MODE, V2_HANDLER
 
 
 def v1_config_options(options: Any) -> Any:
@@ -60,10 +40,10 @@ def v1_config_options(options: Any) -> Any:
     ]
 
 
-def v1_auth_methods(methods: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def v1_auth_methods(methods: list[dict[str, Any]]) -> list[JsonValue]:
     """v2 login methods in v1's words: `methodId` is v1's `id`, and v1's agent-run method is
     the untagged one (v2 tags it `type: "agent"`)."""
-    converted = []
+    converted: list[JsonValue] = []
     for method in methods:
         v1 = {("id" if name == "methodId" else name): value for name, value in method.items()}
         if v1.get("type") == "agent":

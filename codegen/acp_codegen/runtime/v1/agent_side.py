@@ -43,45 +43,48 @@ from ..agent.agent_session import Accepted, AgentSession, Prompt, new_id
 from ..agent.agent_side import AgentSide
 from ..agent.sessions import invalid
 from ..rpc.connection import answer_written
-from ..rpc.dispatch import EXTENSION_PREFIX, Dispatcher
-from ..rpc.negotiation import negotiate
+from ..rpc.dispatch import EXTENSION_PREFIX, Dispatcher, ValidatingDispatcher
 from ..rpc.outgoing_checks import OutgoingChecks
 from ..wire.errors import ConnectionClosed, RpcError
-from ..wire.jsonvalue import copy_json
+from ..wire.jsonvalue import JsonObject, JsonValue, copy_json
 from ..wire.protocol import (
     INITIALIZE,
     SESSION_CANCEL,
     SESSION_CLOSE,
     SESSION_DELETE,
     SESSION_LIST,
+    SESSION_LOAD,
     SESSION_NEW,
     SESSION_PROMPT,
     SESSION_RESUME,
     prompt_capabilities,
     prompt_content_problems,
 )
-from .agent_renamed import (
-    LOGOUT,
-    SET_MODE,
-    V2_HANDLER,
-    RenamedMethods,
-    v1_auth_methods,
-    v1_config_options,
-    v1_modes,
-)
+from .agent_renamed import RenamedMethods, v1_auth_methods, v1_config_options, v1_modes
 from .agent_wire import V1SessionDialect, v1_stop_reason
+from .client_wire import V1Tables
+from .constants import (
+    AGENT_CAPABILITIES,
+    AGENT_INFO,
+    AVAILABLE_COMMANDS,
+    AVAILABLE_COMMANDS_UPDATE,
+    CLIENT_CAPABILITIES,
+    CLIENT_INFO,
+    LOGOUT,
+    PROMPT_CAPABILITY_NAMES,
+    SET_MODE,
+    V1,
+    V2_HANDLER,
+)
 
 logger = logging.getLogger(__name__)
 
-SESSION_LOAD = "session/load"
-V1 = 1
 # What each v1 answer may carry besides what the runtime sets, by method.
 _RESULT_FIELDS = {
     SESSION_NEW: ("sessionId", "configOptions", "modes", "_meta"),
     SESSION_LOAD: ("configOptions", "modes", "_meta"),
     SESSION_RESUME: ("configOptions", "modes", "_meta"),
 }
-AVAILABLE_COMMANDS = "availableCommands"  # a v2 result field, a v1 update
 _REGISTRY = {SESSION_LIST: "list", SESSION_CLOSE: "close", SESSION_DELETE: "delete"}
 
 
@@ -97,7 +100,7 @@ def v1_agent_capabilities(side: AgentSide, logout: bool = False) -> dict[str, An
     if "additionalDirectories" in declared:
         session["additionalDirectories"] = declared["additionalDirectories"]
     granted = prompt_capabilities(side.capabilities)
-    prompt = {name: granted.get(name) is not None for name in ("image", "audio", "embeddedContext")}
+    prompt = {name: granted.get(name) is not None for name in PROMPT_CAPABILITY_NAMES}
     mcp = declared.get("mcp")
     mcp = mcp if isinstance(mcp, dict) else {}
     out: dict[str, Any] = {
@@ -115,19 +118,25 @@ def v1_agent_capabilities(side: AgentSide, logout: bool = False) -> dict[str, An
 
 class V1AgentSide:
     """Dispatcher for a connection that negotiated v1, over `side` (shared with v2: the
-    version is settled per connection). `checks` are built from v1's method tables."""
+    version is settled per connection), and the `AgentDialect` it hands `side.initialize`.
+    `checks` are built from v1's method tables."""
+
+    version = V1
+    sends_cancel_request = False  # v1 has no `$/cancel_request`
 
     def __init__(
         self,
         side: AgentSide,
-        checks: OutgoingChecks,
+        tables: V1Tables,
         extensions: Dispatcher | None = None,
         serves: Callable[[str], bool] = lambda method: False,
     ) -> None:
-        """`serves(v2_method)`: whether the author overrode the typed handler of that v2
-        method (`extensions`), which then serves v1's renamed methods too."""
+        """`tables`: v1's, with the repairs of what an agent receives; `serves(v2_method)`:
+        whether the author overrode the typed handler of that v2 method (`extensions`), which
+        then serves v1's renamed methods too."""
         self.side = side
-        self.checks = checks
+        self.tables = tables
+        self.checks = OutgoingChecks(sent=tables.client_specs, answered=tables.agent_specs)
         # Where extension methods (`_...`, free-form on every version) go: the author's
         # `ext_method` / `ext_notification` through the typed dispatcher.
         self._extensions = extensions
@@ -139,6 +148,11 @@ class V1AgentSide:
         # The dialects' callbacks, bound once: each session's dialect shares them.
         self._on_echo, self._on_idle = self._echoed, self._idle
         self._on_options = self._renamed.updated
+        self.session_dialect = self._dialect
+
+    def checked(self) -> ValidatingDispatcher:
+        """This adapter behind v1's checks (and tolerant repairs) of incoming messages."""
+        return self.tables.checked(self.tables.agent_specs, self)
 
     async def handle_request(self, method: str, params: Any) -> Any:
         if method != INITIALIZE:
@@ -146,7 +160,7 @@ class V1AgentSide:
         if method.startswith(EXTENSION_PREFIX) and self._extensions is not None:
             return await self._extensions.handle_request(method, params)
         if method == INITIALIZE:
-            result = self._initialize(params)
+            result = self.side.initialize(params, self)
         else:
             self.side.require_initialized()
             params = {} if params is None else params
@@ -200,26 +214,19 @@ class V1AgentSide:
             return result
         raise RpcError.method_not_found(method)
 
-    def _initialize(self, params: Any) -> dict[str, Any]:
-        version = negotiate(params, self.side.protocol_versions)
-        if version != V1:  # routing sends only v1 here; a mismatch is a wiring bug
-            raise RpcError.internal_error(f"v1 dispatcher asked to serve version {version}")
-        assert isinstance(params, dict)
+    # -- AgentDialect: `initialize` and each session's reports in v1's words ------------------
+
+    def client_hello(self, params: JsonObject) -> tuple[JsonValue, JsonValue]:
+        return params.get(CLIENT_CAPABILITIES), params.get(CLIENT_INFO)
+
+    def hello(self, version: int) -> JsonObject:
         side = self.side
-        side.protocol_version = V1
-        side.client_capabilities = params.get("clientCapabilities") or {}
-        side.registry.client_capabilities = side.client_capabilities
-        side.client_info = params.get("clientInfo")
-        side.registry.dialect_for = self._dialect
-        side.connection.sends_cancel_request = False  # v1 has no `$/cancel_request`
-        side.initialized = True
-        result: dict[str, Any] = {
-            "protocolVersion": V1,
-            "agentCapabilities": v1_agent_capabilities(side, self._renamed.served(LOGOUT)),
-            "agentInfo": side.info,
+        return {
+            "protocolVersion": version,
+            AGENT_CAPABILITIES: v1_agent_capabilities(side, self._renamed.served(LOGOUT)),
+            AGENT_INFO: side.info,
             "authMethods": v1_auth_methods(side.auth_methods),
         }
-        return result
 
     def _dialect(self, session: AgentSession) -> V1SessionDialect:
         return V1SessionDialect(
@@ -251,7 +258,7 @@ class V1AgentSide:
 
         async def tell() -> None:
             await asyncio.shield(written)
-            update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
+            update = {"sessionUpdate": AVAILABLE_COMMANDS_UPDATE, AVAILABLE_COMMANDS: commands}
             with contextlib.suppress(ConnectionClosed):
                 await session.send_update(update)
 

@@ -42,21 +42,23 @@ from ..wire.protocol import (
     UPDATE_TAG_FIELD,
     USER_MESSAGE,
 )
+from .constants import (
+    AVAILABLE_COMMANDS_UPDATE,
+    CONFIG_OPTION_UPDATE,
+    CURRENT_MODE_UPDATE,
+    MODE_CATEGORY,
+    USER_MESSAGE_CHUNK,
+    V1_PLAN,
+    V1_TOOL_CALL,
+)
 
-USER_MESSAGE_CHUNK: Final = "user_message_chunk"
-V1_TOOL_CALL: Final = "tool_call"
-V1_PLAN: Final = "plan"
-V1_CURRENT_MODE: Final = "current_mode_update"
-CONFIG_OPTION_UPDATE: Final = "config_option_update"
-COMMANDS_UPDATE: Final = "available_commands_update"
 CHUNK_ROLES: Final[Mapping[str, str]] = {
     USER_MESSAGE_CHUNK: "user",
     AGENT_MESSAGE_CHUNK: "agent",
     AGENT_THOUGHT_CHUNK: "thought",
 }
-V1_PLAN_ID: Final = "plan"
-MODE_CONFIG_ID: Final = "mode"
-MODE_CATEGORY: Final = "mode"
+V1_PLAN_ID: Final = "plan"  # the id of the one plan a v1 session has (v1 plans have none)
+MODE_CONFIG_ID: Final = "mode"  # the id of the config option a v1 session's modes become
 
 
 def new_message_id() -> str:
@@ -151,12 +153,12 @@ class V1UpdateReader:
             if update.get("_meta") is not None:
                 plan["_meta"] = update["_meta"]
             return [{UPDATE_TAG_FIELD: PLAN_UPDATE, "plan": plan}]
-        if tag == V1_CURRENT_MODE:
+        if tag == CURRENT_MODE_UPDATE:
             if self._modes is None:
                 return []  # a mode change for an agent that listed no modes: nothing to show
             self._modes = {**self._modes, "currentModeId": update.get("currentModeId")}
             return [self.options_update()]
-        if tag == COMMANDS_UPDATE and isinstance(update.get("availableCommands"), list):
+        if tag == AVAILABLE_COMMANDS_UPDATE and isinstance(update.get("availableCommands"), list):
             return [
                 {**update, "availableCommands": [_command(c) for c in update["availableCommands"]]}
             ]

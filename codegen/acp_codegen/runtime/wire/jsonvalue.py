@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from pydantic import BaseModel
 
@@ -18,6 +18,10 @@ class _Absent(Enum):
 
 ABSENT: Final = _Absent.ABSENT
 Absent = _Absent
+
+JsonScalar: TypeAlias = str | int | float | bool | None
+JsonValue: TypeAlias = JsonScalar | list["JsonValue"] | dict[str, "JsonValue"]
+JsonObject: TypeAlias = dict[str, JsonValue]
 
 
 def parse_pointer(pointer: str) -> tuple[str, ...]:
