@@ -69,7 +69,7 @@ SnapshotT = TypeVar("SnapshotT", default=Mapping[str, Any])
 PermissionHandler = Callable[
     ["ClientSession[Any]", "PermissionRequest"], Awaitable[Mapping[str, Any] | BaseModel]
 ]
-UpdateValidator = Callable[[dict[str, Any]], object]
+UpdateValidator = Callable[[JsonObject], object]
 
 
 class ClientSide(Generic[SnapshotT]):
@@ -87,11 +87,11 @@ class ClientSide(Generic[SnapshotT]):
         self,
         connection: Connection,
         *,
-        info: Mapping[str, Any],
+        info: Mapping[str, JsonValue],
         rules: Mapping[str, MergeRule],
         tag_field: str = UPDATE_TAG_FIELD,
         validate_update: UpdateValidator | None = None,
-        capabilities: Mapping[str, Any] | None = None,
+        capabilities: Mapping[str, JsonValue] | None = None,
         protocol_versions: Sequence[int] = SUPPORTED_PROTOCOL_VERSIONS,
         on_permission: PermissionHandler | None = None,
         fallback: Dispatcher | None = None,
@@ -124,12 +124,13 @@ class ClientSide(Generic[SnapshotT]):
         self._forward_updates = forward_updates and fallback is not None
         self._router: VersionedDispatcher | None = None
         self._protocol_version: int | None = None
+        # What the agent's `initialize` answer said, read freely by applications (hence `Any`).
         self.agent_info: Any = None
         self.agent_capabilities: Any = None
         self.auth_methods: list[Any] = []
         self.sessions: dict[str, ClientSession[SnapshotT]] = {}
         self._setups_in_flight = 0
-        self._early_updates: dict[str, list[Any]] = {}
+        self._early_updates: dict[str, list[JsonValue]] = {}
 
     @property
     def initialized(self) -> bool:
@@ -149,7 +150,7 @@ class ClientSide(Generic[SnapshotT]):
     def new_state(self) -> SessionState[Any]:
         return SessionState(self._plan, self._tag_field, self._validate_update)
 
-    def is_state_update(self, update: Any) -> bool:
+    def is_state_update(self, update: JsonValue) -> bool:
         tag = update.get(self._tag_field) if isinstance(update, dict) else None
         rule = self._rules.get(tag) if isinstance(tag, str) else None
         return rule is not None and rule.entity == "state"
@@ -176,10 +177,11 @@ class ClientSide(Generic[SnapshotT]):
         )
         return self._router
 
-    async def request(self, method: str, params: Any) -> Any:
+    async def request(self, method: str, params: JsonValue) -> JsonValue:
         """Send a request to the agent (first checked against the wire's types: v1's on v1)."""
         self._wire.check_request(method, params)
-        return await self.connection.request(method, params)
+        answer: JsonValue = await self.connection.request(method, params)
+        return answer
 
     async def notify(self, method: str, params: JsonValue) -> None:
         self._wire.check_notification(method, params)
@@ -191,7 +193,7 @@ class ClientSide(Generic[SnapshotT]):
 
     # -- calls to the agent ---------------------------------------------------------------------
 
-    async def initialize(self) -> dict[str, Any]:
+    async def initialize(self) -> JsonObject:
         """Offer our newest version; raise `UnsupportedProtocolVersion` (and close the
         connection) when the agent answers one we cannot use."""
         params: JsonObject = {
@@ -234,9 +236,14 @@ class ClientSide(Generic[SnapshotT]):
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None
     ) -> dict[str, Any]:
-        """One page of `session/list` (`sessions`, and `nextCursor` when there is more)."""
-        params = {name: value for name, value in (("cwd", cwd), ("cursor", cursor)) if value}
-        result: dict[str, Any] = await self.request(SESSION_LIST, params)
+        """One page of `session/list` (`sessions`, and `nextCursor` when there is more; read
+        freely by applications, hence `Any`)."""
+        params: JsonObject = {
+            name: value for name, value in (("cwd", cwd), ("cursor", cursor)) if value
+        }
+        result = await self.request(SESSION_LIST, params)
+        if not isinstance(result, dict):
+            raise RpcError(ErrorCode.INTERNAL_ERROR, f"{SESSION_LIST} result is not an object")
         return result
 
     async def resume_session(
@@ -259,7 +266,7 @@ class ClientSide(Generic[SnapshotT]):
         return await self._set_up(SESSION_LOAD, params, session_id)
 
     async def _set_up(
-        self, method: str, params: dict[str, Any], session_id: str | None
+        self, method: str, params: JsonObject, session_id: str | None
     ) -> ClientSession[SnapshotT]:
         if not self.initialized:
             raise ProtocolUsageError(f"{method} before initialize")
@@ -270,9 +277,10 @@ class ClientSide(Generic[SnapshotT]):
         finally:
             self._setups_in_flight -= 1
         if session_id is None:
-            session_id = result.get("sessionId") if isinstance(result, dict) else None
-            if not isinstance(session_id, str):
+            named = result.get("sessionId") if isinstance(result, dict) else None
+            if not isinstance(named, str):
                 raise RpcError(ErrorCode.INTERNAL_ERROR, f"{method} result has no sessionId")
+            session_id = named
         # No await from here on: buffered updates are applied before any newer one.
         # Not `ClientSession[SnapshotT](...)`: calling the subscripted alias costs a frame.
         session: ClientSession[SnapshotT] = self.sessions.get(session_id) or ClientSession(
@@ -290,7 +298,7 @@ class ClientSide(Generic[SnapshotT]):
             self._early_updates.clear()
         return session
 
-    def check_prompt(self, session_id: str, content: Any) -> None:
+    def check_prompt(self, session_id: str, content: JsonValue) -> None:
         """Raise `ProtocolUsageError` when a prompt may not be sent (nothing is sent)."""
         if not self.initialized:
             raise ProtocolUsageError("session/prompt before initialize")
@@ -329,7 +337,7 @@ class ClientSide(Generic[SnapshotT]):
         the same), unless it is also forwarded to the author's handler."""
         return {} if self._forward_updates else {SESSION_UPDATE: self._update}
 
-    async def updates_in(self, session_id: str, updates: list[Any]) -> None:
+    async def updates_in(self, session_id: str, updates: list[JsonObject]) -> None:
         """Fold updates of one session in order, handing each kept one to the author's handler
         when it listens (the v1 dialect gives what one v1 update says as v2 updates)."""
         for update in updates:
@@ -338,15 +346,16 @@ class ClientSide(Generic[SnapshotT]):
                 params = {"sessionId": session_id, "update": update}
                 await self._fallback.handle_notification(SESSION_UPDATE, params)
 
-    def _update(self, params: Any) -> bool:
+    def _update(self, params: JsonValue) -> bool:
         """Fold a session/update's update into its session; False when it is dropped."""
-        session_id = params.get("sessionId") if isinstance(params, dict) else None
-        if not isinstance(session_id, str) or "update" not in params:
-            logger.warning("ignoring a session/update without sessionId or update")
-            return False
-        return self.fold_update(session_id, params["update"])
+        if isinstance(params, dict):
+            session_id = params.get("sessionId")
+            if isinstance(session_id, str) and "update" in params:
+                return self.fold_update(session_id, params["update"])
+        logger.warning("ignoring a session/update without sessionId or update")
+        return False
 
-    def fold_update(self, session_id: str, update: Any) -> bool:
+    def fold_update(self, session_id: str, update: JsonValue) -> bool:
         """Fold `update` (decoded for us, referenced nowhere else) into its session, or keep it
         until the session's setup answers; False when it is dropped."""
         session = self.sessions.get(session_id)
@@ -362,7 +371,7 @@ class ClientSide(Generic[SnapshotT]):
             return False
         return True
 
-    async def _permission(self, params: Any) -> dict[str, Any]:
+    async def _permission(self, params: JsonValue) -> JsonObject:
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         session = self.sessions.get(session_id) if isinstance(session_id, str) else None
         if session is None:
@@ -372,9 +381,7 @@ class ClientSide(Generic[SnapshotT]):
         assert isinstance(params, dict)
         return await self.ask_permission(session, params)
 
-    async def ask_permission(
-        self, session: ClientSession[Any], params: dict[str, Any]
-    ) -> dict[str, Any]:
+    async def ask_permission(self, session: ClientSession[Any], params: JsonObject) -> JsonObject:
         """Wait for the answer to a permission request (v2-shaped params) on `session`."""
         handler = self._on_permission
         hook = None if handler is None else partial(handler, session)

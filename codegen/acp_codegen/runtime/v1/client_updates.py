@@ -47,8 +47,10 @@ from .constants import (
     CONFIG_OPTION_UPDATE,
     CURRENT_MODE_UPDATE,
     MODE_CATEGORY,
+    MODE_CONFIG_ID,
     USER_MESSAGE_CHUNK,
     V1_PLAN,
+    V1_PLAN_ID,
     V1_TOOL_CALL,
 )
 
@@ -57,8 +59,6 @@ CHUNK_ROLES: Final[Mapping[str, str]] = {
     AGENT_MESSAGE_CHUNK: "agent",
     AGENT_THOUGHT_CHUNK: "thought",
 }
-V1_PLAN_ID: Final = "plan"  # the id of the one plan a v1 session has (v1 plans have none)
-MODE_CONFIG_ID: Final = "mode"  # the id of the config option a v1 session's modes become
 
 
 def new_message_id() -> str:

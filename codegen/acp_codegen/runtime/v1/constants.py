@@ -41,6 +41,7 @@ V2_HANDLER: Final[Mapping[str, str]] = {
 # v1's update kinds v2 names otherwise or lacks.
 V1_TOOL_CALL: Final = "tool_call"
 V1_PLAN: Final = "plan"
+V1_PLAN_ID: Final = "plan"  # the id a v1 session's one plan gets (v1 plans have none)
 USER_MESSAGE_CHUNK: Final = "user_message_chunk"
 CONFIG_OPTION_UPDATE: Final = "config_option_update"
 CURRENT_MODE_UPDATE: Final = "current_mode_update"
@@ -48,6 +49,7 @@ AVAILABLE_COMMANDS_UPDATE: Final = "available_commands_update"
 AVAILABLE_COMMANDS: Final = "availableCommands"  # a v2 result field, a v1 update
 # v2 has no modes: a v1 mode is a select config option of this category.
 MODE_CATEGORY: Final = "mode"
+MODE_CONFIG_ID: Final = "mode"  # the id of the config option a v1 session's modes become
 
 # v1's client services (v2 removed them) and the path in `clientCapabilities` each needs.
 FS_READ: Final = "fs/read_text_file"

@@ -23,10 +23,11 @@ A prompt turn, as the prompt-lifecycle page prescribes:
 3. The handler's return value is the stop reason (None means `end_turn`); the turn ends with
    an idle `state_update` carrying it.
 
-A prompt accepted while a turn is running is answered `{}` and echoed as a `user_message` in
-acceptance order. The handler can collect such prompts with `session.take_prompts()`; those it
-has not taken when it returns are handed to `on_prompt` one by one within the same foreground
-work (still running, no idle in between). See `turns` for cancellation.
+A prompt accepted while a turn is running is answered the same way (step 1) and echoed as a
+`user_message` in acceptance order. The handler can collect such prompts with
+`session.take_prompts()`; those it has not taken when it returns are handed to `on_prompt` one
+by one within the same foreground work (still running, no idle in between). See `turns` for
+cancellation.
 
 What depends on the protocol version is said by an `AgentDialect` (dialect.py): v2's here;
 v1's adapter (`v1.agent_side.V1AgentSide`) serves v1's requests over this same object and hands

@@ -92,22 +92,22 @@ _RESULT_FIELDS = {
 _REGISTRY = {SESSION_LIST: "list", SESSION_CLOSE: "close", SESSION_DELETE: "delete"}
 
 
-def v1_agent_capabilities(side: AgentSide, logout: bool = False) -> dict[str, Any]:
+def v1_agent_capabilities(side: AgentSide, logout: bool = False) -> JsonObject:
     """v1 `agentCapabilities` for what `side` serves (its v2 capabilities are the author's);
     `logout`: whether the author serves it (`auth/logout`)."""
     registry = side.registry
     history = registry.history_limit is None or registry.history_limit > 0
-    session: dict[str, Any] = {"list": {}, "resume": {}, "close": {}}
+    session: JsonObject = {"list": {}, "resume": {}, "close": {}}
     if registry.serves_delete:
         session["delete"] = {}
     declared = side.capabilities.get("session") or {}
     if "additionalDirectories" in declared:
         session["additionalDirectories"] = declared["additionalDirectories"]
     granted = prompt_capabilities(side.capabilities)
-    prompt = {name: granted.get(name) is not None for name in PROMPT_CAPABILITY_NAMES}
+    prompt: JsonObject = {name: granted.get(name) is not None for name in PROMPT_CAPABILITY_NAMES}
     mcp = declared.get("mcp")
     mcp = mcp if isinstance(mcp, dict) else {}
-    out: dict[str, Any] = {
+    out: JsonObject = {
         "loadSession": history or registry.hooks.load_session is not None,
         "promptCapabilities": prompt,
         "mcpCapabilities": {name: mcp.get(name) is not None for name in ("http", "sse")},
@@ -188,7 +188,7 @@ class V1AgentSide:
         else:
             logger.debug("v1: notification %s not handled", method)
 
-    async def _session_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def _session_request(self, method: str, params: JsonObject) -> JsonObject:
         registry = self.side.registry
         if method == SESSION_PROMPT:
             return await self._prompt(params)
@@ -209,10 +209,10 @@ class V1AgentSide:
         self._renamed.remember(session_id, result)
         return self._fields(method, result)
 
-    async def _registry_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def _registry_request(self, method: str, params: JsonObject) -> JsonObject:
         if method in _REGISTRY:
             registry = self.side.registry
-            result: dict[str, Any] = await getattr(registry, _REGISTRY[method])(params)
+            result: JsonObject = await getattr(registry, _REGISTRY[method])(params)
             if method in (SESSION_CLOSE, SESSION_DELETE):
                 self._renamed.forget(params.get("sessionId"))
             return result
@@ -252,7 +252,7 @@ class V1AgentSide:
             if not future.done():
                 future.set_result(reason)
 
-    def _after_answer(self, session_id: str, commands: list[Any]) -> None:
+    def _after_answer(self, session_id: str, commands: list[JsonValue]) -> None:
         """v2 answers a new session with its commands; v1 tells them with an update, which
         must follow the answer (before it the client does not know the session)."""
         session = self.side.sessions.get(session_id)
@@ -268,7 +268,7 @@ class V1AgentSide:
 
         self.side.spawn(tell())
 
-    def _fields(self, method: str, result: Mapping[str, Any]) -> dict[str, Any]:
+    def _fields(self, method: str, result: Mapping[str, JsonValue]) -> JsonObject:
         allowed = _RESULT_FIELDS[method]
         fields = {key: value for key, value in result.items() if key in allowed}
         if len(fields) + (AVAILABLE_COMMANDS in result) < len(result):  # some have no v1 form
@@ -281,7 +281,7 @@ class V1AgentSide:
                 fields["modes"] = modes
         return fields
 
-    async def _prompt(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def _prompt(self, params: JsonObject) -> JsonObject:
         """Accept the prompt as v2 does (its turn, queueing, cancellation), then answer once
         the turn it was taken up by reports idle."""
         session = self.side.registry.open_session_of(params)
@@ -304,7 +304,7 @@ class V1AgentSide:
             raise RpcError.internal_error(f"the turn ended {reason!r}")
         return {"stopReason": stop}
 
-    async def _load(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def _load(self, params: JsonObject) -> JsonObject:
         """Reopen the session and replay its history in v1's words (through a new dialect, so
         what it tracks matches what this client has seen), then answer."""
         registry = self.side.registry

@@ -306,17 +306,19 @@ class V1ClientWire:
             )
         return session
 
-    async def _permission(self, params: Any) -> dict[str, Any]:
+    async def _permission(self, params: JsonValue) -> JsonObject:
         session = self._known_session(params)
+        about = params["toolCall"] if isinstance(params, dict) else None
+        assert isinstance(about, dict) and isinstance(params, dict)  # v1's checks saw to it
         # The tool call it is about, read as a v1 tool_call_update: folded into the state and
         # shown (in v2's shape) as the request's subject.
-        update = {**params["toolCall"], "sessionUpdate": TOOL_CALL_UPDATE}
+        update = {**about, "sessionUpdate": TOOL_CALL_UPDATE}
         folded = self.reader(session.session_id).read(update)
         for item in folded:
             session.apply(item)
         tool_call = {k: v for k, v in folded[0].items() if k != UPDATE_TAG_FIELD}
         title = tool_call.get("title")
-        request = {
+        request: JsonObject = {
             "sessionId": session.session_id,
             "title": title if isinstance(title, str) and title else "Allow this tool call?",
             "subject": {"type": "tool_call", "toolCall": tool_call},
