@@ -14,7 +14,7 @@ from acp_codegen.runtime.client.dialect import V2ClientWire
 from acp_codegen.runtime.client.permission_request import PermissionRequest
 from acp_codegen.runtime.rpc.connection import Connection
 from acp_codegen.runtime.rpc.dispatch import Dispatcher, TableDispatcher, ValidatingDispatcher
-from acp_codegen.runtime.v1.client_wire import V1Tables
+from acp_codegen.runtime.v1.assembly import V1Tables
 from acp_codegen.runtime.wire.errors import UnsupportedProtocolVersion
 from pydantic import ValidationError
 

@@ -49,6 +49,7 @@ from ..rpc.connection import Connection, answer_written
 from ..rpc.dispatch import Dispatcher
 from ..rpc.negotiation import negotiate
 from ..rpc.outgoing_checks import NoChecks, OutgoingChecks
+from ..rpc.version_router import VersionedDispatcher
 from ..state.history import DEFAULT_HISTORY_LIMIT, chunk_runs, live_tags
 from ..wire.errors import ErrorCode, RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue, copy_json
@@ -67,7 +68,7 @@ from ..wire.protocol import (
 )
 from ..wire.tables import MergeRule
 from .agent_session import Accepted, AgentSession, Prompt, new_id
-from .dialect import AgentDialect, V2AgentWire
+from .dialect import AgentDialect, V2AgentWire, VersionAdapter
 from .session_store import SessionStore
 from .sessions import (
     SessionHook,
@@ -180,6 +181,20 @@ class AgentSide:
                 self.sessions.pop(session_id, None)  # a session nobody was told about goes
             raise
         return result
+
+    def versioned(self, v2: Dispatcher, other: VersionAdapter | None = None) -> Dispatcher:
+        """The connection's dispatcher: `v2` (this lifecycle behind v2's checks) and, given
+        the adapter of another version, that adapter behind its checks, chosen by the version
+        `initialize` negotiates (as `ClientSide.versioned` does on the client side)."""
+        if other is None:
+            return v2
+        return VersionedDispatcher(
+            {**dict.fromkeys(SUPPORTED_PROTOCOL_VERSIONS, v2), other.version: other.checked()},
+            version=lambda: self.protocol_version,
+            default=max(self.protocol_versions),
+            for_initialize=lambda params: negotiate(params, self.protocol_versions),
+            connection=self.connection,  # answered `initialize`, it talks to that version directly
+        )
 
     def synchronous_requests(self) -> frozenset[str]:
         """`initialize`, and `session/new` when no hook of the author's runs for it: answered

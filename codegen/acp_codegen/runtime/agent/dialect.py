@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from ..rpc.dispatch import Dispatcher
 from ..wire.jsonvalue import JsonObject, JsonValue
 
 if TYPE_CHECKING:
@@ -43,6 +44,20 @@ class AgentDialect(Protocol):
     @property
     def session_dialect(self) -> Callable[[AgentSession], SessionDialect] | None:
         """What writes each session's reports in this version's words (None: v2's own)."""
+        ...
+
+
+class VersionAdapter(AgentDialect, Protocol):
+    """The dialect of a version other than v2's, which the agent also serves: it reads that
+    version's requests itself, over the same `AgentSide` (see `AgentSide.versioned`)."""
+
+    @property
+    def version(self) -> int:
+        """The protocol version it speaks."""
+        ...
+
+    def checked(self) -> Dispatcher:
+        """This adapter behind that version's checks of incoming messages."""
         ...
 
 

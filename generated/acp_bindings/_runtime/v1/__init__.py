@@ -19,9 +19,10 @@ v1 and is also the `Dispatcher` of what a v1 peer sends, over the same lifecycle
   as the v2 updates its session states fold.
 
 Each adapter is given v1's tables (`V1Tables`: the generated `.v1` method tables and the
-repairs of what that side receives) and puts itself behind v1's checks (`checked()`).
-`assembly` routes each connection to v2 or to the adapter by the negotiated version: the
-generated package calls it with its tables. v1's names (version number, renamed methods,
+repairs of what that side receives) and puts itself behind v1's checks (`checked()`); the
+lifecycle's `versioned(v2)` (`AgentSide.versioned`, `ClientSide.versioned`) routes each
+connection to v2 or to the adapter by the negotiated version. `assembly` does this for the
+generated package, which calls it with its tables. v1's names (version number, renamed methods,
 field names) are `constants`'.
 
 May import: client, agent, state, rpc, wire.

@@ -4,16 +4,18 @@
 #     --out generated --package acp_bindings
 """Where v1 and v2 are put together, for the generated package to call with its tables.
 
-The generated `Agent` and `Client` build v2's lifecycle (`AgentSide`, `ClientSide`) behind v2's
-checks, then hand it here with v1's tables (`V1Tables`, from the generated `.v1` subpackage);
-what comes back serves each connection in the version its `initialize` settles on:
+The generated `Agent` and `Client` build v2's lifecycle (`AgentSide`, `ClientSide`) and hand it
+here with v1's tables (`V1Tables`, from the generated `.v1` subpackage). Both sides are then
+put together the same way: the v1 adapter is made over the lifecycle from the tables, and the
+lifecycle's `versioned(v2)` routes each connection's messages to v2's checks or to the
+adapter's (`checked()`), by the version its `initialize` settles on.
 
-- agent: `versioned_agent` routes v2's messages to the v2 dispatcher and v1's to a
-  `V1AgentSide` behind v1's checks; `client_services` is what the author's typed v1 client
-  services (`Agent.client_services`) send through.
-- client: `v1_client_options` are `ClientSide`'s v1 arguments (the tables, the application's
-  handlers of v1's client services and which of them it overrides); `ClientSide.versioned`
-  then routes incoming messages the same way.
+- agent: `versioned_agent` makes the `V1AgentSide` and returns `AgentSide.versioned`;
+  `client_services` is what the author's typed v1 client services (`Agent.client_services`)
+  send through.
+- client: `v1_client_options` are `ClientSide`'s v1 arguments (the tables, from which it makes
+  its `V1ClientWire`; the application's handlers of v1's client services, and which of them it
+  overrides); the generated `Client` then returns `ClientSide.versioned`.
 """
 
 from __future__ import annotations
@@ -23,9 +25,6 @@ from typing import TypedDict
 
 from ..agent.agent_side import AgentSide
 from ..rpc.dispatch import Dispatcher, MethodTable, TableDispatcher, index_methods
-from ..rpc.negotiation import negotiate
-from ..rpc.version_router import VersionedDispatcher
-from ..wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
 from .agent_side import V1AgentSide
 from .client_services import ServicesPeer
 from .client_wire import V1Tables
@@ -87,13 +86,7 @@ def versioned_agent(
     v1 = V1AgentSide(
         side, tables, typed, serves=lambda method: overrides(agent, base, specs, method)
     )
-    return VersionedDispatcher(
-        {**dict.fromkeys(SUPPORTED_PROTOCOL_VERSIONS, v2), V1: v1.checked()},
-        version=lambda: side.protocol_version,
-        default=max(side.protocol_versions),
-        for_initialize=lambda params: negotiate(params, side.protocol_versions),
-        connection=side.connection,  # answered `initialize`, it talks to that version directly
-    )
+    return side.versioned(v2, v1)
 
 
 # -- client ---------------------------------------------------------------------------------------
