@@ -114,8 +114,9 @@ class ClientSide(Generic[SnapshotT]):
         self.info = dict(info)
         self.capabilities = dict(capabilities or {})
         self.v1 = None if v1 is None else v1.dialect(self, services=v1_services, handled=v1_handled)
-        # The wire spoken: v2's until `initialize` settles on v1.
-        self._wire: ClientDialect = V2ClientWire(connection)
+        # The wire spoken: v2's unless the version negotiated is the dialect's (see below).
+        self._v2_wire = V2ClientWire(connection)
+        self._wire: ClientDialect = self._v2_wire
         accepted = set(protocol_versions) | ({self.v1.version} if self.v1 is not None else set())
         self.protocol_versions = tuple(sorted(accepted))
         self._rules = rules
@@ -148,6 +149,8 @@ class ClientSide(Generic[SnapshotT]):
     @protocol_version.setter
     def protocol_version(self, version: int | None) -> None:
         self._protocol_version = version
+        v1 = self.v1
+        self._wire = v1 if v1 is not None and version == v1.version else self._v2_wire
         if self._router is not None:
             self._router.settle()  # the connection now reads this version's messages directly
 
@@ -226,9 +229,7 @@ class ClientSide(Generic[SnapshotT]):
             await self.connection.close()
             raise UnsupportedProtocolVersion(version, self.protocol_versions)
         assert isinstance(result, dict)
-        if self.v1 is not None and version == self.v1.version:
-            self._wire = self.v1
-        self.protocol_version = version
+        self.protocol_version = version  # and the wire that version speaks
         self.agent_info, capabilities = self._wire.agent_hello(result)
         self.agent_capabilities = capabilities or {}
         self.auth_methods = list(result.get("authMethods") or [])

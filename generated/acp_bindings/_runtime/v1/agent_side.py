@@ -123,7 +123,7 @@ def v1_agent_capabilities(side: AgentSide, logout: bool = False) -> JsonObject:
 class V1AgentSide:
     """Dispatcher for a connection that negotiated v1, over `side` (shared with v2: the
     version is settled per connection), and the `AgentDialect` it hands `side.initialize`.
-    `checks` are built from v1's method tables."""
+    `checks` (of what it sends) are built from `tables`."""
 
     version = V1
     sends_cancel_request = False  # v1 has no `$/cancel_request`
@@ -152,6 +152,7 @@ class V1AgentSide:
         # The dialects' callbacks, bound once: each session's dialect shares them.
         self._on_echo, self._on_idle = self._echoed, self._idle
         self._on_options = self._renamed.updated
+        # AgentDialect: what writes each session's reports (`side.initialize` sets it up).
         self.session_dialect = self._dialect
 
     def checked(self) -> ValidatingDispatcher:
