@@ -68,7 +68,7 @@ from ..wire.protocol import (
 )
 from ..wire.tables import MergeRule
 from .agent_session import Accepted, AgentSession, Prompt, new_id
-from .dialect import AgentDialect, V2AgentWire, VersionAdapter
+from .dialect import AgentDialect, V2AgentWire, VersionDialect
 from .session_store import SessionStore
 from .sessions import (
     SessionHook,
@@ -182,7 +182,7 @@ class AgentSide:
             raise
         return result
 
-    def versioned(self, v2: Dispatcher, other: VersionAdapter | None = None) -> Dispatcher:
+    def versioned(self, v2: Dispatcher, other: VersionDialect | None = None) -> Dispatcher:
         """The connection's dispatcher: `v2` (this lifecycle behind v2's checks) and, given
         the adapter of another version, that adapter behind its checks, chosen by the version
         `initialize` negotiates (as `ClientSide.versioned` does on the client side)."""

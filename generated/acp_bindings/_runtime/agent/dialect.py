@@ -7,9 +7,9 @@
 The agent lifecycle keeps the sessions, their turns and the author's hooks whatever version
 the client speaks; what depends on the version is said by one dialect object, given to
 `AgentSide.initialize`: `V2AgentWire` (here) on v2, v1's `v1.agent_side.V1AgentSide` on a v1
-connection. The dependency points up: this floor names the seam, the v1 floor implements it,
-and this floor never imports v1. The client side is built the same way
-(`client.dialect.ClientDialect`).
+connection (a `VersionDialect`, to which `AgentSide.versioned` routes v1's messages). The
+dependency points up: this floor names the seam, the v1 floor implements it, and this floor
+never imports v1. The client side is built the same way (`client.dialect.ClientDialect`).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class AgentDialect(Protocol):
         ...
 
 
-class VersionAdapter(AgentDialect, Protocol):
+class VersionDialect(AgentDialect, Protocol):
     """The dialect of a version other than v2's, which the agent also serves: it reads that
     version's requests itself, over the same `AgentSide` (see `AgentSide.versioned`)."""
 
