@@ -16,18 +16,14 @@ from ._runtime.agent.agent_side import AgentSide, SessionHooks
 from ._runtime.agent.session_store import SessionStore
 from ._runtime.rpc.connection import Connection
 from ._runtime.rpc.dispatch import Dispatcher, ValidatingDispatcher
-from ._runtime.rpc.negotiation import negotiate
 from ._runtime.rpc.outgoing_checks import OutgoingChecks
 from ._runtime.rpc.peer import Peer
 from ._runtime.rpc.trace import TraceTarget
-from ._runtime.rpc.version_router import VersionedDispatcher
 from ._runtime.serving.http_options import Access
 from ._runtime.serving.remote_link import RemoteLimits
 from ._runtime.state.history import DEFAULT_HISTORY_LIMIT
 from ._runtime.transports.stdio import serve_stdio
-from ._runtime.v1.agent_renamed import overrides
-from ._runtime.v1.agent_side import V1AgentSide
-from ._runtime.v1.client_services import ServicesPeer
+from ._runtime.v1.assembly import WITH_V1, V1Tables, client_services, versioned_agent
 from ._runtime.wire.convert import from_wire, to_wire
 from ._runtime.wire.errors import RpcError
 from ._runtime.wire.tolerant import result_from_wire
@@ -40,13 +36,23 @@ from .v1 import agent as v1_agent
 from .v1 import methods as v1_methods
 from .v1 import tolerance as v1_tolerance
 
-V1 = 1  # the version `.v1` carries
-
 
 def prompt_result(prompt: engine.Prompt) -> dict[str, Any]:
     """The `session/prompt` result this schema requires for an accepted prompt: an
     insertion receipt naming the `user_message` the lifecycle reports for it."""
     return {"messageId": prompt.message_id}
+
+
+def v1_tables(strict: bool) -> V1Tables:
+    """v1's method tables for the agent runtime, with v1's tolerant repairs unless `strict`."""
+    if strict:
+        return V1Tables(v1_methods.AGENT_SPECS, v1_methods.CLIENT_SPECS)
+    return V1Tables(
+        v1_methods.AGENT_SPECS,
+        v1_methods.CLIENT_SPECS,
+        v1_tolerance.agent_notification_repairs(),
+        v1_tolerance.agent_request_repairs(),
+    )
 
 
 class ClientProxy:
@@ -129,9 +135,9 @@ class Agent:
     # What each session keeps for `session/resume` replay, in bytes of JSON (None: no bound).
     # Past it the oldest updates are dropped: a resume replays the newest part of the session.
     history_limit: int | None = DEFAULT_HISTORY_LIMIT
-    # The protocol versions served: each connection gets the highest one its client's
-    # `initialize` allows. v1 is the version today's editors speak (see `.v1`).
-    protocol_versions: ClassVar[tuple[int, ...]] = (1, 2)
+    # The protocol versions served (1 and 2): each connection gets the highest one its
+    # client's `initialize` allows. v1 is the version today's editors speak (see `.v1`).
+    protocol_versions: ClassVar[tuple[int, ...]] = WITH_V1
     lifecycle: AgentSide
     # Answer -32602 to (or drop) a message whose params have a bad part, and raise on a result
     # with one, instead of reading that part as the schema allows (e.g. a `null` list as
@@ -195,37 +201,19 @@ class Agent:
         """Serve this agent on `connection`: the lifecycle, in the wire dialect of the version
         the client's `initialize` settles on (v1 or v2), then the typed handlers."""
         v2 = self._v2_dispatcher(connection)
-        lifecycle = self.lifecycle
-        services = ServicesPeer(
-            connection, lambda: lifecycle.protocol_version, lambda: lifecycle.client_capabilities
+        self.client_services = v1_agent.ClientProxy(
+            client_services(self.lifecycle), strict=self.strict
         )
-        self.client_services = v1_agent.ClientProxy(services, strict=self.strict)
-        if V1 not in self.protocol_versions:
-            return v2
-        v1_checks = OutgoingChecks(sent=v1_methods.CLIENT_SPECS, answered=v1_methods.AGENT_SPECS)
         # v1's authenticate, logout, set_config_option and set_mode are served by the
         # author's v2 handlers of the same meaning, when the author wrote them.
-        v1_side = V1AgentSide(
+        return versioned_agent(
             self.lifecycle,
-            v1_checks,
-            AgentDispatcher(self),
-            serves=lambda method: overrides(self, Agent, AGENT_SPECS, method),
-        )
-        if self.strict:
-            v1 = ValidatingDispatcher(v1_methods.AGENT_SPECS, v1_side)
-        else:
-            v1 = ValidatingDispatcher(
-                v1_methods.AGENT_SPECS,
-                v1_side,
-                v1_tolerance.agent_notification_repairs(),
-                request_repairs=v1_tolerance.agent_request_repairs(),
-            )
-        return VersionedDispatcher(
-            {V1: v1, 2: v2},
-            version=lambda: lifecycle.protocol_version,
-            default=max(self.protocol_versions),
-            for_initialize=lambda params: negotiate(params, lifecycle.protocol_versions),
-            connection=connection,  # answered `initialize`, it talks to that version directly
+            v2,
+            v1_tables(self.strict),
+            agent=self,
+            base=Agent,
+            typed=AgentDispatcher(self),
+            specs=AGENT_SPECS,
         )
 
     def _v2_dispatcher(self, connection: Connection) -> ValidatingDispatcher:

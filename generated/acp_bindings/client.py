@@ -16,7 +16,7 @@ from ._runtime.rpc.dispatch import Dispatcher, ValidatingDispatcher
 from ._runtime.rpc.peer import Peer
 from ._runtime.transports.remote_client import RemoteAgent, connect_remote, resume_sessions
 from ._runtime.transports.stdio import AgentProcess, spawn_agent
-from ._runtime.v1.client_wire import V1Tables, service_dispatcher
+from ._runtime.v1.assembly import V1, WITH_V1, V1Tables, v1_client_options
 from ._runtime.wire.convert import from_wire, to_wire
 from ._runtime.wire.errors import RpcError
 from ._runtime.wire.tolerant import result_from_wire
@@ -227,9 +227,9 @@ class Client:
         name="acp-client", version="0.0.0"
     )
     capabilities: ClassVar[models.ClientCapabilities] = models.ClientCapabilities()
-    # The protocol versions accepted; `initialize` asks for the highest. (1,) speaks only v1,
-    # as today's editors do; (2,) refuses an agent that answers v1.
-    protocol_versions: ClassVar[tuple[int, ...]] = (1, 2)
+    # The protocol versions accepted (1 and 2); `initialize` asks for the highest. (1,) speaks
+    # only v1, as today's editors do; (2,) refuses an agent that answers v1.
+    protocol_versions: ClassVar[tuple[int, ...]] = WITH_V1
     # Its sessions' `snapshot()` returns this schema's snapshot type.
     lifecycle: ClientSide[SessionSnapshot]
     # Answer -32602 to (or drop) a message whose params have a bad part, a session update
@@ -248,7 +248,7 @@ class Client:
         """Use `connection` to talk to an agent: v2 is asked for, a v1 answer accepted."""
         self.agent = AgentProxy(connection, strict=self.strict)
         overridden = type(self).on_permission is not Client.on_permission
-        tables = v1_tables(self.strict) if 1 in self.protocol_versions else None
+        tables = v1_tables(self.strict) if V1 in self.protocol_versions else None
         # An overridden `session_update` hears each update after its session has folded it in.
         forward_updates = type(self).session_update is not Client.session_update
         self.lifecycle = ClientSide[SessionSnapshot](
@@ -263,15 +263,7 @@ class Client:
             fallback=ClientDispatcher(self),
             forward_updates=forward_updates,
             protocol_versions=self.protocol_versions,
-            v1=tables,
-            v1_services=(
-                None if tables is None else service_dispatcher(tables, V1_SERVICE_HANDLERS, self)
-            ),
-            v1_handled=[
-                method
-                for method, handler in V1_SERVICE_HANDLERS.items()
-                if getattr(type(self), handler) is not getattr(Client, handler)
-            ],
+            **v1_client_options(self, Client, V1_SERVICE_HANDLERS, tables),
         )
         return self.lifecycle.versioned(self._checked())
 

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 from acp_codegen.runtime.client.client_side import ClientSession, ClientSide
+from acp_codegen.runtime.client.dialect import V2ClientWire
 from acp_codegen.runtime.client.permission_request import PermissionRequest
 from acp_codegen.runtime.rpc.connection import Connection
 from acp_codegen.runtime.rpc.dispatch import Dispatcher, TableDispatcher, ValidatingDispatcher
-from acp_codegen.runtime.v1.client_wire import V1Tables
+from acp_codegen.runtime.v1.assembly import V1Tables
 from acp_codegen.runtime.wire.errors import UnsupportedProtocolVersion
 from pydantic import ValidationError
 
@@ -108,6 +109,7 @@ def update(body: dict[str, Any]) -> dict[str, Any]:
 
 async def v1_session(v1: ModuleType, *, files: bool = False) -> tuple[Asks, RawPeer, ClientSession]:
     side, peer, asks = await client(v1, files=files)
+    assert isinstance(side.wire, V2ClientWire)  # v2's until initialize settles another
     task = asyncio.create_task(side.initialize())
     sent = await answer(
         peer, "initialize", {"protocolVersion": 1, "agentInfo": {"name": "old", "version": "0"}}
@@ -121,6 +123,7 @@ async def v1_session(v1: ModuleType, *, files: bool = False) -> tuple[Asks, RawP
     # Settled: the connection reads v1's messages through v1's checks, no longer via the router.
     checked = side.connection.dispatcher
     assert isinstance(checked, ValidatingDispatcher) and checked.inner is side.v1
+    assert side.wire is side.v1  # and speaks through v1's dialect
     task2 = asyncio.create_task(side.new_session("/work"))
     modes = {"currentModeId": "ask", "availableModes": [{"id": "ask", "name": "Ask"}]}
     new = await answer(peer, "session/new", {"sessionId": "s1", "modes": modes})

@@ -264,7 +264,7 @@ def touches(record: dict[str, Any]) -> dict[str, Any] | None:
     the key it is filed under (read from the runtime's rule table; a v1 agent's tags that v2
     lacks from v1's, and v1's single plan is the plan `V1UpdateReader` files it under)."""
     from ..._bindings import merge_rules
-    from ..._bindings._runtime.v1.client_updates import V1_PLAN, V1_PLAN_ID
+    from ..._bindings._runtime.v1.constants import V1_PLAN, V1_PLAN_ID
     from ..._bindings._runtime.wire.jsonvalue import parse_pointer, resolve
 
     message = record.get("message")

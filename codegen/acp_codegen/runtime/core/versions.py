@@ -22,7 +22,6 @@ from typing import Final
 from ..wire.errors import RpcError
 
 UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
-PROTOCOL_V1: Final = 1  # the version before upstream's v2; its dialect is the runtime's v1/
 PROTOCOL_VERSION_FIELD: Final = "protocolVersion"
 INITIALIZE_FIRST: Final = "initialize must come first"
 _MAX_VERSION: Final = 65535  # upstream's ProtocolVersion is a uint16

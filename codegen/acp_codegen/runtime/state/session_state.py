@@ -112,7 +112,7 @@ class SessionState(Generic[SnapshotT]):
     def stop_reason(self) -> str | None:
         return self._stop_reason
 
-    def apply(self, update: Mapping[str, Any] | BaseModel, *, owned: bool = False) -> None:
+    def apply(self, update: object, *, owned: bool = False) -> None:
         """Fold one `update` object; raise `MalformedUpdateError` (a ValueError) and change
         nothing when a known-tag update is malformed. Unknown tags are kept as they came.
 
@@ -180,7 +180,7 @@ class SessionState(Generic[SnapshotT]):
     # -- prepare: check and convert, never mutate ---------------------------------------------
 
     @staticmethod
-    def _as_object(update: Mapping[str, Any] | BaseModel) -> JsonObject:
+    def _as_object(update: object) -> JsonObject:
         if isinstance(update, BaseModel):
             dumped: JsonObject = update.model_dump(mode="json", by_alias=True)
             return dumped

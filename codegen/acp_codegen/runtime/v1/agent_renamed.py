@@ -17,40 +17,20 @@ finds the mode option; a session's v1 `modes` and `current_mode_update` come fro
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, cast
+from typing import Any, cast
 
 from ..agent.sessions import invalid
-from ..rpc.dispatch import Dispatcher, MethodTable, index_methods
+from ..rpc.dispatch import Dispatcher
 from ..wire.errors import RpcError
-from ..wire.jsonvalue import copy_json
-
-AUTHENTICATE: Final = "authenticate"
-LOGOUT: Final = "logout"
-SET_CONFIG_OPTION: Final = "session/set_config_option"
-SET_MODE: Final = "session/set_mode"
-# v1 method -> the v2 method whose typed handler serves it.
-V2_HANDLER: Final = {
-    AUTHENTICATE: "auth/login",
-    LOGOUT: "auth/logout",
-    SET_CONFIG_OPTION: SET_CONFIG_OPTION,
-    SET_MODE: SET_CONFIG_OPTION,
-}
-MODE_CATEGORY: Final = "mode"
+from ..wire.jsonvalue import JsonObject, JsonValue, copy_json
+from .constants import MODE_CATEGORY, SET_CONFIG_OPTION, SET_MODE, V2_HANDLER
 
 
-def overrides(agent: object, base: type, specs: MethodTable, method: str) -> bool:
-    """Whether `agent`'s class overrides `base`'s typed handler of request `method`."""
-    spec = index_methods(specs).get((method, "request"))
-    if spec is None:
-        return False
-    return getattr(type(agent), spec.handler, None) is not getattr(base, spec.handler, None)
-
-
-def v1_config_options(options: Any) -> Any:
+def v1_config_options(options: JsonValue) -> JsonValue:
     """v2 config options in v1's words: `configId` is v1's `id`; the rest is the same."""
     if not isinstance(options, list):
         return options
-    return [
+    converted: list[JsonValue] = [
         (
             {("id" if name == "configId" else name): value for name, value in option.items()}
             if isinstance(option, dict)
@@ -58,12 +38,13 @@ def v1_config_options(options: Any) -> Any:
         )
         for option in options
     ]
+    return converted
 
 
-def v1_auth_methods(methods: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def v1_auth_methods(methods: list[dict[str, Any]]) -> list[JsonValue]:
     """v2 login methods in v1's words: `methodId` is v1's `id`, and v1's agent-run method is
     the untagged one (v2 tags it `type: "agent"`)."""
-    converted = []
+    converted: list[JsonValue] = []
     for method in methods:
         v1 = {("id" if name == "methodId" else name): value for name, value in method.items()}
         if v1.get("type") == "agent":
@@ -72,7 +53,7 @@ def v1_auth_methods(methods: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return converted
 
 
-def mode_option(options: Any) -> dict[str, Any] | None:
+def mode_option(options: JsonValue) -> JsonObject | None:
     """The option (v2 form) of category `mode` with a flat list of values, if any."""
     for option in options if isinstance(options, list) else ():
         if not isinstance(option, dict) or option.get("category") != MODE_CATEGORY:
@@ -86,14 +67,17 @@ def mode_option(options: Any) -> dict[str, Any] | None:
     return None
 
 
-def v1_modes(options: Any) -> dict[str, Any] | None:
+def v1_modes(options: JsonValue) -> JsonObject | None:
     """v1's `modes` (SessionModeState) for the mode option among `options`, if there is one."""
     option = mode_option(options)
     if option is None:
         return None
-    available = []
-    for value in option["options"]:
-        mode = {"id": value["value"], "name": value.get("name", value["value"])}
+    available: list[JsonValue] = []
+    values = option["options"]
+    for value in values if isinstance(values, list) else ():
+        if not isinstance(value, dict):
+            continue  # mode_option took only a list of objects
+        mode: JsonObject = {"id": value["value"], "name": value.get("name", value["value"])}
         if isinstance(value.get("description"), str):
             mode["description"] = value["description"]
         available.append(mode)
@@ -107,19 +91,19 @@ class RenamedMethods:
     def __init__(self, typed: Dispatcher | None, serves: Callable[[str], bool]) -> None:
         self._typed = typed
         self._serves = serves
-        self.options: dict[str, list[Any]] = {}  # by session id, v2 form
+        self.options: dict[str, list[JsonValue]] = {}  # by session id, v2 form
 
     def served(self, v1_method: str) -> bool:
         return self._typed is not None and self._serves(V2_HANDLER[v1_method])
 
-    def remember(self, session_id: Any, result: Any) -> None:
+    def remember(self, session_id: JsonValue, result: JsonValue) -> None:
         """Keep the options an answer about session `session_id` carried (v2 form)."""
         if isinstance(session_id, str) and isinstance(result, dict):
             options = result.get("configOptions")
             if isinstance(options, list):  # a copy: the author may change theirs in place
                 self.options[session_id] = copy_json(options)
 
-    def updated(self, session_id: str, options: Any) -> str | None:
+    def updated(self, session_id: str, options: JsonValue) -> str | None:
         """The agent told the client `options` (a `config_option_update`): keep them; the mode
         to tell a v1 client with `current_mode_update`, when it was offered modes (set_mode is
         served) and the mode option's value changed (None otherwise)."""
@@ -132,7 +116,7 @@ class RenamedMethods:
         unchanged = before is not None and before.get("currentValue") == value
         return None if unchanged or not isinstance(value, str) else value
 
-    def forget(self, session_id: Any) -> None:
+    def forget(self, session_id: JsonValue) -> None:
         """The session was closed or deleted: its options go (a resume answers them anew)."""
         if isinstance(session_id, str):
             self.options.pop(session_id, None)

@@ -13,22 +13,11 @@ one of these services.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 from ..rpc.peer import Peer
 from ..wire.errors import ProtocolUsageError
-
-V1: Final = 1
-# Each service and the path in v1's `clientCapabilities` that must be true for it.
-SERVICE_CAPABILITY: Final[dict[str, tuple[str, ...]]] = {
-    "fs/read_text_file": ("fs", "readTextFile"),
-    "fs/write_text_file": ("fs", "writeTextFile"),
-    "terminal/create": ("terminal",),
-    "terminal/output": ("terminal",),
-    "terminal/wait_for_exit": ("terminal",),
-    "terminal/kill": ("terminal",),
-    "terminal/release": ("terminal",),
-}
+from .constants import SERVICE_CAPABILITY, V1
 
 
 class ClientServiceUnavailable(ProtocolUsageError):

@@ -1,8 +1,9 @@
 """The v1 dialect of the client side: what a client reads from and writes to a v1 agent.
 
-`ClientSide` keeps the sessions, their states and the permission requests for both versions;
-on a connection that negotiated v1, `V1ClientWire` sits behind v1's `ValidatingDispatcher`
-(v1's types and repairs checked first) and:
+`ClientSide` keeps the sessions, their states and the permission requests for both versions
+and says everything version-specific through its `ClientDialect` (client/dialect.py). On a
+connection that negotiated v1 that is `V1ClientWire`, which also sits behind v1's
+`ValidatingDispatcher` (v1's types and repairs checked first) for what the agent sends, and:
 
 - folds each `session/update` into its session through a `V1UpdateReader` (one per session);
 - turns `session/request_permission` (v1: the `toolCall` it is about, and the options) into
@@ -13,7 +14,8 @@ on a connection that negotiated v1, `V1ClientWire` sits behind v1's `ValidatingD
   -32601 and the missing capability otherwise;
 - runs a prompt turn: records the user's prompt, shows the session `running`, and `idle` with
   the stop reason from the prompt's answer (v1 sends no state updates);
-- checks every request and notification the client sends on v1 against v1's types.
+- checks every request and notification the client sends on v1 against v1's types;
+- names the client's info and capabilities in `initialize` as v1 does, and reads the agent's.
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 from ..client.client_session import ClientSession
 from ..rpc.connection import Connection
-from ..rpc.dispatch import Dispatcher, InlineHandler, TableDispatcher, ValidatingDispatcher
+from ..rpc.dispatch import Dispatcher, InlineHandler, ValidatingDispatcher
 from ..rpc.outgoing_checks import OutgoingChecks
 from ..wire.errors import ErrorCode, RpcError
+from ..wire.jsonvalue import JsonObject, JsonValue
 from ..wire.protocol import (
     REQUEST_PERMISSION,
     SESSION_LOAD,
@@ -41,39 +44,43 @@ from ..wire.protocol import (
     UPDATE_TAG_FIELD,
 )
 from .client_updates import V1UpdateReader, state_update
+from .constants import (
+    AGENT_CAPABILITIES,
+    AGENT_INFO,
+    CLIENT_CAPABILITIES,
+    CLIENT_INFO,
+    FS_READ,
+    FS_WRITE,
+    PROMPT_CAPABILITIES,
+    PROMPT_CAPABILITY_NAMES,
+    SERVICE_CAPABILITY,
+    TERMINAL_METHODS,
+    V1,
+)
 
 logger = logging.getLogger(__name__)
 
 Repairs = Mapping[str, Any]  # method -> repair function (see `ValidatingDispatcher`)
-# v1's client services and the capability (path in `clientCapabilities`) each one needs.
-FS_READ: Final = "fs/read_text_file"
-FS_WRITE: Final = "fs/write_text_file"
-TERMINAL_METHODS: Final = (
-    "terminal/create",
-    "terminal/output",
-    "terminal/release",
-    "terminal/wait_for_exit",
-    "terminal/kill",
-)
-SERVICE_CAPABILITY: Final[Mapping[str, str]] = {
-    FS_READ: "fs.readTextFile",
-    FS_WRITE: "fs.writeTextFile",
-    **dict.fromkeys(TERMINAL_METHODS, "terminal"),
-}
-V1_PROMPT_CAPABILITIES: Final = ("image", "audio", "embeddedContext")
 
 
 @dataclass(frozen=True)
 class V1Tables:
-    """What the generated v1 bindings give the client runtime: v1's method tables (the agent's
-    checks what the client sends, the client's what it receives) and its tolerant repairs.
-    The rows are `MethodSpec`s of whichever runtime copy the v1 bindings import (read by
-    attribute), hence `Any`."""
+    """What the generated v1 bindings give either side's v1 adapter (`V1ClientWire` here,
+    `agent_side.V1AgentSide`): v1's method tables (the agent's, what an agent is sent; the
+    client's, what a client is sent) and the tolerant repairs of what that side receives
+    (none: strict). The rows are `MethodSpec`s of whichever runtime copy the v1 bindings
+    import (read by attribute), hence `Any`."""
 
     agent_specs: Sequence[Any]
     client_specs: Sequence[Any]
     repairs: Repairs = field(default_factory=dict)
     request_repairs: Repairs = field(default_factory=dict)
+
+    def checked(self, specs: Sequence[Any], inner: Dispatcher) -> ValidatingDispatcher:
+        """`inner` behind the checks of `specs` (the receiving side's table) and the repairs."""
+        return ValidatingDispatcher(
+            specs, inner, self.repairs, request_repairs=self.request_repairs
+        )
 
     def dialect(
         self, client: WireHost, *, services: Dispatcher | None, handled: Collection[str]
@@ -82,14 +89,7 @@ class V1Tables:
         return V1ClientWire(client, self, services=services, handled=handled)
 
 
-def service_dispatcher(tables: V1Tables, methods: Collection[str], handler: object) -> Dispatcher:
-    """`handler`'s typed methods for the v1 client services `methods` (rows of v1's table)."""
-    return TableDispatcher(
-        [spec for spec in tables.client_specs if spec.method in methods], handler
-    )
-
-
-def client_capabilities(handled: Collection[str], auth_terminal: bool = False) -> dict[str, Any]:
+def client_capabilities(handled: Collection[str], auth_terminal: bool = False) -> JsonObject:
     """v1 `clientCapabilities` for the services the application answers: a file capability
     per handled fs method, `terminal` only when every `terminal/*` method is handled."""
     return {
@@ -99,18 +99,16 @@ def client_capabilities(handled: Collection[str], auth_terminal: bool = False) -
     }
 
 
-def prompt_capabilities_as_v2(agent_capabilities: Any) -> dict[str, Any]:
+def prompt_capabilities_as_v2(agent_capabilities: JsonValue) -> JsonObject:
     """v1's prompt capabilities (booleans) in v2's form (`session.prompt`, `{}` = granted), so
     one check of prompt content serves both versions."""
     v1 = (
-        agent_capabilities.get("promptCapabilities")
+        agent_capabilities.get(PROMPT_CAPABILITIES)
         if isinstance(agent_capabilities, dict)
         else None
     )
     granted = v1 if isinstance(v1, dict) else {}
-    prompt: dict[str, Any] = {
-        name: {} for name in V1_PROMPT_CAPABILITIES if granted.get(name) is True
-    }
+    prompt: JsonObject = {name: {} for name in PROMPT_CAPABILITY_NAMES if granted.get(name) is True}
     return {"session": {"prompt": prompt}}
 
 
@@ -123,16 +121,18 @@ class WireHost(Protocol):
     def sessions(self) -> Mapping[str, ClientSession[Any]]: ...
     @property
     def forwards_updates(self) -> bool: ...
-    def fold_update(self, session_id: str, update: Any) -> bool: ...
-    async def updates_in(self, session_id: str, updates: list[Any]) -> None: ...
-    async def request(self, method: str, params: Any) -> Any: ...
+    def fold_update(self, session_id: str, update: JsonValue) -> bool: ...
+    async def updates_in(self, session_id: str, updates: list[JsonObject]) -> None: ...
     async def ask_permission(
-        self, session: ClientSession[Any], params: dict[str, Any]
-    ) -> dict[str, Any]: ...
+        self, session: ClientSession[Any], params: JsonObject
+    ) -> JsonObject: ...
 
 
 class V1ClientWire:
-    """The v1 dialect of one `ClientSide` (see the module docstring)."""
+    """The v1 dialect of one `ClientSide` (see the module docstring): a `VersionDialect`."""
+
+    version = V1
+    loads_sessions = True
 
     def __init__(
         self,
@@ -151,14 +151,16 @@ class V1ClientWire:
 
     def checked(self) -> ValidatingDispatcher:
         """This dialect behind v1's checks (and tolerant repairs) of incoming messages."""
-        return ValidatingDispatcher(
-            self.tables.client_specs,
-            self,
-            dict(self.tables.repairs),
-            request_repairs=dict(self.tables.request_repairs),
-        )
+        return self.tables.checked(self.tables.client_specs, self)
 
-    def prompt_capabilities(self, agent_capabilities: Any) -> dict[str, Any]:
+    def hello(self, params: JsonObject, info: JsonObject) -> None:
+        params[CLIENT_INFO] = info
+        params[CLIENT_CAPABILITIES] = self.capabilities
+
+    def agent_hello(self, result: JsonObject) -> tuple[JsonValue, JsonValue]:
+        return result.get(AGENT_INFO), result.get(AGENT_CAPABILITIES)
+
+    def prompt_capabilities(self, agent_capabilities: JsonValue) -> JsonValue:
         return prompt_capabilities_as_v2(agent_capabilities)
 
     def reader(self, session_id: str) -> V1UpdateReader:
@@ -169,19 +171,19 @@ class V1ClientWire:
 
     # -- what the client sends ---------------------------------------------------------------
 
-    def check_request(self, method: str, params: Any) -> None:
+    def check_request(self, method: str, params: JsonValue) -> None:
         """Raise pydantic's `ValidationError` when `params` do not fit v1's type."""
         self._checks.request(method, params)
 
-    def check_notification(self, method: str, params: Any) -> None:
+    def check_notification(self, method: str, params: JsonValue) -> None:
         self._checks.notification(method, params)
 
-    def setup_params(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    def setup_params(self, method: str, params: JsonObject) -> JsonObject:
         """v1 requires the MCP server list in `session/new` and `session/load`; none given is
         none."""
         return {"mcpServers": [], **params} if method in (SESSION_NEW, SESSION_LOAD) else params
 
-    def setup_done(self, session: ClientSession[Any], result: Any) -> None:
+    def setup_done(self, session: ClientSession[Any], result: JsonValue) -> None:
         """Fold what a session setup result says (v1: modes and config options); a message a
         load replayed ends with the replay (the next chunk starts a new one)."""
         reader = self._readers.get(session.session_id)
@@ -195,7 +197,7 @@ class V1ClientWire:
             session.apply(update, owned=True)
 
     def loads_instead(
-        self, session_id: str, params: dict[str, Any], agent_capabilities: Any
+        self, session_id: str, params: JsonObject, agent_capabilities: JsonValue
     ) -> bool:
         """Whether a resume asking for replay (`replayFrom`, taken out of `params`: v1's
         resume has no such field) is sent as `session/load`, which replays the history: when
@@ -207,10 +209,10 @@ class V1ClientWire:
         logger.warning("session %s: resumed without replay (no loadSession)", session_id)
         return False
 
-    async def prompt(self, session: ClientSession[Any], blocks: list[Any]) -> str:
+    async def prompt(self, session: ClientSession[Any], blocks: list[JsonValue]) -> str:
         """One v1 turn (see `ClientSession.prompt`); the session is idle afterwards, also when
         the request failed (then without a stop reason) or was abandoned."""
-        params = {"sessionId": session.session_id, "prompt": blocks}
+        params: JsonObject = {"sessionId": session.session_id, "prompt": blocks}
         self.check_request(SESSION_PROMPT, params)  # before the state shows a turn
         reader = self.reader(session.session_id)
         message_id, user_message = reader.user_prompt(blocks)
@@ -239,7 +241,8 @@ class V1ClientWire:
         if capability is not None and not self._advertised(capability):
             raise RpcError(
                 ErrorCode.METHOD_NOT_FOUND,
-                f"{method}: this client did not advertise clientCapabilities.{capability}",
+                f"{method}: this client did not advertise"
+                f" {CLIENT_CAPABILITIES}.{'.'.join(capability)}",
                 {"method": method},
             )
         if capability is not None:
@@ -262,7 +265,7 @@ class V1ClientWire:
             return {}
         return {SESSION_UPDATE: self._fold}
 
-    def _fold(self, params: Any) -> None:
+    def _fold(self, params: JsonValue) -> None:
         """`_read`, then the fold, in one frame: this runs for most of a v1 agent's traffic."""
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         update = params.get("update") if isinstance(params, dict) else None
@@ -274,7 +277,7 @@ class V1ClientWire:
         for read in reader.read(update):
             fold(session_id, read)
 
-    def _read(self, params: Any) -> tuple[str, list[dict[str, Any]]] | None:
+    def _read(self, params: JsonValue) -> tuple[str, list[JsonObject]] | None:
         """A v1 `session/update`: its session and the v2 updates that say what it says."""
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         update = params.get("update") if isinstance(params, dict) else None
@@ -284,13 +287,13 @@ class V1ClientWire:
         reader = self._readers.get(session_id) or self.reader(session_id)
         return session_id, reader.read(update)
 
-    def _advertised(self, capability: str) -> bool:
-        value: Any = self.capabilities
-        for part in capability.split("."):
+    def _advertised(self, capability: tuple[str, ...]) -> bool:
+        value: JsonValue = self.capabilities
+        for part in capability:
             value = value.get(part) if isinstance(value, dict) else None
         return value is True
 
-    def _known_session(self, params: Any) -> ClientSession[Any]:
+    def _known_session(self, params: JsonValue) -> ClientSession[Any]:
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         session = self._client.sessions.get(session_id) if isinstance(session_id, str) else None
         if session is None:
@@ -299,17 +302,19 @@ class V1ClientWire:
             )
         return session
 
-    async def _permission(self, params: Any) -> dict[str, Any]:
+    async def _permission(self, params: JsonValue) -> JsonObject:
         session = self._known_session(params)
+        about = params["toolCall"] if isinstance(params, dict) else None
+        assert isinstance(about, dict) and isinstance(params, dict)  # v1's checks saw to it
         # The tool call it is about, read as a v1 tool_call_update: folded into the state and
         # shown (in v2's shape) as the request's subject.
-        update = {**params["toolCall"], "sessionUpdate": TOOL_CALL_UPDATE}
+        update = {**about, "sessionUpdate": TOOL_CALL_UPDATE}
         folded = self.reader(session.session_id).read(update)
         for item in folded:
             session.apply(item)
         tool_call = {k: v for k, v in folded[0].items() if k != UPDATE_TAG_FIELD}
         title = tool_call.get("title")
-        request = {
+        request: JsonObject = {
             "sessionId": session.session_id,
             "title": title if isinstance(title, str) and title else "Allow this tool call?",
             "subject": {"type": "tool_call", "toolCall": tool_call},

@@ -23,10 +23,15 @@ A prompt turn, as the prompt-lifecycle page prescribes:
 3. The handler's return value is the stop reason (None means `end_turn`); the turn ends with
    an idle `state_update` carrying it.
 
-A prompt accepted while a turn is running is answered `{}` and echoed as a `user_message` in
-acceptance order. The handler can collect such prompts with `session.take_prompts()`; those it
-has not taken when it returns are handed to `on_prompt` one by one within the same foreground
-work (still running, no idle in between). See `turns` for cancellation.
+A prompt accepted while a turn is running is answered the same way (step 1) and echoed as a
+`user_message` in acceptance order. The handler can collect such prompts with
+`session.take_prompts()`; those it has not taken when it returns are handed to `on_prompt` one
+by one within the same foreground work (still running, no idle in between). See `turns` for
+cancellation.
+
+What depends on the protocol version is said by an `AgentDialect` (dialect.py): v2's here;
+v1's adapter (`v1.agent_side.V1AgentSide`) serves v1's requests over this same object and hands
+its dialect to `initialize`.
 
 Everything the agent answers or sends is validated against the schema's types when `checks`
 (built by generated code from its method tables) is given.
@@ -44,15 +49,15 @@ import asyncio
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
-from ..core.versions import check_initialized
+from ..core.versions import check_initialized, negotiate
 from ..rpc.connection import Connection, answer_written
 from ..rpc.dispatch import Dispatcher
-from ..rpc.negotiation import negotiate
 from ..rpc.outgoing_checks import NoChecks, OutgoingChecks
 from ..rpc.task_owner import TaskOwner
+from ..rpc.version_router import VersionedDispatcher
 from ..state.history import DEFAULT_HISTORY_LIMIT, chunk_runs, live_tags
 from ..wire.errors import ErrorCode, RpcError
-from ..wire.jsonvalue import copy_json
+from ..wire.jsonvalue import JsonObject, JsonValue, copy_json
 from ..wire.protocol import (
     CANCELLABLE,
     INITIALIZE,
@@ -68,6 +73,7 @@ from ..wire.protocol import (
 )
 from ..wire.tables import MergeRule
 from .agent_session import Accepted, AgentSession, Prompt, new_id
+from .dialect import AgentDialect, V2AgentWire, VersionDialect
 from .session_store import SessionStore
 from .sessions import (
     SessionHook,
@@ -78,7 +84,7 @@ from .sessions import (
 )
 from .turns import PromptHandler, TurnRunner
 
-__all__ = ["AgentSide", "PromptHandler", "SessionHook", "SessionHooks"]
+__all__ = ["AgentDialect", "AgentSide", "PromptHandler", "SessionHook", "SessionHooks"]
 
 
 class AgentSide:
@@ -141,10 +147,12 @@ class AgentSide:
         self.capabilities = advertised_capabilities(
             capabilities or {}, delete=self.registry.serves_delete
         )
+        # v2's wire, `initialize`'s default dialect (a v1 adapter passes its own).
+        self.v2_wire = V2AgentWire(self.info, self.capabilities, self.auth_methods)
         self.initialized = False
         self.protocol_version: int | None = None
-        self.client_capabilities: Any = None
-        self.client_info: Any = None
+        self.client_capabilities: JsonValue = None
+        self.client_info: JsonValue = None
 
     @property
     def sessions(self) -> dict[str, AgentSession]:
@@ -158,7 +166,7 @@ class AgentSide:
         if method == SESSION_PROMPT:
             return self._prompt(params)  # checked before the prompt is accepted
         if method == INITIALIZE:
-            result = self._initialize(params)
+            result = self.initialize(params)
         elif method in _REGISTRY_METHODS:
             self.require_initialized()
             if params is None:
@@ -176,10 +184,25 @@ class AgentSide:
         try:
             self.checks.result(method, result)  # our own answers fit the schema too
         except Exception:
-            if method == SESSION_NEW:  # a session nobody was told about is not kept
-                self.sessions.pop(result["sessionId"], None)
+            session_id = result.get("sessionId")
+            if method == SESSION_NEW and isinstance(session_id, str):
+                self.sessions.pop(session_id, None)  # a session nobody was told about goes
             raise
         return result
+
+    def versioned(self, v2: Dispatcher, other: VersionDialect | None = None) -> Dispatcher:
+        """The connection's dispatcher: `v2` (this lifecycle behind v2's checks) and, given
+        the adapter of another version, that adapter behind its checks, chosen by the version
+        `initialize` negotiates (as `ClientSide.versioned` does on the client side)."""
+        if other is None:
+            return v2
+        return VersionedDispatcher(
+            {**dict.fromkeys(SUPPORTED_PROTOCOL_VERSIONS, v2), other.version: other.checked()},
+            version=lambda: self.protocol_version,
+            default=max(self.protocol_versions),
+            for_initialize=lambda params: negotiate(params, self.protocol_versions),
+            connection=self.connection,  # answered `initialize`, it talks to that version directly
+        )
 
     def synchronous_requests(self) -> frozenset[str]:
         """`initialize`, and `session/new` when no hook of the author's runs for it: answered
@@ -244,22 +267,25 @@ class AgentSide:
         if method == INITIALIZE:
             negotiate(params, self.protocol_versions)
 
-    def _initialize(self, params: Any) -> dict[str, Any]:
+    def initialize(self, params: JsonValue, dialect: AgentDialect | None = None) -> JsonObject:
+        """Answer `initialize` in `dialect`'s words: the version negotiated, what the client
+        said of itself kept, this connection's sessions written in that version's words."""
+        dialect = dialect or self.v2_wire
         version = negotiate(params, self.protocol_versions)
+        if dialect.version is not None and version != dialect.version:
+            # routing sends only that version's `initialize` there: a mismatch is a wiring bug
+            raise RpcError.internal_error(
+                f"v{dialect.version} dispatcher asked to serve version {version}"
+            )
         assert isinstance(params, dict)  # negotiate read a version from it
+        capabilities, self.client_info = dialect.client_hello(params)
         self.protocol_version = version
-        self.client_capabilities = params.get("capabilities") or {}
+        self.client_capabilities = capabilities or {}
         self.registry.client_capabilities = self.client_capabilities
-        self.client_info = params.get("info")
+        self.registry.dialect_for = dialect.session_dialect
+        self.connection.sends_cancel_request = dialect.sends_cancel_request
         self.initialized = True
-        result: dict[str, Any] = {
-            "protocolVersion": version,
-            "info": self.info,
-            "capabilities": self.capabilities,
-        }
-        if self.auth_methods:
-            result["authMethods"] = self.auth_methods
-        return result
+        return dialect.hello(version)
 
     # -- prompt turns ---------------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ from ..rpc.connection import Connection
 from ..rpc.task_owner import TaskOwner
 from ..state.session_state import SessionState
 from ..wire.errors import ConnectionClosed, MalformedUpdateError, ProtocolUsageError
-from ..wire.jsonvalue import JsonObject, JsonValue, as_object
+from ..wire.jsonvalue import JsonValue, as_object
 from ..wire.protocol import SESSION_CANCEL, SESSION_CLOSE, STATE_IDLE, is_taken_over_notice
 from .permission_request import PermissionRequest
 
@@ -50,10 +50,10 @@ class SessionHost(Protocol):
     connection: Connection
 
     def new_state(self) -> SessionState[Any]: ...
-    def is_state_update(self, update: JsonObject | BaseModel) -> bool: ...
-    def check_prompt(self, session_id: str, content: list[JsonObject]) -> None: ...
+    def is_state_update(self, update: JsonValue | BaseModel) -> bool: ...
+    def check_prompt(self, session_id: str, content: JsonValue) -> None: ...
     async def send_prompt(
-        self, session: ClientSession[Any], blocks: list[JsonObject]
+        self, session: ClientSession[Any], blocks: list[JsonValue]
     ) -> str | None: ...
     async def request(self, method: str, params: JsonValue) -> JsonValue: ...
     async def notify(self, method: str, params: JsonValue) -> None: ...
@@ -79,7 +79,7 @@ class ClientSession(SessionView, Generic[SnapshotT_co]):
         """The session's state as plain JSON (typed by the generated `SessionSnapshot`)."""
         return self.state.snapshot()
 
-    def apply(self, update: JsonObject | BaseModel, *, owned: bool = False) -> None:
+    def apply(self, update: JsonValue | BaseModel, *, owned: bool = False) -> None:
         """Fold one update; a malformed one is logged and skipped (it cannot be answered).
         `owned`: see `SessionState.apply` (the connection hands over what it decoded). A
         notice that another connection took the session over closes it here."""
@@ -107,7 +107,7 @@ class ClientSession(SessionView, Generic[SnapshotT_co]):
         v1: the answer comes when the turn ends, with its stop reason and no receipt, so this
         returns then, with the id the client gave the user message it recorded itself (v1
         agents echo no prompt); the stop reason is the session state's `stopReason`."""
-        blocks = [as_object(block) for block in content]
+        blocks: list[JsonValue] = [as_object(block) for block in content]
         refusal = self.prompt_refusal(self.session_id)
         if refusal is not None:
             raise ProtocolUsageError(refusal)

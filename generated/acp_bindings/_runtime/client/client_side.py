@@ -10,11 +10,12 @@ and keeps one `SessionState` per session (`client_session.ClientSession`), fed b
 (before its result names the session) are buffered and applied, in order, once the session
 exists; updates for a session nobody is setting up are logged and dropped.
 
-It asks for v2; given v1's tables (`v1=V1Tables(...)`, from the v1 dialect's floor) it also
-accepts an agent that answers v1, and the dialect those tables make (a `ClientDialect`,
-dialect.py) then reads that agent's messages into the same sessions and states and writes what
-v1 expects (`versioned()` routes each incoming message to the negotiated version's checks).
-`protocol_version` is the version negotiated.
+Everything that depends on the version is said through a `ClientDialect` (dialect.py): v2's
+(`V2ClientWire`) until `initialize` settles on another. It asks for v2; given v1's tables
+(`v1=V1Tables(...)`, from the v1 floor) it also accepts an agent that answers v1, and the
+dialect those tables make then reads that agent's messages into the same sessions and states and
+writes what v1 expects (`versioned()` routes each incoming message to the negotiated version's
+checks). `protocol_version` is the version negotiated.
 
 `session/request_permission` requests become `PermissionRequest`s on their session; the optional
 `on_permission` hook answers them (it returns an outcome object), or the application answers
@@ -31,9 +32,9 @@ from typing import Any, Generic
 from pydantic import BaseModel
 from typing_extensions import TypeVar  # a TypeVar default (PEP 696) before Python 3.13
 
+from ..core.versions import UNSUPPORTED_PROTOCOL_VERSION
 from ..rpc.connection import Connection
 from ..rpc.dispatch import Dispatcher, InlineHandler
-from ..rpc.negotiation import PROTOCOL_V1, UNSUPPORTED_PROTOCOL_VERSION
 from ..rpc.version_router import VersionedDispatcher
 from ..state.merge_plan import plan_for
 from ..state.session_state import SessionState
@@ -43,13 +44,13 @@ from ..wire.errors import (
     RpcError,
     UnsupportedProtocolVersion,
 )
+from ..wire.jsonvalue import JsonObject, JsonValue
 from ..wire.protocol import (
     INITIALIZE,
     REQUEST_PERMISSION,
     SESSION_LIST,
     SESSION_LOAD,
     SESSION_NEW,
-    SESSION_PROMPT,
     SESSION_RESUME,
     SESSION_UPDATE,
     SUPPORTED_PROTOCOL_VERSIONS,
@@ -58,7 +59,7 @@ from ..wire.protocol import (
 )
 from ..wire.tables import MergeRule
 from .client_session import ClientSession
-from .dialect import ClientDialect, DialectTables
+from .dialect import ClientDialect, DialectTables, V2ClientWire
 from .permission_request import PermissionRequest, wait_for_answer
 
 __all__ = ["ClientSession", "ClientSide"]
@@ -72,7 +73,7 @@ SnapshotT = TypeVar("SnapshotT", default=Mapping[str, Any])
 PermissionHandler = Callable[
     ["ClientSession[Any]", "PermissionRequest"], Awaitable[Mapping[str, Any] | BaseModel]
 ]
-UpdateValidator = Callable[[dict[str, Any]], object]
+UpdateValidator = Callable[[JsonObject], object]
 
 
 class ClientSide(Generic[SnapshotT]):
@@ -90,11 +91,11 @@ class ClientSide(Generic[SnapshotT]):
         self,
         connection: Connection,
         *,
-        info: Mapping[str, Any],
+        info: Mapping[str, JsonValue],
         rules: Mapping[str, MergeRule],
         tag_field: str = UPDATE_TAG_FIELD,
         validate_update: UpdateValidator | None = None,
-        capabilities: Mapping[str, Any] | None = None,
+        capabilities: Mapping[str, JsonValue] | None = None,
         protocol_versions: Sequence[int] = SUPPORTED_PROTOCOL_VERSIONS,
         on_permission: PermissionHandler | None = None,
         fallback: Dispatcher | None = None,
@@ -105,13 +106,18 @@ class ClientSide(Generic[SnapshotT]):
     ) -> None:
         if not protocol_versions:
             raise ValueError("a client must support at least one protocol version")
-        if PROTOCOL_V1 in protocol_versions and v1 is None:
-            raise ValueError("accepting protocol version 1 needs v1's tables (v1=V1Tables(...))")
+        older = min(SUPPORTED_PROTOCOL_VERSIONS)  # a version before v2's needs its dialect
+        if v1 is None and any(version < older for version in protocol_versions):
+            version = min(protocol_versions)
+            raise ValueError(f"accepting protocol version {version} needs v1's tables (v1=...)")
         self.connection = connection
         self.info = dict(info)
         self.capabilities = dict(capabilities or {})
         self.v1 = None if v1 is None else v1.dialect(self, services=v1_services, handled=v1_handled)
-        accepted = set(protocol_versions) | ({PROTOCOL_V1} if v1 is not None else set())
+        # The wire spoken: v2's unless the version negotiated is the dialect's (see below).
+        self._v2_wire = V2ClientWire(connection)
+        self._wire: ClientDialect = self._v2_wire
+        accepted = set(protocol_versions) | ({self.v1.version} if self.v1 is not None else set())
         self.protocol_versions = tuple(sorted(accepted))
         self._rules = rules
         self._plan = plan_for(rules)  # compiled once: a new session then only builds its state
@@ -123,12 +129,13 @@ class ClientSide(Generic[SnapshotT]):
         self._forward_updates = forward_updates and fallback is not None
         self._router: VersionedDispatcher | None = None
         self._protocol_version: int | None = None
+        # What the agent's `initialize` answer said, read freely by applications (hence `Any`).
         self.agent_info: Any = None
         self.agent_capabilities: Any = None
         self.auth_methods: list[Any] = []
         self.sessions: dict[str, ClientSession[SnapshotT]] = {}
         self._setups_in_flight = 0
-        self._early_updates: dict[str, list[Any]] = {}
+        self._early_updates: dict[str, list[JsonValue]] = {}
 
     @property
     def initialized(self) -> bool:
@@ -142,13 +149,15 @@ class ClientSide(Generic[SnapshotT]):
     @protocol_version.setter
     def protocol_version(self, version: int | None) -> None:
         self._protocol_version = version
+        v1 = self.v1
+        self._wire = v1 if v1 is not None and version == v1.version else self._v2_wire
         if self._router is not None:
             self._router.settle()  # the connection now reads this version's messages directly
 
     def new_state(self) -> SessionState[Any]:
         return SessionState(self._plan, self._tag_field, self._validate_update)
 
-    def is_state_update(self, update: Any) -> bool:
+    def is_state_update(self, update: JsonValue | BaseModel) -> bool:
         tag = update.get(self._tag_field) if isinstance(update, dict) else None
         rule = self._rules.get(tag) if isinstance(tag, str) else None
         return rule is not None and rule.entity == "state"
@@ -157,9 +166,10 @@ class ClientSide(Generic[SnapshotT]):
     def forwards_updates(self) -> bool:
         return self._forward_updates
 
-    def _v1_wire(self) -> ClientDialect | None:
-        """The v1 dialect when this connection negotiated v1 (None: v2's wire)."""
-        return self.v1 if self._protocol_version == PROTOCOL_V1 else None
+    @property
+    def wire(self) -> ClientDialect:
+        """The dialect of the negotiated version (v2's before `initialize`)."""
+        return self._wire
 
     def versioned(self, v2: Dispatcher) -> Dispatcher:
         """The connection's dispatcher: `v2` (this lifecycle behind v2's checks) and, when v1
@@ -167,50 +177,39 @@ class ClientSide(Generic[SnapshotT]):
         if self.v1 is None:
             return v2
         self._router = VersionedDispatcher(
-            {2: v2, PROTOCOL_V1: self.v1.checked()},
+            {2: v2, self.v1.version: self.v1.checked()},
             version=lambda: self._protocol_version,
             default=max(self.protocol_versions),
             connection=self.connection,
         )
         return self._router
 
-    async def request(self, method: str, params: Any) -> Any:
-        """Send a request to the agent (on v1, first checked against v1's types)."""
-        wire = self._v1_wire()
-        if wire is not None:
-            wire.check_request(method, params)
-        return await self.connection.request(method, params)
+    async def request(self, method: str, params: JsonValue) -> JsonValue:
+        """Send a request to the agent (first checked against the wire's types: v1's on v1)."""
+        self._wire.check_request(method, params)
+        answer: JsonValue = await self.connection.request(method, params)
+        return answer
 
-    async def notify(self, method: str, params: Any) -> None:
-        wire = self._v1_wire()
-        if wire is not None:
-            wire.check_notification(method, params)
+    async def notify(self, method: str, params: JsonValue) -> None:
+        self._wire.check_notification(method, params)
         await self.connection.notify(method, params)
 
-    async def send_prompt(self, session: ClientSession[Any], blocks: list[Any]) -> str | None:
+    async def send_prompt(self, session: ClientSession[Any], blocks: list[JsonValue]) -> str | None:
         """`session/prompt` on the negotiated version's wire (see `ClientSession.prompt`)."""
-        wire = self._v1_wire()
-        if wire is not None:
-            return await wire.prompt(session, blocks)
-        params = {"sessionId": session.session_id, "prompt": blocks}
-        answer = await self.connection.request(SESSION_PROMPT, params)
-        message_id = answer.get("messageId") if isinstance(answer, dict) else None
-        return message_id if isinstance(message_id, str) else None
+        return await self._wire.prompt(session, blocks)
 
     # -- calls to the agent ---------------------------------------------------------------------
 
-    async def initialize(self) -> dict[str, Any]:
+    async def initialize(self) -> JsonObject:
         """Offer our newest version; raise `UnsupportedProtocolVersion` (and close the
         connection) when the agent answers one we cannot use."""
-        params = {
+        params: JsonObject = {
             "protocolVersion": max(self.protocol_versions),
             "info": self.info,
             "capabilities": self.capabilities,
         }
-        if self.v1 is not None:
-            # v1's names for these (v2 agents ignore unknown members): a v1-only agent knows us.
-            params["clientInfo"] = self.info
-            params["clientCapabilities"] = self.v1.capabilities
+        if self.v1 is not None:  # its names for these too: an agent of only that version knows us
+            self.v1.hello(params, self.info)
         try:
             result = await self.connection.request(INITIALIZE, params)
         except RpcError as error:
@@ -230,10 +229,9 @@ class ClientSide(Generic[SnapshotT]):
             await self.connection.close()
             raise UnsupportedProtocolVersion(version, self.protocol_versions)
         assert isinstance(result, dict)
-        self.protocol_version = version
-        v1 = version == PROTOCOL_V1
-        self.agent_info = result.get("agentInfo" if v1 else "info")
-        self.agent_capabilities = result.get("agentCapabilities" if v1 else "capabilities") or {}
+        self.protocol_version = version  # and the wire that version speaks
+        self.agent_info, capabilities = self._wire.agent_hello(result)
+        self.agent_capabilities = capabilities or {}
         self.auth_methods = list(result.get("authMethods") or [])
         return result
 
@@ -243,9 +241,14 @@ class ClientSide(Generic[SnapshotT]):
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None
     ) -> dict[str, Any]:
-        """One page of `session/list` (`sessions`, and `nextCursor` when there is more)."""
-        params = {name: value for name, value in (("cwd", cwd), ("cursor", cursor)) if value}
-        result: dict[str, Any] = await self.request(SESSION_LIST, params)
+        """One page of `session/list` (`sessions`, and `nextCursor` when there is more; read
+        freely by applications, hence `Any`)."""
+        params: JsonObject = {
+            name: value for name, value in (("cwd", cwd), ("cursor", cursor)) if value
+        }
+        result = await self.request(SESSION_LIST, params)
+        if not isinstance(result, dict):
+            raise RpcError(ErrorCode.INTERNAL_ERROR, f"{SESSION_LIST} result is not an object")
         return result
 
     async def resume_session(
@@ -253,8 +256,7 @@ class ClientSide(Generic[SnapshotT]):
     ) -> ClientSession[SnapshotT]:
         """`session/resume`; replayed history (updates sent before the result) is kept. v1's
         resume replays nothing: asked to (`replayFrom`), a v1 agent is sent `session/load`."""
-        wire = self._v1_wire()
-        if wire is not None and wire.loads_instead(session_id, params, self.agent_capabilities):
+        if self._wire.loads_instead(session_id, params, self.agent_capabilities):
             return await self.load_session(session_id, cwd, **params)
         params = {"sessionId": session_id, "cwd": cwd, **params}
         return await self._set_up(SESSION_RESUME, params, session_id)
@@ -263,28 +265,27 @@ class ClientSide(Generic[SnapshotT]):
         self, session_id: str, cwd: str, **params: Any
     ) -> ClientSession[SnapshotT]:
         """v1's `session/load`: the history the agent replays before answering is folded in."""
-        if self.initialized and self._v1_wire() is None:
+        if self.initialized and not self._wire.loads_sessions:
             raise ProtocolUsageError("session/load is v1's: on v2 resume with replayFrom")
         params = {"sessionId": session_id, "cwd": cwd, **params}
         return await self._set_up(SESSION_LOAD, params, session_id)
 
     async def _set_up(
-        self, method: str, params: dict[str, Any], session_id: str | None
+        self, method: str, params: JsonObject, session_id: str | None
     ) -> ClientSession[SnapshotT]:
         if not self.initialized:
             raise ProtocolUsageError(f"{method} before initialize")
-        wire = self._v1_wire()
-        if wire is not None:
-            params = wire.setup_params(method, params)
+        params = self._wire.setup_params(method, params)
         self._setups_in_flight += 1
         try:
             result = await self.request(method, params)
         finally:
             self._setups_in_flight -= 1
         if session_id is None:
-            session_id = result.get("sessionId") if isinstance(result, dict) else None
-            if not isinstance(session_id, str):
+            named = result.get("sessionId") if isinstance(result, dict) else None
+            if not isinstance(named, str):
                 raise RpcError(ErrorCode.INTERNAL_ERROR, f"{method} result has no sessionId")
+            session_id = named
         # No await from here on: buffered updates are applied before any newer one.
         # Not `ClientSession[SnapshotT](...)`: calling the subscripted alias costs a frame.
         session: ClientSession[SnapshotT] = self.sessions.get(session_id) or ClientSession(
@@ -296,14 +297,13 @@ class ClientSide(Generic[SnapshotT]):
         self.sessions[session_id] = session
         for update in self._early_updates.pop(session_id, []):
             session.apply(update, owned=True)
-        if wire is not None:
-            wire.setup_done(session, result)
+        self._wire.setup_done(session, result)
         if self._setups_in_flight == 0 and self._early_updates:
             logger.warning("dropping updates for unknown sessions %s", list(self._early_updates))
             self._early_updates.clear()
         return session
 
-    def check_prompt(self, session_id: str, content: Any) -> None:
+    def check_prompt(self, session_id: str, content: JsonValue) -> None:
         """Raise `ProtocolUsageError` when a prompt may not be sent (nothing is sent)."""
         if not self.initialized:
             raise ProtocolUsageError("session/prompt before initialize")
@@ -311,10 +311,7 @@ class ClientSide(Generic[SnapshotT]):
             raise ProtocolUsageError(f"session/prompt for {session_id!r}, which is not set up")
         if self.sessions[session_id].closed:
             raise ProtocolUsageError(f"session/prompt for {session_id!r}, which is closed")
-        granted = self.agent_capabilities
-        wire = self._v1_wire()
-        if wire is not None:
-            granted = wire.prompt_capabilities(granted)
+        granted = self._wire.prompt_capabilities(self.agent_capabilities)
         problems = prompt_content_problems(content, granted)
         if problems:
             where = ", ".join(f"{'/'.join(map(str, p['loc']))}: {p['msg']}" for p in problems)
@@ -345,24 +342,25 @@ class ClientSide(Generic[SnapshotT]):
         the same), unless it is also forwarded to the author's handler."""
         return {} if self._forward_updates else {SESSION_UPDATE: self._update}
 
-    async def updates_in(self, session_id: str, updates: list[Any]) -> None:
+    async def updates_in(self, session_id: str, updates: list[JsonObject]) -> None:
         """Fold updates of one session in order, handing each kept one to the author's handler
         when it listens (the v1 dialect gives what one v1 update says as v2 updates)."""
         for update in updates:
             if self.fold_update(session_id, update) and self._forward_updates:
                 assert self._fallback is not None
-                params = {"sessionId": session_id, "update": update}
+                params: JsonObject = {"sessionId": session_id, "update": update}
                 await self._fallback.handle_notification(SESSION_UPDATE, params)
 
-    def _update(self, params: Any) -> bool:
+    def _update(self, params: JsonValue) -> bool:
         """Fold a session/update's update into its session; False when it is dropped."""
-        session_id = params.get("sessionId") if isinstance(params, dict) else None
-        if not isinstance(session_id, str) or "update" not in params:
-            logger.warning("ignoring a session/update without sessionId or update")
-            return False
-        return self.fold_update(session_id, params["update"])
+        if isinstance(params, dict):
+            session_id = params.get("sessionId")
+            if isinstance(session_id, str) and "update" in params:
+                return self.fold_update(session_id, params["update"])
+        logger.warning("ignoring a session/update without sessionId or update")
+        return False
 
-    def fold_update(self, session_id: str, update: Any) -> bool:
+    def fold_update(self, session_id: str, update: JsonValue) -> bool:
         """Fold `update` (decoded for us, referenced nowhere else) into its session, or keep it
         until the session's setup answers; False when it is dropped."""
         session = self.sessions.get(session_id)
@@ -378,7 +376,7 @@ class ClientSide(Generic[SnapshotT]):
             return False
         return True
 
-    async def _permission(self, params: Any) -> dict[str, Any]:
+    async def _permission(self, params: JsonValue) -> JsonObject:
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         session = self.sessions.get(session_id) if isinstance(session_id, str) else None
         if session is None:
@@ -388,9 +386,7 @@ class ClientSide(Generic[SnapshotT]):
         assert isinstance(params, dict)
         return await self.ask_permission(session, params)
 
-    async def ask_permission(
-        self, session: ClientSession[Any], params: dict[str, Any]
-    ) -> dict[str, Any]:
+    async def ask_permission(self, session: ClientSession[Any], params: JsonObject) -> JsonObject:
         """Wait for the answer to a permission request (v2-shaped params) on `session`."""
         handler = self._on_permission
         hook = None if handler is None else partial(handler, session)

@@ -47,64 +47,67 @@ from ..agent.agent_session import Accepted, AgentSession, Prompt, new_id
 from ..agent.agent_side import AgentSide
 from ..agent.sessions import invalid
 from ..rpc.connection import answer_written
-from ..rpc.dispatch import EXTENSION_PREFIX, Dispatcher
-from ..rpc.negotiation import negotiate
+from ..rpc.dispatch import EXTENSION_PREFIX, Dispatcher, ValidatingDispatcher
 from ..rpc.outgoing_checks import OutgoingChecks
 from ..wire.errors import ConnectionClosed, RpcError
-from ..wire.jsonvalue import JsonObject, copy_json
+from ..wire.jsonvalue import JsonObject, JsonValue, copy_json
 from ..wire.protocol import (
     INITIALIZE,
     SESSION_CANCEL,
     SESSION_CLOSE,
     SESSION_DELETE,
     SESSION_LIST,
+    SESSION_LOAD,
     SESSION_NEW,
     SESSION_PROMPT,
     SESSION_RESUME,
     prompt_capabilities,
     prompt_content_problems,
 )
-from .agent_renamed import (
-    LOGOUT,
-    SET_MODE,
-    V2_HANDLER,
-    RenamedMethods,
-    v1_auth_methods,
-    v1_config_options,
-    v1_modes,
-)
+from .agent_renamed import RenamedMethods, v1_auth_methods, v1_config_options, v1_modes
 from .agent_wire import V1SessionDialect, v1_stop_reason
+from .client_wire import V1Tables
+from .constants import (
+    AGENT_CAPABILITIES,
+    AGENT_INFO,
+    AVAILABLE_COMMANDS,
+    AVAILABLE_COMMANDS_UPDATE,
+    CLIENT_CAPABILITIES,
+    CLIENT_INFO,
+    LOGOUT,
+    PROMPT_CAPABILITY_NAMES,
+    SET_MODE,
+    V1,
+    V2_HANDLER,
+)
 
 logger = logging.getLogger(__name__)
 
-SESSION_LOAD = "session/load"
-V1 = 1
 # What each v1 answer may carry besides what the runtime sets, by method.
 _RESULT_FIELDS = {
     SESSION_NEW: ("sessionId", "configOptions", "modes", "_meta"),
     SESSION_LOAD: ("configOptions", "modes", "_meta"),
     SESSION_RESUME: ("configOptions", "modes", "_meta"),
 }
-AVAILABLE_COMMANDS = "availableCommands"  # a v2 result field, a v1 update
 _REGISTRY = {SESSION_LIST: "list", SESSION_CLOSE: "close", SESSION_DELETE: "delete"}
 
 
-def v1_agent_capabilities(side: AgentSide, logout: bool = False) -> dict[str, Any]:
+def v1_agent_capabilities(side: AgentSide, logout: bool = False) -> JsonObject:
     """v1 `agentCapabilities` for what `side` serves (its v2 capabilities are the author's);
     `logout`: whether the author serves it (`auth/logout`)."""
     registry = side.registry
     history = registry.history_limit is None or registry.history_limit > 0
-    session: dict[str, Any] = {"list": {}, "resume": {}, "close": {}}
+    session: JsonObject = {"list": {}, "resume": {}, "close": {}}
     if registry.serves_delete:
         session["delete"] = {}
     declared = side.capabilities.get("session") or {}
     if "additionalDirectories" in declared:
         session["additionalDirectories"] = declared["additionalDirectories"]
     granted = prompt_capabilities(side.capabilities)
-    prompt = {name: granted.get(name) is not None for name in ("image", "audio", "embeddedContext")}
+    prompt: JsonObject = {name: granted.get(name) is not None for name in PROMPT_CAPABILITY_NAMES}
     mcp = declared.get("mcp")
     mcp = mcp if isinstance(mcp, dict) else {}
-    out: dict[str, Any] = {
+    out: JsonObject = {
         "loadSession": history or registry.hooks.load_session is not None,
         "promptCapabilities": prompt,
         "mcpCapabilities": {name: mcp.get(name) is not None for name in ("http", "sse")},
@@ -119,19 +122,25 @@ def v1_agent_capabilities(side: AgentSide, logout: bool = False) -> dict[str, An
 
 class V1AgentSide:
     """Dispatcher for a connection that negotiated v1, over `side` (shared with v2: the
-    version is settled per connection). `checks` are built from v1's method tables."""
+    version is settled per connection), and the `AgentDialect` it hands `side.initialize`.
+    `checks` (of what it sends) are built from `tables`."""
+
+    version = V1
+    sends_cancel_request = False  # v1 has no `$/cancel_request`
 
     def __init__(
         self,
         side: AgentSide,
-        checks: OutgoingChecks,
+        tables: V1Tables,
         extensions: Dispatcher | None = None,
         serves: Callable[[str], bool] = lambda method: False,
     ) -> None:
-        """`serves(v2_method)`: whether the author overrode the typed handler of that v2
-        method (`extensions`), which then serves v1's renamed methods too."""
+        """`tables`: v1's, with the repairs of what an agent receives; `serves(v2_method)`:
+        whether the author overrode the typed handler of that v2 method (`extensions`), which
+        then serves v1's renamed methods too."""
         self.side = side
-        self.checks = checks
+        self.tables = tables
+        self.checks = OutgoingChecks(sent=tables.client_specs, answered=tables.agent_specs)
         # Where extension methods (`_...`, free-form on every version) go: the author's
         # `ext_method` / `ext_notification` through the typed dispatcher.
         self._extensions = extensions
@@ -143,6 +152,12 @@ class V1AgentSide:
         # The dialects' callbacks, bound once: each session's dialect shares them.
         self._on_echo, self._on_idle = self._echoed, self._idle
         self._on_options = self._renamed.updated
+        # AgentDialect: what writes each session's reports (`side.initialize` sets it up).
+        self.session_dialect = self._dialect
+
+    def checked(self) -> ValidatingDispatcher:
+        """This adapter behind v1's checks (and tolerant repairs) of incoming messages."""
+        return self.tables.checked(self.tables.agent_specs, self)
 
     async def handle_request(self, method: str, params: Any) -> Any:
         if method != INITIALIZE:
@@ -150,7 +165,7 @@ class V1AgentSide:
         if method.startswith(EXTENSION_PREFIX) and self._extensions is not None:
             return await self._extensions.handle_request(method, params)
         if method == INITIALIZE:
-            result = self._initialize(params)
+            result = self.side.initialize(params, self)
         else:
             self.side.require_initialized()
             params = {} if params is None else params
@@ -174,7 +189,7 @@ class V1AgentSide:
         else:
             logger.debug("v1: notification %s not handled", method)
 
-    async def _session_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def _session_request(self, method: str, params: JsonObject) -> JsonObject:
         registry = self.side.registry
         if method == SESSION_PROMPT:
             return await self._prompt(params)
@@ -195,35 +210,28 @@ class V1AgentSide:
         self._renamed.remember(session_id, result)
         return self._fields(method, result)
 
-    async def _registry_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def _registry_request(self, method: str, params: JsonObject) -> JsonObject:
         if method in _REGISTRY:
             registry = self.side.registry
-            result: dict[str, Any] = await getattr(registry, _REGISTRY[method])(params)
+            result: JsonObject = await getattr(registry, _REGISTRY[method])(params)
             if method in (SESSION_CLOSE, SESSION_DELETE):
                 self._renamed.forget(params.get("sessionId"))
             return result
         raise RpcError.method_not_found(method)
 
-    def _initialize(self, params: Any) -> dict[str, Any]:
-        version = negotiate(params, self.side.protocol_versions)
-        if version != V1:  # routing sends only v1 here; a mismatch is a wiring bug
-            raise RpcError.internal_error(f"v1 dispatcher asked to serve version {version}")
-        assert isinstance(params, dict)
+    # -- AgentDialect: `initialize` and each session's reports in v1's words ------------------
+
+    def client_hello(self, params: JsonObject) -> tuple[JsonValue, JsonValue]:
+        return params.get(CLIENT_CAPABILITIES), params.get(CLIENT_INFO)
+
+    def hello(self, version: int) -> JsonObject:
         side = self.side
-        side.protocol_version = V1
-        side.client_capabilities = params.get("clientCapabilities") or {}
-        side.registry.client_capabilities = side.client_capabilities
-        side.client_info = params.get("clientInfo")
-        side.registry.dialect_for = self._dialect
-        side.connection.sends_cancel_request = False  # v1 has no `$/cancel_request`
-        side.initialized = True
-        result: dict[str, Any] = {
-            "protocolVersion": V1,
-            "agentCapabilities": v1_agent_capabilities(side, self._renamed.served(LOGOUT)),
-            "agentInfo": side.info,
+        return {
+            "protocolVersion": version,
+            AGENT_CAPABILITIES: v1_agent_capabilities(side, self._renamed.served(LOGOUT)),
+            AGENT_INFO: side.info,
             "authMethods": v1_auth_methods(side.auth_methods),
         }
-        return result
 
     def _dialect(self, session: AgentSession) -> V1SessionDialect:
         return V1SessionDialect(
@@ -245,7 +253,7 @@ class V1AgentSide:
             if not future.done():
                 future.set_result(reason)
 
-    def _after_answer(self, session_id: str, commands: list[Any]) -> None:
+    def _after_answer(self, session_id: str, commands: list[JsonValue]) -> None:
         """v2 answers a new session with its commands; v1 tells them with an update, which
         must follow the answer (before it the client does not know the session)."""
         session = self.side.sessions.get(session_id)
@@ -255,13 +263,13 @@ class V1AgentSide:
 
         async def tell() -> None:
             await asyncio.shield(written)
-            update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
+            update = {"sessionUpdate": AVAILABLE_COMMANDS_UPDATE, AVAILABLE_COMMANDS: commands}
             with contextlib.suppress(ConnectionClosed):
                 await session.send_update(update)
 
         self.side.spawn(tell())
 
-    def _fields(self, method: str, result: Mapping[str, Any]) -> dict[str, Any]:
+    def _fields(self, method: str, result: Mapping[str, JsonValue]) -> JsonObject:
         allowed = _RESULT_FIELDS[method]
         fields = {key: value for key, value in result.items() if key in allowed}
         if len(fields) + (AVAILABLE_COMMANDS in result) < len(result):  # some have no v1 form
@@ -274,7 +282,7 @@ class V1AgentSide:
                 fields["modes"] = modes
         return fields
 
-    async def _prompt(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def _prompt(self, params: JsonObject) -> JsonObject:
         """Accept the prompt as v2 does (its turn, queueing, cancellation), then answer once
         the turn it was taken up by reports idle."""
         session = self.side.registry.open_session_of(params)
@@ -299,7 +307,7 @@ class V1AgentSide:
             raise RpcError.internal_error(f"the turn ended {reason!r}")
         return {"stopReason": stop}
 
-    async def _load(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def _load(self, params: JsonObject) -> JsonObject:
         """Reopen the session and replay its history in v1's words (through a new dialect, so
         what it tracks matches what this client has seen), then answer."""
         registry = self.side.registry

@@ -69,15 +69,17 @@ from ..wire.protocol import (
     USER_MESSAGE,
 )
 from .agent_renamed import v1_config_options
+from .constants import (
+    AVAILABLE_COMMANDS_UPDATE,
+    CONFIG_OPTION_UPDATE,
+    CURRENT_MODE_UPDATE,
+    USER_MESSAGE_CHUNK,
+    V1_PLAN,
+    V1_TOOL_CALL,
+)
 
 logger = logging.getLogger(__name__)
 
-V1_TOOL_CALL = "tool_call"
-AVAILABLE_COMMANDS_UPDATE = "available_commands_update"
-V1_PLAN = "plan"
-USER_MESSAGE_CHUNK = "user_message_chunk"
-CONFIG_OPTION_UPDATE = "config_option_update"
-CURRENT_MODE_UPDATE = "current_mode_update"
 # A v2 whole message and the v1 chunk its blocks become.
 CHUNK_OF = {
     AGENT_MESSAGE: AGENT_MESSAGE_CHUNK,

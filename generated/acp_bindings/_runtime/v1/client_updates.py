@@ -35,8 +35,9 @@ from __future__ import annotations
 import difflib
 import uuid
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
 
+from ..wire.jsonvalue import JsonObject, JsonValue
 from ..wire.protocol import (
     AGENT_MESSAGE_CHUNK,
     AGENT_THOUGHT_CHUNK,
@@ -46,32 +47,34 @@ from ..wire.protocol import (
     UPDATE_TAG_FIELD,
     USER_MESSAGE,
 )
+from .constants import (
+    AVAILABLE_COMMANDS_UPDATE,
+    CONFIG_OPTION_UPDATE,
+    CURRENT_MODE_UPDATE,
+    MODE_CATEGORY,
+    MODE_CONFIG_ID,
+    USER_MESSAGE_CHUNK,
+    V1_PLAN,
+    V1_PLAN_ID,
+    V1_TOOL_CALL,
+)
 
-USER_MESSAGE_CHUNK: Final = "user_message_chunk"
-V1_TOOL_CALL: Final = "tool_call"
-V1_PLAN: Final = "plan"
-V1_CURRENT_MODE: Final = "current_mode_update"
-CONFIG_OPTION_UPDATE: Final = "config_option_update"
-COMMANDS_UPDATE: Final = "available_commands_update"
 CHUNK_ROLES: Final[Mapping[str, str]] = {
     USER_MESSAGE_CHUNK: "user",
     AGENT_MESSAGE_CHUNK: "agent",
     AGENT_THOUGHT_CHUNK: "thought",
 }
-V1_PLAN_ID: Final = "plan"
-MODE_CONFIG_ID: Final = "mode"
-MODE_CATEGORY: Final = "mode"
 
 
 def new_message_id() -> str:
     return str(uuid.uuid4())
 
 
-def _without_nulls(update: Mapping[str, Any]) -> dict[str, Any]:
+def _without_nulls(update: Mapping[str, JsonValue]) -> JsonObject:
     return {name: value for name, value in update.items() if value is not None}
 
 
-def _diff(item: dict[str, Any]) -> dict[str, Any]:
+def _diff(item: JsonObject) -> JsonObject:
     """A v1 tool call `diff` (`path`, `oldText` or null for a new file, `newText`) as v2's."""
     path, old, new = item.get("path"), item.get("oldText"), item.get("newText")
     if not isinstance(path, str) or not isinstance(new, str) or not isinstance(old, str | None):
@@ -85,7 +88,7 @@ def _diff(item: dict[str, Any]) -> dict[str, Any]:
     patch = f"diff --git a{path} b{path}\n" + "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )
-    converted: dict[str, Any] = {
+    converted: JsonObject = {
         "type": "diff",
         "changes": [{"operation": "add" if old is None else "modify", "path": path}],
         "patch": {"format": "git_patch", "text": patch},
@@ -95,7 +98,7 @@ def _diff(item: dict[str, Any]) -> dict[str, Any]:
     return converted
 
 
-def _tool_content(content: Any) -> Any:
+def _tool_content(content: JsonValue) -> JsonValue:
     if not isinstance(content, list):
         return content
     return [
@@ -104,7 +107,7 @@ def _tool_content(content: Any) -> Any:
     ]
 
 
-def _command(command: Any) -> Any:
+def _command(command: JsonValue) -> JsonValue:
     """A v1 command (untagged, its input untagged free text) as v2's `command`."""
     if not isinstance(command, dict) or "type" in command:
         return command
@@ -117,11 +120,11 @@ def _command(command: Any) -> Any:
     return tagged
 
 
-def _config_options(options: Any) -> list[Any]:
+def _config_options(options: JsonValue) -> list[JsonValue]:
     """v1 config options as v2's: `id` becomes `configId`; anything else is as it came."""
     if not isinstance(options, list):
         return []
-    converted: list[Any] = []
+    converted: list[JsonValue] = []
     for option in options:
         if isinstance(option, dict) and "id" in option and "configId" not in option:
             option = {("configId" if name == "id" else name): v for name, v in option.items()}
@@ -135,10 +138,10 @@ class V1UpdateReader:
     def __init__(self) -> None:
         self._open_role: str | None = None  # role of the message chunks continue, if any
         self._open_id: str | None = None
-        self._modes: dict[str, Any] | None = None  # v1 SessionModeState
-        self._agent_options: list[Any] | None = None  # the agent's own config options
+        self._modes: JsonObject | None = None  # v1 SessionModeState
+        self._agent_options: list[JsonValue] | None = None  # the agent's own config options
 
-    def read(self, update: dict[str, Any]) -> list[dict[str, Any]]:
+    def read(self, update: JsonObject) -> list[JsonObject]:
         """The v2 updates that say what this v1 update says (in order). `update` is handed
         over (decoded for us, referenced nowhere else): it may be changed and returned."""
         tag = update.get(UPDATE_TAG_FIELD)
@@ -155,15 +158,15 @@ class V1UpdateReader:
             if update.get("_meta") is not None:
                 plan["_meta"] = update["_meta"]
             return [{UPDATE_TAG_FIELD: PLAN_UPDATE, "plan": plan}]
-        if tag == V1_CURRENT_MODE:
+        if tag == CURRENT_MODE_UPDATE:
             if self._modes is None:
                 return []  # a mode change for an agent that listed no modes: nothing to show
             self._modes = {**self._modes, "currentModeId": update.get("currentModeId")}
             return [self.options_update()]
-        if tag == COMMANDS_UPDATE and isinstance(update.get("availableCommands"), list):
-            return [
-                {**update, "availableCommands": [_command(c) for c in update["availableCommands"]]}
-            ]
+        if tag == AVAILABLE_COMMANDS_UPDATE:
+            commands = update.get("availableCommands")
+            if isinstance(commands, list):
+                return [{**update, "availableCommands": [_command(c) for c in commands]}]
         if tag == CONFIG_OPTION_UPDATE:
             self._agent_options = _config_options(update.get("configOptions"))
             return [self.options_update()]
@@ -173,7 +176,7 @@ class V1UpdateReader:
         """The next chunk starts a new message (a tool call or a new prompt came between)."""
         self._open_role = self._open_id = None
 
-    def user_prompt(self, content: list[Any]) -> tuple[str, dict[str, Any]]:
+    def user_prompt(self, content: list[JsonValue]) -> tuple[str, JsonObject]:
         """The client's own record of a prompt it sends (v1 agents echo nothing): the id it
         gets and the `user_message` update that inserts it."""
         self.end_message()
@@ -184,7 +187,7 @@ class V1UpdateReader:
             "content": content,
         }
 
-    def session_setup(self, result: Any) -> list[dict[str, Any]]:
+    def session_setup(self, result: JsonValue) -> list[JsonObject]:
         """Updates for what a v1 `session/new` (or load/resume) result says: modes and config
         options."""
         if not isinstance(result, dict):
@@ -198,7 +201,7 @@ class V1UpdateReader:
             return []
         return [self.options_update()]
 
-    def options_update(self) -> dict[str, Any]:
+    def options_update(self) -> JsonObject:
         options = list(self._agent_options or [])
         has_mode = any(
             isinstance(option, dict) and option.get("category") == MODE_CATEGORY
@@ -209,9 +212,9 @@ class V1UpdateReader:
         return {UPDATE_TAG_FIELD: CONFIG_OPTION_UPDATE, "configOptions": options}
 
     @staticmethod
-    def _mode_option(modes: Mapping[str, Any]) -> dict[str, Any]:
+    def _mode_option(modes: Mapping[str, JsonValue]) -> JsonObject:
         available = modes.get("availableModes")
-        choices = [
+        choices: list[JsonValue] = [
             _without_nulls(
                 {
                     "value": mode.get("id"),
@@ -231,7 +234,7 @@ class V1UpdateReader:
             "options": choices,
         }
 
-    def _chunk(self, role: str, update: dict[str, Any]) -> dict[str, Any]:
+    def _chunk(self, role: str, update: JsonObject) -> JsonObject:
         given = update.get("messageId")
         if isinstance(given, str):  # already what v2 says: taken as it is
             self._open_role, self._open_id = role, given
@@ -245,7 +248,7 @@ class V1UpdateReader:
         return update
 
     @staticmethod
-    def _tool_call(update: dict[str, Any]) -> dict[str, Any]:
+    def _tool_call(update: JsonObject) -> JsonObject:
         # Decoded for us, so changed in place; copied only to drop nulls (rare).
         fields = _without_nulls(update) if None in update.values() else update
         if "content" in fields:
@@ -254,9 +257,9 @@ class V1UpdateReader:
         return fields
 
 
-def state_update(state: str, stop_reason: str | None = None) -> dict[str, Any]:
+def state_update(state: str, stop_reason: str | None = None) -> JsonObject:
     """A v2 `state_update`, which v1 never sends: the client synthesizes it."""
-    update: dict[str, Any] = {UPDATE_TAG_FIELD: STATE_UPDATE, "state": state}
+    update: JsonObject = {UPDATE_TAG_FIELD: STATE_UPDATE, "state": state}
     if stop_reason is not None:
         update["stopReason"] = stop_reason
     return update
