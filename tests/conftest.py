@@ -23,6 +23,63 @@ settings.register_profile("acp-codegen", deadline=None)
 settings.load_profile("acp-codegen")
 
 REPO = Path(__file__).resolve().parents[1]
+TESTS = REPO / "tests"
+
+# The fast tier, for the edit-test loop: `python -m pytest -n auto -m "not slow"` (README). A test
+# is slow when it drives something heavy: a browser, an official SDK, a real terminal, a package
+# installed or a wheel built, a server behind a proxy, mypy or black over whole packages, the
+# generator run over every upstream schema. Marked by where it
+# lives (SLOW_PATHS, relative to tests/: a folder ending in "/", else a file) or by a heavy
+# fixture it uses (SLOW_FIXTURES), so a new test beside its kind lands in the slow tier without a
+# mark of its own; anywhere else, `@pytest.mark.slow` or a module's `pytestmark`.
+# tests/test_tiers.py fails when a module that does one of those things is in neither.
+SLOW_PATHS = (
+    "interop/",
+    "inspector/",
+    "remote/",
+    "chat/test_chat_terminal.py",
+    "chat/test_chat_terminal_turn.py",
+    "chat/test_chat_escapes_terminal.py",
+    "chat/test_chat_v1.py",
+    "chat/test_chat_commands.py",
+    "test_install.py",
+    "test_scaffold.py",
+    "test_scaffold_venv.py",
+    "test_every_python.py",
+    # The generator over every upstream schema, or checked by mypy --strict or black as a whole.
+    "test_upstream_inputs.py",
+    "test_v1_subpackage.py",
+    "test_halves.py",
+    "test_models_layout.py",
+    "test_vendor.py",
+    "test_lint_generated.py",
+    "test_readme_examples.py",
+    "test_determinism.py",
+    "test_diff_upstream.py",
+    "test_typed_surface_errors.py",
+)
+SLOW_FIXTURES = frozenset(
+    {"browser", "page", "ts_prefix", "py_sdk_path", "py_sdk_http_path", "py_sdk_v1_path"}
+)
+
+
+def is_slow_path(path: Path) -> bool:
+    """Whether the test module at `path` is in the slow tier by where it lives."""
+    if not path.resolve().is_relative_to(TESTS):
+        return False
+    relative = path.resolve().relative_to(TESTS).as_posix()
+    return any(
+        relative.startswith(slow) if slow.endswith("/") else relative == slow for slow in SLOW_PATHS
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())  # a test function's; other items have none
+        if is_slow_path(item.path) or SLOW_FIXTURES.intersection(fixtures):
+            item.add_marker(pytest.mark.slow)
+
+
 SCHEMA = REPO / "schema" / "acp.schema.json"
 FIXTURE_SCHEMAS = REPO / "tests" / "fixtures" / "schemas"
 FIXTURE_UPSTREAM = REPO / "tests" / "fixtures" / "upstream"
@@ -115,7 +172,8 @@ def _import_from(out: Path, name: str) -> ModuleType:
 
 @pytest.fixture(scope="session")
 def canonical_schema() -> dict[str, Any]:
-    return json.loads(SCHEMA.read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    return schema
 
 
 @pytest.fixture(scope="session")

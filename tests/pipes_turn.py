@@ -11,7 +11,7 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 AGENT_SCRIPT = Path(__file__).resolve().parent / "upstream_agent.py"
-HANG_GUARD = 60.0  # only turns a hang into a failure; never a statement about speed
+HANG_GUARD = 120.0  # only turns a hang into a failure; never a statement about speed
 T = TypeVar("T")
 
 

@@ -70,6 +70,7 @@ def test_an_error_of_the_block_on_a_valid_schema_is_raised_as_it_is() -> None:
         raise KeyError("mine")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not ahead_module.can_fork(), reason="no fork or no spare core")
 def test_forked_and_serial_renders_give_the_same_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     """The golden tests check the forked path's bytes; this one pins the serial path to them."""

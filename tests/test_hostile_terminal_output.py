@@ -51,6 +51,7 @@ def test_diff_shows_a_property_name_from_the_schema_escaped(
     assert "\\e]52;c;cHduZWQ=\\x07" in out and "\\r\\e[2K\\x9b2J\\u202e" in out
 
 
+@pytest.mark.slow
 def test_check_shows_a_planted_generated_file_escaped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

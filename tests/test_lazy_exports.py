@@ -101,6 +101,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
     assert "NoSuchThing" in proc.stdout
 
 
+@pytest.mark.slow
 @needs_committed
 def test_strict_type_checkers_see_the_lazy_names_types(tmp_path: Path) -> None:
     user = tmp_path / "user.py"

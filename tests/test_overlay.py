@@ -157,6 +157,7 @@ def test_an_overlay_that_is_not_json_names_the_position(tmp_path: Path) -> None:
         load_protocol(SCHEMA, None, path)
 
 
+@pytest.mark.slow
 def test_the_regenerate_command_names_the_overlay(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, canonical_doc: dict[str, Any]
 ) -> None:

@@ -283,6 +283,7 @@ def test_hostile_text_is_shown_as_text(plain_and_hostile: tuple[str, str]) -> No
 # ------------------------------------------------------------------ other inputs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("schema", UPSTREAM_FIXTURES, ids=lambda p: p.parent.name)
 def test_upstream_inputs_get_a_reference(schema: Path) -> None:
     """Upstream files have no `x-merge`: the built-in overlay supplies the rules shown."""

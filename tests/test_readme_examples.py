@@ -130,7 +130,7 @@ def test_readme_agent_runs_driven_by_the_readme_client(tmp_path: Path) -> None:
         check=False,
         env=env,
         cwd=tmp_path,
-        timeout=60,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()

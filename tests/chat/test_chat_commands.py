@@ -110,7 +110,7 @@ def test_interactively_the_question_shows_the_variables_and_a_rejection_runs_not
     project: Path, tmp_path: Path, screen: str
 ) -> None:
     pexpect = pytest.importorskip("pexpect")
-    from test_chat_terminal import WITHOUT_RICH
+    from test_chat_terminal import PROMPT, WITHOUT_RICH
 
     marker = tmp_path / "ran"
     params = {
@@ -125,11 +125,11 @@ def test_interactively_the_question_shows_the_variables_and_a_rejection_runs_not
         [*python, "chat", "--cwd", str(project), "--", *agent],
         dimensions=(40, 160),
         encoding="utf-8",
-        timeout=60,
+        timeout=120,
         env={"PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"},
     )
     child.expect("session open in")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("go")
     child.expect("Allow the agent to run ")
     child.expect("env: FOO=bar")

@@ -167,7 +167,7 @@ def test_what_python_itself_writes_is_escaped() -> None:
         "EVIL = '\\x1b]0;pwned\\x07\\r\\ud800'; "
         "logging.getLogger('asyncio').error('task failed: %s', EVIL); raise ValueError(EVIL)"
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
     err = proc.stderr.decode("utf-8")
     assert proc.returncode == 1 and raw(err) == []
     assert "task failed: \\e]0;pwned\\x07\\r\\ud800" in err

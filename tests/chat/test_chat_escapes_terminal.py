@@ -41,7 +41,7 @@ def converse(python_args: list[str], version: str) -> str:
         dimensions=(50, 500),  # wide: no line of the agent's is folded
         encoding="utf-8",
         codec_errors="strict",  # what is not UTF-8 fails the test
-        timeout=60,
+        timeout=120,
         env={"PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"},
     )
     written: list[str] = []

@@ -15,7 +15,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 DEMO = [sys.executable, str(REPO / "examples" / "demo_agent.py")]
 ODD = [sys.executable, str(Path(__file__).with_name("odd_agent.py"))]
-HANG_GUARD = 60.0  # only turns a hang into a failure; never a statement about speed
+HANG_GUARD = 120.0  # only turns a hang into a failure; never a statement about speed
 
 
 def chat(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:

@@ -31,7 +31,7 @@ def spawn(*python_args: str, agent: list[str] = AGENT) -> pexpect.spawn:
         cwd=str(REPO),
         dimensions=(40, 120),
         encoding="utf-8",
-        timeout=60,
+        timeout=120,
         env={"PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"},
     )
     child.expect("session open in")
@@ -49,22 +49,22 @@ def closed_cleanly(child: pexpect.spawn) -> None:
 
 def converse(child: pexpect.spawn, ended: str) -> None:
     """One approved turn, one cancelled, then quit; `ended` is how a stop reason is shown."""
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("hello brave world")
     child.expect(r"\[1\] Allow \(allow_once\)")
     child.send("1")
     child.expect(r"permission: Inspect the prompt\? -> Allow \(allow_once\)")
     child.expect(ended + "end_turn")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("/help")
     child.expect("/quit")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("/nonsense")
     child.expect("unknown command /nonsense")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("/")
     child.expect("unknown command /;")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("a slow turn to cancel")
     child.expect(r"\[1\] Allow")
     child.send("1")
@@ -73,7 +73,7 @@ def converse(child: pexpect.spawn, ended: str) -> None:
     child.sendintr()
     child.expect("cancelling the turn")
     child.expect(ended + "cancelled")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendintr()
     closed_cleanly(child)
 
@@ -95,7 +95,7 @@ def test_without_rich_the_turn_is_written_as_it_happens() -> None:
     """The turn cannot end before the permission question is answered, so everything expected
     before the answer was written while the turn ran; the answer's chunks share one line."""
     child = spawn("-c", WITHOUT_RICH, agent=[*ODD, "stream"])
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("go")
     child.expect("agent: first second\r\n")  # streamed, and ended by the question below it
     child.expect(r"permission: Go on\?\r\n  \[1\] Yes \(allow_once\)")
@@ -104,7 +104,7 @@ def test_without_rich_the_turn_is_written_as_it_happens() -> None:
     child.expect("agent: third\r\n")
     child.expect(r"\[turn ended: end_turn\]")
     transcript = child.before or ""
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendeof()
     child.expect(pexpect.EOF)
     child.close()
@@ -115,7 +115,7 @@ def test_without_rich_the_turn_is_written_as_it_happens() -> None:
 
 def test_without_rich_a_demo_turn_is_written_in_order_each_thing_once() -> None:
     child = spawn("-c", WITHOUT_RICH)
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("hello brave world")
     # All of this comes before the permission question, which holds the turn up.
     child.expect(r"\(thinking\) Reading the prompt\. Planning one tool call\.\r\n")
@@ -136,7 +136,7 @@ def test_without_rich_a_demo_turn_is_written_in_order_each_thing_once() -> None:
         "plan:\n  [x] Inspect the prompt\n  [x] Answer\n"
         "usage: context 17/200000\n"
     )
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendeof()
     child.expect(pexpect.EOF)
     child.close()
@@ -145,14 +145,14 @@ def test_without_rich_a_demo_turn_is_written_in_order_each_thing_once() -> None:
 
 def test_ctrl_d_when_idle_quits_and_stops_the_agent() -> None:
     child = spawn("-m", "acp_codegen")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendeof()
     closed_cleanly(child)
 
 
 def test_a_second_ctrl_c_during_a_turn_quits() -> None:
     child = spawn("-m", "acp_codegen")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("never answered")
     child.expect(r"\[1\] Allow")
     child.sendintr()
@@ -165,27 +165,27 @@ def test_agent_commands_are_listed_and_sent_and_win_over_chats_own_names() -> No
     """The agent lists `/echo` and `/help`: `/help` goes to the agent, `/?` still shows chat's
     list (the agent's commands, then chat's own under the names still free)."""
     child = spawn("-m", "acp_codegen", agent=[*ODD, "commands"])
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("/help")
     child.expect("you sent: /help")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("/?")
     child.expect("/echo  repeat the text")
     child.expect("/help  the agent's own help")
     child.expect(r"/\?  this list")
     child.expect(r"/quit, /exit, Ctrl-D  stop the agent and leave")
     child.expect(r"\(/help: the agent's command wins; /\? is always this list\)")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("/echo one two")
     child.expect("you sent: /echo one two")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("/quit")
     closed_cleanly(child)
 
 
 def test_an_agent_dying_mid_turn_ends_the_chat_with_one_line() -> None:
     child = spawn("-m", "acp_codegen", agent=[*ODD, "die"])
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("hi")
     # On a terminal the `error:` label is painted red (as every acp-codegen error is).
     child.expect(r"error:(\x1b\[0m)? die-agent stopped during the turn")
@@ -197,7 +197,7 @@ def test_an_agent_dying_mid_turn_ends_the_chat_with_one_line() -> None:
 
 def test_ctrl_d_at_a_permission_question_quits() -> None:
     child = spawn("-m", "acp_codegen")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("hi")
     child.expect(r"\[1\] Allow")
     child.sendcontrol("d")

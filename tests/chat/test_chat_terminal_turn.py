@@ -37,7 +37,7 @@ def paused_turn(python_args: list[str], fifo: Path) -> pexpect.spawn:
     live_available(python_args)
     os.mkfifo(fifo)
     child = spawn(*python_args, agent=[*ODD, "stream", str(fifo)])
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("go")
     child.expect("first second")
     return child
@@ -60,7 +60,7 @@ def test_typing_during_a_turn_is_refused_out_loud_and_never_sent(
     child.expect("the agent is still working: what you type now is not sent")
     go_on(fifo)
     child.expect("end_turn")
-    child.expect("> ")
+    child.expect(PROMPT)
     # The early line was not kept for later: the next prompt line is empty, no turn starts.
     child.sendline("/?")
     child.expect(r"/\?")
@@ -74,7 +74,7 @@ def test_a_wrong_key_at_a_permission_question_says_which_keys_answer(
 ) -> None:
     live_available(python_args)
     child = spawn(*python_args, agent=[*ODD, "stream"])
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("go")
     child.expect(r"\[1\] Yes")
     child.send("x")
@@ -101,7 +101,7 @@ def test_a_silent_agent_is_shown_to_be_still_working(
 def test_a_notice_is_shown(python_args: list[str]) -> None:
     live_available(python_args)
     child = spawn(*python_args, agent=[*ODD, "notice"])
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("hi")
     child.expect(r"notice \[warning\]: Quota low: 2 requests left today")
     child.expect("end_turn")
@@ -112,7 +112,7 @@ def test_a_notice_is_shown(python_args: list[str]) -> None:
 def test_an_agent_exception_is_explained_by_its_stderr(python_args: list[str]) -> None:
     live_available(python_args)
     child = spawn(*python_args, agent=[*ODD, "raise"])
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("hi")
     child.expect("_internal_error")
     child.expect("raise-agent failed the turn; its stderr ends:")
@@ -128,7 +128,7 @@ def test_live_the_permission_answer_is_drawn_after_the_thought_and_plan_before_i
     child = spawn(*LIVE, agent=AGENT)
     seen = io.StringIO()
     child.logfile_read = seen
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("hello brave world")
     child.expect(r"\[1\] Allow")
     child.send("1")

@@ -109,7 +109,7 @@ def test_without_approve_chat_refuses_v1_writes_and_commands(project: Path) -> N
 
 def test_interactively_each_v1_write_and_command_is_asked_first(project: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
-    from test_chat_terminal import WITHOUT_RICH, closed_cleanly
+    from test_chat_terminal import PROMPT, WITHOUT_RICH, closed_cleanly
 
     env = {
         "PATH": "/usr/bin:/bin",
@@ -123,11 +123,11 @@ def test_interactively_each_v1_write_and_command_is_asked_first(project: Path) -
         [*argv, sys.executable, str(TOOLS_AGENT)],
         dimensions=(40, 160),
         encoding="utf-8",
-        timeout=60,
+        timeout=120,
         env=env,
     )
     child.expect(r"\[connected: py-v1-tools-agent speaks ACP v1\] session open in")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("go")
     child.expect("Allow the agent to write 11 characters to .*NOTES.txt")
     child.send("1")  # Allow
@@ -136,7 +136,7 @@ def test_interactively_each_v1_write_and_command_is_asked_first(project: Path) -
     child.send("2")  # Reject
     child.expect("run refused")
     child.expect("end_turn")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendeof()
     closed_cleanly(child)
     assert (project / "NOTES.txt").read_text(encoding="utf-8") == "CHAT NOTES\n"

@@ -22,7 +22,7 @@ sys.path.insert(0, str(REPO / "generated"))
 from acp_bindings import models  # noqa: E402
 
 DEMO_AGENT = (sys.executable, str(REPO / "examples" / "demo_agent.py"))
-HANG_GUARD_SECONDS = 60.0  # a guard against hangs, never a statement about speed
+HANG_GUARD_SECONDS = 120.0  # a guard against hangs, never a statement about speed
 UPDATE_PARAMS = TypeAdapter(models.UpdateSessionNotification)
 T = TypeVar("T")
 

@@ -30,7 +30,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-HANG_GUARD = 60.0  # only turns a hang into a failure; never a statement about speed
+HANG_GUARD = 120.0  # only turns a hang into a failure; never a statement about speed
 SCREENSHOTS_ENV = "ACP_INSPECT_SCREENSHOTS"  # set: the tests rewrite docs/inspect-*.png
 VIEWPORT: Final = ViewportSize(width=1280, height=800)
 

@@ -61,7 +61,7 @@ def test_serving_beyond_loopback_warns(start_inspector: StartInspector) -> None:
         request = urllib.request.Request(
             f"http://{name}:{port}/api/view", headers={"Authorization": f"Bearer {inspector.token}"}
         )
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(request, timeout=120) as response:
             assert response.status == 200
     assert inspector.interrupt() == 0
     assert inspector.process.stderr is not None

@@ -31,7 +31,7 @@ def call(
     if data is not None:
         request.add_header("Content-Type", "application/json")
     try:
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(request, timeout=120) as response:
             return response.status, response.read(4096).decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode()

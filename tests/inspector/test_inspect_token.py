@@ -22,7 +22,7 @@ def fetch(inspector: Inspector, path: str) -> bytes:
     request = urllib.request.Request(
         inspector.base + path, headers={"Authorization": f"Bearer {inspector.token}"}
     )
-    with urllib.request.urlopen(request, timeout=60) as response:
+    with urllib.request.urlopen(request, timeout=120) as response:
         body: bytes = response.read()
         return body
 

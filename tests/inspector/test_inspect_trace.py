@@ -80,7 +80,7 @@ def test_exports_a_trace_and_a_page_that_needs_no_server(
 
     def get(path: str) -> bytes:
         request = urllib.request.Request(inspector.base + path, headers=bearer)
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(request, timeout=120) as response:
             body: bytes = response.read()
             return body
 

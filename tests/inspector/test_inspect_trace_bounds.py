@@ -62,7 +62,7 @@ def test_inspect_serves_a_trace_with_a_deep_line(
         request = urllib.request.Request(
             inspector.base + path, headers={"Authorization": f"Bearer {inspector.token}"}
         )
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(request, timeout=120) as response:
             body = json.loads(response.read())
         if path == "/api/traffic":
             assert body[5]["problems"] == ["line 6 is nested deeper than 200 levels: not read"]

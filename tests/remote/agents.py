@@ -32,7 +32,7 @@ from acp_bindings._runtime.serving.http_server import RemoteServer, running  # n
 from acp_bindings._runtime.serving.remote_link import RemoteLimits  # noqa: E402
 
 DEMO_PATH = REPO / "examples" / "demo_agent.py"
-HANG_GUARD = 60.0  # only turns a hang into a failure; never a statement about speed
+HANG_GUARD = 120.0  # only turns a hang into a failure; never a statement about speed
 
 
 def demo_agent_class() -> Any:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 LISTENING = re.compile(r"serving ACP on (http://\S+)")
 AIOHTTP_LISTENING = re.compile(r"Running on (http://\S+)")  # python -m aiohttp.web, on stdout
-START_GUARD = 60.0  # only turns a hang into a failure
+START_GUARD = 120.0  # only turns a hang into a failure
 
 
 @contextlib.contextmanager

@@ -41,7 +41,7 @@ def test_without_a_token_the_factory_refuses() -> None:
         cwd=EXAMPLES,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
         check=False,
         env={"PATH": "/usr/bin:/bin"},
     )

@@ -93,7 +93,7 @@ def test_the_questions_show_the_path_escaped(reader_url: str, home: Path) -> Non
 
 def test_interactively_chat_url_asks_each_read_with_the_path(reader_url: str, home: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
-    from tests.chat.test_chat_terminal import WITHOUT_RICH, closed_cleanly
+    from tests.chat.test_chat_terminal import PROMPT, WITHOUT_RICH, closed_cleanly
 
     argv = ["-c", WITHOUT_RICH, "chat", "--url", reader_url, "--header", BEARER]
     env = {"PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"}
@@ -102,12 +102,12 @@ def test_interactively_chat_url_asks_each_read_with_the_path(reader_url: str, ho
         timeout=HANG_GUARD, env=env,
     )  # fmt: skip
     child.logfile_read = seen = io.StringIO()
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("read .ssh/id_rsa")
     child.expect_exact(f"Allow the agent to read {home}/.ssh/id_rsa?")
     child.send("2")  # Reject
     child.expect("the user did not allow reading")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendeof()
     closed_cleanly(child)
     assert KEY not in seen.getvalue()
@@ -117,7 +117,7 @@ def test_reads_asked_at_once_are_asked_one_after_the_other(reader_url: str, home
     """The agent sends two reads together: the second question waits for the first answer
     (before: it replaced the first on screen, which then waited for ever)."""
     pexpect = pytest.importorskip("pexpect")
-    from tests.chat.test_chat_terminal import WITHOUT_RICH, closed_cleanly
+    from tests.chat.test_chat_terminal import PROMPT, WITHOUT_RICH, closed_cleanly
 
     (home / "notes").write_text("notes", encoding="utf-8")
     argv = ["-c", WITHOUT_RICH, "chat", "--url", reader_url, "--header", BEARER]
@@ -127,7 +127,7 @@ def test_reads_asked_at_once_are_asked_one_after_the_other(reader_url: str, home
         timeout=HANG_GUARD, env=env,
     )  # fmt: skip
     child.logfile_read = seen = io.StringIO()
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendline("read-all .ssh/id_rsa notes")
     child.expect(QUESTION)
     first = child.match.group(1)
@@ -137,7 +137,7 @@ def test_reads_asked_at_once_are_asked_one_after_the_other(reader_url: str, home
     assert {first, second} == {"id_rsa", "notes"}
     child.send("2" if second == "id_rsa" else "1")
     child.expect("read .ssh/id_rsa refused .*the user did not allow reading")
-    child.expect("> ")
+    child.expect(PROMPT)
     child.sendeof()
     closed_cleanly(child)
     assert "read notes: notes" in seen.getvalue() and KEY not in seen.getvalue()

@@ -14,6 +14,8 @@ from aiohttp import web
 
 from tests.remote.agents import REPO, AllowingClient, Client, RemoteLimits, listening, run, served
 
+# How long the client waits on a silent event stream, and the intervals around it.
+IDLE, KEEP_ALIVE, PAUSE = 2.0, 0.1, 2.5
 INITIALIZED = {"protocolVersion": 2, "info": {"name": "mute", "version": "0"}, "capabilities": {}}
 
 
@@ -42,13 +44,15 @@ async def mute_server(stream_opened: asyncio.Event) -> AsyncIterator[str]:
 
 
 def test_a_silent_event_stream_ends_the_connection() -> None:
-    """Without the limit the request would wait past the run's guard."""
+    """Without the limit the request would wait past the run's guard. The limit is seconds, not
+    a fraction of one: `initialize`, answered on its POST while the silent stream is open, must
+    not be cut off by a busy machine's pause."""
     from acp_bindings import ConnectionClosed
 
     async def scenario() -> None:
         opened = asyncio.Event()
         async with mute_server(opened) as url:
-            remote = await Client().connect(url, stream_idle_seconds=0.2)
+            remote = await Client().connect(url, stream_idle_seconds=IDLE)
             try:
                 params = {"protocolVersion": 2, "info": {"name": "t", "version": "0"}}
                 answer = await remote.connection.request("initialize", params)
@@ -63,15 +67,16 @@ def test_a_silent_event_stream_ends_the_connection() -> None:
 
 
 def test_keep_alive_comments_keep_a_quiet_turn_connected() -> None:
-    """The agent pauses 0.6 s between the steps of its turn, longer than the client waits on
-    a silent stream (0.3 s): only the server's keep-alive comments (every 0.05 s) carry the
-    turn through."""
+    """The agent pauses between the steps of its turn (PAUSE) longer than the client waits on
+    a silent stream (IDLE): only the server's keep-alive comments (every KEEP_ALIVE, twenty to
+    an IDLE, so a busy machine's stall of a second does not starve the stream) carry the turn
+    through."""
 
     async def scenario() -> None:
-        limits = RemoteLimits(keep_alive_seconds=0.05)
-        async with served(limits=limits, pause=0.6) as agent:
+        limits = RemoteLimits(keep_alive_seconds=KEEP_ALIVE)
+        async with served(limits=limits, pause=PAUSE) as agent:
             client = AllowingClient()
-            remote = await client.connect(agent.url, stream_idle_seconds=0.3)
+            remote = await client.connect(agent.url, stream_idle_seconds=IDLE)
             try:
                 await client.lifecycle.initialize()
                 session = await client.lifecycle.new_session(cwd=str(REPO))

@@ -39,7 +39,7 @@ def test_refused_before_listening(args: list[str], said: str) -> None:
         [*DEMO, *args],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
         check=False,
         stdin=subprocess.DEVNULL,
         env={"PATH": "/usr/bin:/bin"},
