@@ -14,6 +14,7 @@ sys.path.insert(0, str(REPO / "generated"))
 
 import acp_bindings as acp  # noqa: E402
 from acp_bindings import models  # noqa: E402
+from acp_bindings._runtime.rpc.task_owner import TaskOwner  # noqa: E402
 
 
 class ListingAgent(acp.Agent):
@@ -115,7 +116,11 @@ def test_a_proxy_sends_wire_json_and_parses_the_result() -> None:
 
 
 class _Wire:
-    """Stands in for a connection where a test sends nothing to the peer."""
+    """Stands in for a connection where a test sends nothing to the peer (its `tasks` owns
+    what the agent side starts, as a connection's does)."""
+
+    def __init__(self) -> None:
+        self.tasks = TaskOwner("a test's connection")
 
     async def request(self, method: str, params: Any) -> Any:
         raise AssertionError(f"unexpected request {method}")
@@ -178,4 +183,4 @@ def test_every_session_update_is_checked_even_after_the_validator_is_cached(
     call(dispatcher.handle_notification("session/update", chunk("b")))
     [message] = session.snapshot()["messages"]
     assert [part["text"] for part in message["content"]] == ["a", "b"]
-    assert sum("dropping notification session/update" in r.message for r in caplog.records) == 2
+    assert sum("dropping notification 'session/update'" in r.message for r in caplog.records) == 2

@@ -161,7 +161,7 @@ def test_an_agent_leaves_out_a_bad_marked_value_of_a_result_unless_strict(
     assert _wire(widgets, outcomes[False]) == {"count": 2}
     assert isinstance(outcomes[True], ValidationError)
     assert any(
-        m.startswith("widget/ask result: invalid value left out") and m.endswith("at /note")
+        m.startswith("widget/ask result: invalid value left out") and m.endswith("at '/note'")
         for m in _warnings(caplog)
     )
 

@@ -111,3 +111,12 @@ def test_a_turn_ended_since_a_point_only_after_an_idle_report() -> None:
     view.turn_ended()
     assert view.ended_since(seen)
     assert not view.ended_since(view.turns_ended)
+
+
+def test_a_session_closed_here_refuses_prompts_until_set_up_again() -> None:
+    view = SessionView()
+    view.closed_by_us()
+    refusal = view.prompt_refusal("s")
+    assert refusal is not None and "which is closed" in refusal and "took over" not in refusal
+    view.reopened()
+    assert view.prompt_refusal("s") is None

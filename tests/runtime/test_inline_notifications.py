@@ -176,7 +176,7 @@ def test_validating_dispatcher_checks_and_repairs_the_same_either_way(
     with caplog.at_level(logging.WARNING):
         run(scenario())
     assert inner.seen == [("note", {"i": 1}), ("note", {"i": 2}), ("note", {"i": 3, "extra": True})]
-    assert "dropping notification note with invalid params" in caplog.text
+    assert "dropping notification 'note' with invalid params" in caplog.text
 
 
 def test_a_client_forwarding_updates_offers_nothing_inline() -> None:

@@ -3,7 +3,8 @@
 `AgentSide` answers `initialize` and the session surface: `session/new`, `session/list`,
 `session/resume`, `session/close` and `session/delete` come from the session registry
 (`sessions`), `session/prompt` and `session/cancel` from the turn runner (`turns`); every
-other method goes to `fallback` (e.g. the generated `TableDispatcher`), else -32601. The
+other method goes to `fallback` (e.g. the generated `TableDispatcher`), else -32601 (-32602 for
+a `tool_call/cancel` or `terminal/cancel` nothing serves). The
 capabilities in the `initialize` answer are the author's plus what is served (`session`, and
 `session.delete` when a delete hook is given), never declared by hand.
 
@@ -118,8 +119,9 @@ class AgentSide:
         self.auth_methods = [dict(method) for method in auth_methods]
         self.protocol_versions = tuple(protocol_versions)
         self._fallback = fallback
-        # The `session/prompt` answer for an accepted prompt: `{}`, or what the schema requires
-        # (e.g. `{"messageId": prompt.message_id}`, the id of the reported user_message).
+        # The `session/prompt` answer for an accepted prompt: by default v2's insertion receipt
+        # `{"messageId": ...}` (the reported user_message's id); a package generated from a
+        # draft before the receipt passes its own (`{}`).
         self._prompt_result_of = prompt_result
         # The work of this connection's sessions (turns, echoes): the connection owns it, so
         # its end cancels that work and waits for it (then detaches shared sessions).

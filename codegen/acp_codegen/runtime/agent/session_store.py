@@ -13,8 +13,9 @@ are not kept for ever (`DetachedLimits`):
 
 A dropped session is forgotten: its resume is answered -32002 "Session expired" (for the last
 `_EXPIRED_KEPT` dropped ids; older ones "Unknown session"), unless the author's `load_session`
-restores it from storage of its own. Expiry is checked at each session request and at a timer
-set for the oldest detached session; `clock` (seconds, monotonic) can be replaced in tests.
+restores it from storage of its own. Expiry is checked when a session is opened, listed,
+resumed or loaded, when another is detached, and at a timer set for the oldest detached
+session; `clock` (seconds, monotonic) can be replaced in tests.
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ class SessionStore:
         self._arm(now)
 
     def _drop(self, session_id: str, why: str) -> None:
-        logger.info("dropping detached session %s: %s", session_id, why)
+        logger.info("dropping detached session %r: %s", session_id, why)
         self.forget(session_id)
         self._expired[session_id] = None
         if len(self._expired) > _EXPIRED_KEPT:

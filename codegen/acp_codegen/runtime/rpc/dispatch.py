@@ -157,13 +157,13 @@ class TableDispatcher:
             if extension is not None:
                 await extension(method, params)
             else:
-                logger.debug("ignoring notification %s: no handler", method)
+                logger.debug("ignoring notification %r: no handler", method)
             return
         spec, function = found
         try:
             model = from_wire(spec.params_type, params)
         except ValidationError as error:
-            logger.warning("dropping notification %s with invalid params: %s", method, error)
+            logger.warning("dropping notification %r with invalid params: %s", method, error)
             return
         await function(params=model)
 
@@ -290,7 +290,7 @@ class ValidatingDispatcher:
             repair = self._repairs.get(method)
             fixed = repair(params, error) if repair is not None else None
             if fixed is None:
-                logger.warning("dropping notification %s with invalid params: %s", method, error)
+                logger.warning("dropping notification %r with invalid params: %s", method, error)
                 return _DROPPED
             return fixed
         return params

@@ -1,4 +1,5 @@
-"""One keyed entity of session state (a message, tool call, terminal or plan) and its patches.
+"""One keyed entity of session state (a message, tool call, terminal, plan or compaction) and its
+patches.
 
 A record has fixed identity fields (its key, and a message's role), accumulated fields that
 chunks append to (lists of frozen items, see `frozen.py`, or bytes kept in a `bytearray`), and

@@ -181,7 +181,7 @@ def _repaired(
     except ValidationError:
         return None
     for repair in repairs:
-        logger.warning("%s: %s at %s", what, repair.reason, _pointer(repair.path))
+        logger.warning("%s: %s at %r", what, repair.reason, _pointer(repair.path))
     return fixed
 
 

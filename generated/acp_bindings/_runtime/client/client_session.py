@@ -87,11 +87,11 @@ class ClientSession(SessionView, Generic[SnapshotT_co]):
         try:
             self.state.apply(update, owned=owned)
         except MalformedUpdateError as error:
-            logger.error("session %s: %s", self.session_id, error)
+            logger.error("session %r: %s", self.session_id, error)
             return
         if taken_over:  # the agent serves another connection with it now
             self.was_taken_over()
-            logger.warning("session %s was taken over by another connection", self.session_id)
+            logger.warning("session %r was taken over by another connection", self.session_id)
         if self.state.state == STATE_IDLE and self.client.is_state_update(update):
             self.turn_ended()
             if self._idle_changed is not None:
@@ -134,8 +134,8 @@ class ClientSession(SessionView, Generic[SnapshotT_co]):
 
     async def close(self) -> None:
         """`session/close`: the agent cancels the work (its idle report still lands here) and
-        forgets the session until it is resumed; later prompts are refused, later updates
-        dropped (logged)."""
+        closes the session, which stays listed and can be resumed; later prompts are refused,
+        later updates dropped (logged)."""
         await self.client.request(SESSION_CLOSE, {"sessionId": self.session_id})
         self.closed_by_us()
 

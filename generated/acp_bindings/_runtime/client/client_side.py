@@ -292,7 +292,7 @@ class ClientSide(Generic[SnapshotT]):
             self, session_id
         )
         # Open and ours again when resumed; its cwd kept, to resume it after a lost connection.
-        session.closed = session.taken_over = False
+        session.reopened()
         session.cwd = str(params.get("cwd", session.cwd))
         self.sessions[session_id] = session
         for update in self._early_updates.pop(session_id, []):
@@ -309,8 +309,6 @@ class ClientSide(Generic[SnapshotT]):
             raise ProtocolUsageError("session/prompt before initialize")
         if session_id not in self.sessions:
             raise ProtocolUsageError(f"session/prompt for {session_id!r}, which is not set up")
-        if self.sessions[session_id].closed:
-            raise ProtocolUsageError(f"session/prompt for {session_id!r}, which is closed")
         granted = self._wire.prompt_capabilities(self.agent_capabilities)
         problems = prompt_content_problems(content, granted)
         if problems:

@@ -9,8 +9,8 @@ The adapter (client/client_session.py) folds each update into the session's stat
 this view what the update was (only when it was one of the rare kinds below, so the common
 update pays nothing): a notice that another connection took the session over closes it here
 and keeps it from being resumed by a reconnect; an idle state report ends a turn, which is what
-`run_turn` waits for. A prompt is refused once the session was taken over (resuming it takes it
-back: `reopened`).
+`run_turn` waits for. A prompt is refused once the session was closed or taken over (setting it
+up again or resuming it reopens it: `reopened`).
 """
 
 from __future__ import annotations
@@ -51,4 +51,6 @@ class SessionView:
                 f"session/prompt for {session_id!r}, which another connection took over "
                 "(resume it to take it back)"
             )
+        if self.closed:
+            return f"session/prompt for {session_id!r}, which is closed"
         return None

@@ -2,7 +2,8 @@
 # Regenerate with:
 #   acp-codegen generate --schema schema/acp.schema.json --v1-schema schema/acp.v1.schema.json \
 #     --out generated --package acp_bindings
-"""A JSON-RPC 2.0 connection over newline-delimited JSON on asyncio streams.
+"""A JSON-RPC 2.0 connection over any transport: newline-delimited JSON on a byte stream, or one
+message per frame (`FrameSource`: HTTP bodies, WebSocket frames).
 
 Concurrency model (wire order is part of the protocol):
 
@@ -21,7 +22,8 @@ Concurrency model (wire order is part of the protocol):
   answered as it is read, in a context of its own; should it suspend after all (a full pipe),
   a task finishes it.
 - Responses from the peer resolve the matching pending `request()` inline.
-- Every write goes through `_write_now`, so wire order equals call order. Requests, responses
+- Every write goes through `_write_now`, or (a held burst, when the event loop next runs)
+  `_end_burst`, so wire order equals call order. Requests, responses
   and a lone notification are handed to the transport's synchronous `write()` at once. A burst
   of notifications sent without yielding to the event loop (a streamed message) goes out with
   its first one, then in writes of about `_BURST_BYTES` and the rest when the loop next runs: one

@@ -259,7 +259,11 @@ class IncomingMessages:
         future = self._pending.get(message.id)
         if message.id is None and message.error is not None:
             # No id: the peer could not tell which message it answers (e.g. one it could not parse).
-            logger.warning("the peer reported an error without a request id: %s", message.error)
+            logger.warning(
+                "the peer reported an error without a request id: %r (%r)",
+                message.error.message,
+                message.error.code,
+            )
         elif message.id in self._withdrawn:
             del self._withdrawn[message.id]  # a late answer to a request we withdrew
         elif future is not None and future.cancelled():

@@ -187,7 +187,7 @@ class V1AgentSide:
         elif method.startswith(EXTENSION_PREFIX) and self._extensions is not None:
             await self._extensions.handle_notification(method, params)
         else:
-            logger.debug("v1: notification %s not handled", method)
+            logger.debug("v1: notification %r not handled", method)
 
     async def _session_request(self, method: str, params: JsonObject) -> JsonObject:
         registry = self.side.registry
@@ -274,7 +274,7 @@ class V1AgentSide:
         fields = {key: value for key, value in result.items() if key in allowed}
         if len(fields) + (AVAILABLE_COMMANDS in result) < len(result):  # some have no v1 form
             left = sorted(key for key in result if key not in allowed and key != AVAILABLE_COMMANDS)
-            logger.debug("v1: %s result fields %s not sent (no v1 form)", method, left)
+            logger.debug("v1: %r result fields %s not sent (no v1 form)", method, left)
         if "configOptions" in fields:
             fields["configOptions"] = v1_config_options(fields["configOptions"])
             modes = v1_modes(result["configOptions"])

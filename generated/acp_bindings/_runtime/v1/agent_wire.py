@@ -108,7 +108,7 @@ def v1_stop_reason(reason: str | None) -> str | None:
 
 
 def _not_sent(session_id: str, what: str, why: str) -> None:
-    logger.debug("v1 session %s: %s not sent (%s)", session_id, what, why)
+    logger.debug("v1 session %r: %s not sent (%s)", session_id, what, why)
 
 
 class V1SessionDialect:
@@ -265,7 +265,7 @@ class V1SessionDialect:
         status = out.get("status")
         if isinstance(status, str) and status in V1_STATUS:
             out["status"] = V1_STATUS[status]
-            logger.debug("v1: tool call %s status %r sent as %r", call_id, status, out["status"])
+            logger.debug("v1: tool call %r status %r sent as %r", call_id, status, out["status"])
         if "content" in out:
             content = out["content"] if isinstance(out["content"], list) else []
             self._content[call_id] = list(content)
@@ -304,7 +304,7 @@ class V1SessionDialect:
                 kept.append(item)
             elif kind == DIFF_ITEM:
                 kept.append({"type": CONTENT_ITEM, "content": diff_as_text(item)})
-                logger.debug("v1: tool call %s diff sent as text content", call_id)
+                logger.debug("v1: tool call %r diff sent as text content", call_id)
             else:
                 _not_sent(self.session_id, f"tool call {call_id} {kind!r} item", "no v1 form")
         return kept

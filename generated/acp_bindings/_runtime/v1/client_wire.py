@@ -210,7 +210,7 @@ class V1ClientWire:
             return False
         if isinstance(agent_capabilities, dict) and agent_capabilities.get("loadSession") is True:
             return True
-        logger.warning("session %s: resumed without replay (no loadSession)", session_id)
+        logger.warning("session %r: resumed without replay (no loadSession)", session_id)
         return False
 
     async def prompt(self, session: ClientSession[Any], blocks: list[JsonValue]) -> str:
