@@ -246,3 +246,22 @@ def test_the_suite_needs_nothing_outside_the_clone() -> None:
         and any(word in path.read_text(encoding="utf-8") for word in ("REPO.parent", '"shared" /'))
     ]
     assert not reaching, reaching
+
+
+def test_every_package_is_shipped_in_the_wheel() -> None:
+    """A new subpackage missing from pyproject's `packages` installs without its modules (the
+    installed tool, and every package it generates, would fail at import)."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        ".".join(("acp_codegen", *init.parent.relative_to(SOURCE).parts))
+        for init in SOURCE.glob("**/__init__.py")
+        if "__pycache__" not in init.parts
+    } | {
+        ".".join(("acp_codegen", "_bindings", *init.parent.relative_to(SOURCE / "_bindings").parts))
+        for init in (SOURCE / "_bindings").glob("**/__init__.py")
+    }
+    assert found - listed == set()

@@ -129,7 +129,7 @@ def test_a_client_reads_the_marked_nulls_of_a_request_as_absent(
     logged = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     for where in ("/tags", "/server/args"):
         assert any(
-            m.startswith("widget/ask: null read as absent") and m.endswith(f"at {where}")
+            m.startswith("widget/ask: null read as absent") and m.endswith(f"at {where!r}")
             for m in logged
         ), logged
 
@@ -337,7 +337,7 @@ def test_a_v1_client_leaves_out_bad_marked_values_of_fs_and_terminal_requests(
         ("terminal/create", {"sessionId": "s1", "command": "ls", "args": ["-l"], "env": []}),
     ]
     for where in ("/line", "/limit", "/args/1", "/env/0"):
-        assert f"at {where}" in caplog.text, where
+        assert f"at {where!r}" in caplog.text, where
     client, seen = _v1_client(up_v1, strict=True)
     assert _exchange(up_v1, client, calls) == [ERROR, ERROR, ERROR] and seen == []
 

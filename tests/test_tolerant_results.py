@@ -111,7 +111,7 @@ def test_a_client_reads_the_marked_nulls_of_a_result_as_absent(
     logged = _warnings(caplog)
     for where in ("/tags", "/server/args"):
         assert any(
-            m.startswith("widget/open result: null read as absent") and m.endswith(f"at {where}")
+            m.startswith("widget/open result: null read as absent") and m.endswith(f"at {where!r}")
             for m in logged
         ), logged
 
@@ -204,7 +204,7 @@ def test_a_client_reads_null_args_and_env_of_a_terminal_auth_method_as_absent(
     logged = _warnings(caplog)
     for where in ("/authMethods/0/args", "/authMethods/0/env"):
         assert any(
-            m.startswith("initialize result: null read as absent") and m.endswith(f"at {where}")
+            m.startswith("initialize result: null read as absent") and m.endswith(f"at {where!r}")
             for m in logged
         ), logged
 
