@@ -8,6 +8,7 @@ not importable), and pip builds the wheel without build isolation or an index.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import subprocess
@@ -42,14 +43,28 @@ def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A venv holding a non-editable install of this checkout; returns its bin folder."""
+    """A venv holding a non-editable install of this checkout; returns its bin folder. Under
+    xdist the workers of one run share it: pip builds in the checkout's `build/`, so two builds
+    at once break each other; the first worker installs under a lock, the others reuse it (the
+    tests only run what it holds)."""
     if not _can_build_wheels():
         pytest.skip("cannot build a wheel offline here (needs setuptools>=70.1 and pip>=22.3)")
-    root = tmp_path_factory.mktemp("install")
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "installed-tool"
+    root.mkdir(exist_ok=True)
+    with (root / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed
+        done = root / "installed"
+        if not done.exists():
+            _install(root)
+            done.touch()
+    return root / "venv" / "bin"
+
+
+def _install(root: Path) -> None:
     venv = root / "venv"
     made = run([sys.executable, "-m", "venv", "--without-pip", str(venv)], root)
-    if made.returncode != 0:
-        pytest.skip(f"cannot create a venv: {made.stderr.strip()}")
+    assert made.returncode == 0, f"cannot create a venv: {made.stderr.strip()}"
     python = venv / "bin" / "python"
     site = run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], root
@@ -60,7 +75,6 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps"]
     proc = run([*pip, "--no-build-isolation", "--no-index", "-q", str(REPO)], root)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return venv / "bin"
 
 
 def test_the_installed_tool_is_not_the_checkout(installed: Path, tmp_path: Path) -> None:
