@@ -171,6 +171,15 @@ def _import_from(out: Path, name: str) -> ModuleType:
 
 
 @pytest.fixture(scope="session")
+def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One mypy cache per test process (an xdist worker runs its tests one at a time): the
+    standard library, pydantic and the other dependencies are analysed once, not in every mypy
+    run. mypy checks each cached module against its source, so a module of the same name found
+    elsewhere is checked anew."""
+    return tmp_path_factory.mktemp("mypy-cache")
+
+
+@pytest.fixture(scope="session")
 def canonical_schema() -> dict[str, Any]:
     schema: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
     return schema

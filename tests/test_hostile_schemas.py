@@ -62,9 +62,9 @@ def test_schema_title_is_not_code(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert not (tmp_path / "out" / "PWNED").exists(), (
-        "importing the package ran code from the schema"
-    )
+    assert not (
+        tmp_path / "out" / "PWNED"
+    ).exists(), "importing the package ran code from the schema"
     doc = json.loads(proc.stdout)
     assert doc is not None and title in doc
 

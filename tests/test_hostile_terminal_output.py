@@ -15,7 +15,9 @@ from conftest import REPO
 
 # An OSC 52 clipboard write, a window title, a hidden link, a line erase after a carriage
 # return, a one-byte C1 CSI and a right-to-left override.
-ATTACK = "\x1b]52;c;cHduZWQ=\x07\x1b]0;owned\x07\x1b]8;;http://x\x07ok\x1b]8;;\x07\r\x1b[2K\x9b2J\u202e"
+ATTACK = (
+    "\x1b]52;c;cHduZWQ=\x07\x1b]0;owned\x07\x1b]8;;http://x\x07ok\x1b]8;;\x07\r\x1b[2K\x9b2J\u202e"
+)
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
@@ -76,4 +78,3 @@ def test_messages_are_escaped_and_our_colours_still_reach_a_terminal() -> None:
     assert "\x1b[31m-\\e]52;c;cHduZWQ=\\x07" in out.text
     without_our_colours = re.sub(r"\x1b\[[0-9;]*m", "", out.text + err.text)
     assert not RAW.findall(without_our_colours)
-

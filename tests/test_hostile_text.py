@@ -27,8 +27,7 @@ HOSTILE = (
     'end"""; import os; os.system("touch PWNED") #\n'
     "'''; raise SystemExit(3) #\\\\\\"
     "\x00\x07\x1b[2J\u202e\u2066\u200b \u0430dmin class None __import__ __class__ {{ }} {% %} "
-    + "Z"
-    * 5000
+    + "Z" * 5000
 )
 
 

@@ -103,7 +103,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 @pytest.mark.slow
 @needs_committed
-def test_strict_type_checkers_see_the_lazy_names_types(tmp_path: Path) -> None:
+def test_strict_type_checkers_see_the_lazy_names_types(tmp_path: Path, mypy_cache: Path) -> None:
     user = tmp_path / "user.py"
     user.write_text(
         "import acp_bindings\n"
@@ -119,7 +119,7 @@ def test_strict_type_checkers_see_the_lazy_names_types(tmp_path: Path) -> None:
             "mypy",
             "--strict",
             "--cache-dir",
-            str(tmp_path / "cache"),
+            str(mypy_cache),
             str(user),
         ],
         cwd=GENERATED,

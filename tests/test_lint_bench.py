@@ -35,7 +35,7 @@ def test_ruff_on_bench() -> None:
 
 @pytest.mark.skipif(importlib.util.find_spec("acp") is None, reason="bench extra not installed")
 @pytest.mark.skipif(not (REPO / "generated" / "acp_bindings").is_dir(), reason="no bindings")
-def test_mypy_strict_on_bench(tmp_path: Path) -> None:
+def test_mypy_strict_on_bench(mypy_cache: Path) -> None:
     env = {**os.environ, "MYPYPATH": str(REPO / "generated")}
-    proc = run("mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "bench", env=env)
+    proc = run("mypy", "--strict", "--cache-dir", str(mypy_cache), "bench", env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -28,8 +28,8 @@ def mypy(paths: list[str], cache: Path, cwd: Path = REPO) -> subprocess.Complete
 
 
 @needs_committed
-def test_mypy_strict_on_committed_generated(tmp_path: Path) -> None:
-    proc = mypy(["generated/acp_bindings"], tmp_path / "cache")
+def test_mypy_strict_on_committed_generated(mypy_cache: Path) -> None:
+    proc = mypy(["generated/acp_bindings"], mypy_cache)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -50,8 +50,8 @@ def test_committed_generated_is_up_to_date(
     assert status == 0, captured.out[-4000:] + captured.err
 
 
-def test_mypy_strict_on_generator(tmp_path: Path) -> None:
-    proc = mypy(["codegen/acp_codegen"], tmp_path / "cache")
+def test_mypy_strict_on_generator(mypy_cache: Path) -> None:
+    proc = mypy(["codegen/acp_codegen"], mypy_cache)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -61,10 +61,13 @@ def test_ruff_on_generator() -> None:
 
 
 def test_mypy_strict_on_generated_fixture_packages(
-    tmp_path: Path, fixture_packages: FixturePackages, canonical: GeneratedPackage
+    tmp_path: Path,
+    fixture_packages: FixturePackages,
+    canonical: GeneratedPackage,
+    mypy_cache: Path,
 ) -> None:
     """Every construct's output type-checks, not only the canonical schema's (one mypy run)."""
     packages = [fixture_packages[schema.stem] for schema in sorted(FIXTURE_SCHEMAS.glob("*.json"))]
     paths = [str(p.out / p.name) for p in [*packages, canonical]]
-    proc = mypy(paths, tmp_path / "cache", cwd=tmp_path)
+    proc = mypy(paths, mypy_cache, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr

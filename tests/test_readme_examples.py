@@ -45,13 +45,13 @@ def test_readme_has_the_agent_client_and_state_examples() -> None:
     assert {"EchoAgent", "MyClient", "state"} <= set(readme_blocks())
 
 
-def test_readme_examples_pass_mypy_strict(tmp_path: Path) -> None:
+def test_readme_examples_pass_mypy_strict(tmp_path: Path, mypy_cache: Path) -> None:
     files = [REPO / "examples" / "demo_agent.py"]
     for name, block in readme_blocks().items():
         path = tmp_path / f"readme_{name.lower()}.py"
         path.write_text(block, encoding="utf-8")
         files.append(path)
-    proc = mypy(files, tmp_path / "cache")
+    proc = mypy(files, mypy_cache)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -103,10 +103,10 @@ class TypedClient(Client):
 """
 
 
-def test_mistakes_with_the_typed_helpers_are_type_errors(tmp_path: Path) -> None:
+def test_mistakes_with_the_typed_helpers_are_type_errors(tmp_path: Path, mypy_cache: Path) -> None:
     path = tmp_path / "mistakes.py"
     path.write_text(MISTAKES, encoding="utf-8")
-    proc = mypy([path], tmp_path / "cache")
+    proc = mypy([path], mypy_cache)
     flagged = {int(n) for n in re.findall(r"mistakes\.py:(\d+): error", proc.stdout)}
     expected = {i for i, line in enumerate(MISTAKES.splitlines(), 1) if "# MISTAKE" in line}
     assert expected <= flagged, proc.stdout

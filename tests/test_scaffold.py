@@ -158,9 +158,9 @@ def test_the_projects_own_tests_pass(scaffolded: Path) -> None:
     assert "5 passed" in proc.stdout
 
 
-def test_the_authors_code_passes_mypy_strict_and_ruff(scaffolded: Path, tmp_path: Path) -> None:
+def test_the_authors_code_passes_mypy_strict_and_ruff(scaffolded: Path, mypy_cache: Path) -> None:
     mypy = run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path), "src", "tests"],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(mypy_cache), "src", "tests"],
         scaffolded,
     )
     assert mypy.returncode == 0, mypy.stdout + mypy.stderr

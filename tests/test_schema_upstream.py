@@ -392,9 +392,9 @@ def test_table_is_well_formed(table: list[dict[str, Any]]) -> None:
     for entry in table:
         assert set(entry) <= {"def", "property", "aspect", "reason"}, entry
         assert isinstance(entry["def"], str) and isinstance(entry["aspect"], str), entry
-        assert isinstance(entry.get("reason"), str) and entry["reason"].strip(), (
-            f"no reason: {entry}"
-        )
+        assert (
+            isinstance(entry.get("reason"), str) and entry["reason"].strip()
+        ), f"no reason: {entry}"
 
 
 def test_no_unlisted_difference(
@@ -402,9 +402,10 @@ def test_no_unlisted_difference(
 ) -> None:
     listed = set(table_keys(table))
     unlisted = sorted((k for k in diffs if k not in listed), key=repr)
-    assert not unlisted, (
-        "differences from upstream not in tests/upstream_differences.json:\n"
-        + "\n".join(fmt(k, diffs[k]) for k in unlisted)
+    assert (
+        not unlisted
+    ), "differences from upstream not in tests/upstream_differences.json:\n" + "\n".join(
+        fmt(k, diffs[k]) for k in unlisted
     )
 
 
@@ -412,9 +413,10 @@ def test_every_listed_difference_is_real(
     diffs: dict[Key, tuple[Any, Any]], table: list[dict[str, Any]]
 ) -> None:
     stale = [k for k in table_keys(table) if k not in diffs]
-    assert not stale, (
-        "entries in tests/upstream_differences.json that no longer differ:\n"
-        + "\n".join(fmt(k) for k in stale)
+    assert (
+        not stale
+    ), "entries in tests/upstream_differences.json that no longer differ:\n" + "\n".join(
+        fmt(k) for k in stale
     )
 
 

@@ -329,7 +329,9 @@ def test_a_v1_agent_is_served_over_pipes_by_its_typed_handlers(
     assert code == -32601 and exit_code == 0
 
 
-def test_mypy_strict_on_every_input(upstream: dict[str, Upstream], tmp_path: Path) -> None:
+def test_mypy_strict_on_every_input(
+    upstream: dict[str, Upstream], tmp_path: Path, mypy_cache: Path
+) -> None:
     failed = {name: r.stderr for name, r in upstream.items() if r.status != 0}
     assert not failed
     paths = [str(r.out / r.package) for r in upstream.values()]
@@ -340,7 +342,7 @@ def test_mypy_strict_on_every_input(upstream: dict[str, Upstream], tmp_path: Pat
             "mypy",
             "--strict",
             "--cache-dir",
-            str(tmp_path / "mypy-cache"),
+            str(mypy_cache),
             *paths,
         ],
         cwd=tmp_path,
