@@ -96,19 +96,23 @@ def steps(version: int) -> dict[str, Step]:
     spec = next(s for s in CLIENT_SPECS if s.method == SESSION_UPDATE)
     check = wire_check(spec.params_type)
 
+    # The stream's lines are JSON-RPC messages: read as such (one name bound once, no call added
+    # per line).
+    decode_message: Callable[[bytes], Any] = decode_line
+
     def decode(lines: list[bytes]) -> None:
         for line in lines:
             decode_line(line)
 
     def decode_and_check(lines: list[bytes]) -> None:
         for line in lines:
-            check(decode_line(line)["params"])
+            check(decode_message(line)["params"])
 
     fold = least_kept({})
 
     def least_line(lines: list[bytes]) -> None:
         for line in lines:
-            payload = decode_line(line)
+            payload = decode_message(line)
             if (
                 type(payload) is dict
                 and "id" not in payload

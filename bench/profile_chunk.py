@@ -61,7 +61,7 @@ def stages(version: int, lines: list[bytes]) -> dict[str, float]:
     from acp_bindings._runtime.wire.line_framing import decode_line
 
     asyncio.set_event_loop(asyncio.new_event_loop())  # the clients' stream readers want one
-    decoded = [decode_line(line) for line in lines]
+    decoded: list[Any] = [decode_line(line) for line in lines]  # JSON-RPC messages, by the stream
     params = [payload["params"] for payload in decoded]
 
     def copies() -> list[Any]:  # a stage that keeps or changes what it is given gets its own
