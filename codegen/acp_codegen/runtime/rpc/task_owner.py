@@ -100,16 +100,6 @@ class TaskOwner:
         began, it is not called."""
         self._closers.append(closer)
 
-    def cancel_all(self) -> int:
-        """Cancel every running task but the current one; how many were cancelled."""
-        current = asyncio.current_task()
-        cancelled = 0
-        for task in self.running:
-            if task is not current and not task.done():
-                task.cancel()
-                cancelled += 1
-        return cancelled
-
     async def wait(self) -> None:
         """Wait until every task but the current one is done (those spawned meanwhile too),
         without cancelling any. Their exceptions are the owner's to report, not raised here."""
