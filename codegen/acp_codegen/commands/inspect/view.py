@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from ..._bindings import SessionSnapshot, joined_content
-from ..._bindings._runtime.wire.protocol import prompt_content_problems
+from ..._bindings._runtime.core.prompt_content import prompt_content_problems
 from ..chat.transcript import block_text, terminal_text
 
 # A resource block as the prompt box attaches a file: allowed when the agent says so.

@@ -46,6 +46,7 @@ import asyncio
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
+from ..core.prompt_content import prompt_content_problems
 from ..core.versions import check_initialized, negotiate
 from ..rpc.connection import Connection, answer_written
 from ..rpc.dispatch import Dispatcher
@@ -66,7 +67,6 @@ from ..wire.protocol import (
     SESSION_PROMPT,
     SESSION_RESUME,
     SUPPORTED_PROTOCOL_VERSIONS,
-    prompt_content_problems,
 )
 from ..wire.tables import MergeRule
 from .agent_session import Accepted, AgentSession, Prompt, new_id

@@ -28,6 +28,7 @@ from typing import Any, Generic
 from pydantic import BaseModel
 from typing_extensions import TypeVar  # a TypeVar default (PEP 696) before Python 3.13
 
+from ..core.client_rules import load_refusal, prompt_refusal, setup_refusal
 from ..core.versions import UNSUPPORTED_PROTOCOL_VERSION
 from ..rpc.connection import Connection
 from ..rpc.dispatch import Dispatcher, InlineHandler
@@ -51,7 +52,6 @@ from ..wire.protocol import (
     SESSION_UPDATE,
     SUPPORTED_PROTOCOL_VERSIONS,
     UPDATE_TAG_FIELD,
-    prompt_content_problems,
 )
 from ..wire.tables import MergeRule
 from .client_session import ClientSession
@@ -261,16 +261,18 @@ class ClientSide(Generic[SnapshotT]):
         self, session_id: str, cwd: str, **params: Any
     ) -> ClientSession[SnapshotT]:
         """v1's `session/load`: the history the agent replays before answering is folded in."""
-        if self.initialized and not self._wire.loads_sessions:
-            raise ProtocolUsageError("session/load is v1's: on v2 resume with replayFrom")
+        refusal = load_refusal(self.initialized, self._wire.loads_sessions)
+        if refusal is not None:
+            raise ProtocolUsageError(refusal)
         params = {"sessionId": session_id, "cwd": cwd, **params}
         return await self._set_up(SESSION_LOAD, params, session_id)
 
     async def _set_up(
         self, method: str, params: JsonObject, session_id: str | None
     ) -> ClientSession[SnapshotT]:
-        if not self.initialized:
-            raise ProtocolUsageError(f"{method} before initialize")
+        refusal = setup_refusal(method, self.initialized)
+        if refusal is not None:
+            raise ProtocolUsageError(refusal)
         params = self._wire.setup_params(method, params)
         self._setups_in_flight += 1
         try:
@@ -301,15 +303,15 @@ class ClientSide(Generic[SnapshotT]):
 
     def check_prompt(self, session_id: str, content: JsonValue) -> None:
         """Raise `ProtocolUsageError` when a prompt may not be sent (nothing is sent)."""
-        if not self.initialized:
-            raise ProtocolUsageError("session/prompt before initialize")
-        if session_id not in self.sessions:
-            raise ProtocolUsageError(f"session/prompt for {session_id!r}, which is not set up")
-        granted = self._wire.prompt_capabilities(self.agent_capabilities)
-        problems = prompt_content_problems(content, granted)
-        if problems:
-            where = ", ".join(f"{'/'.join(map(str, p['loc']))}: {p['msg']}" for p in problems)
-            raise ProtocolUsageError(f"prompt not allowed by the agent's capabilities: {where}")
+        refusal = prompt_refusal(
+            session_id,
+            initialized=self.initialized,
+            set_up=session_id in self.sessions,
+            content=content,
+            capabilities=self._wire.prompt_capabilities(self.agent_capabilities),
+        )
+        if refusal is not None:
+            raise ProtocolUsageError(refusal)
 
     # -- Dispatcher -----------------------------------------------------------------------------
 

@@ -42,6 +42,7 @@ from typing import Any, cast
 from ..agent.agent_session import Accepted, AgentSession, Prompt, new_id
 from ..agent.agent_side import AgentSide
 from ..agent.sessions import invalid
+from ..core.prompt_content import prompt_capabilities, prompt_content_problems
 from ..rpc.connection import answer_written
 from ..rpc.dispatch import EXTENSION_PREFIX, Dispatcher, ValidatingDispatcher
 from ..rpc.outgoing_checks import OutgoingChecks
@@ -57,8 +58,6 @@ from ..wire.protocol import (
     SESSION_NEW,
     SESSION_PROMPT,
     SESSION_RESUME,
-    prompt_capabilities,
-    prompt_content_problems,
 )
 from .agent_renamed import RenamedMethods, v1_auth_methods, v1_config_options, v1_modes
 from .agent_wire import V1SessionDialect, v1_stop_reason

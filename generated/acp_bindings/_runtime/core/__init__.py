@@ -10,12 +10,14 @@ stop reason a turn ends with, and which late or duplicate messages change nothin
 `client_view` is the client's view of one session: what an update means for it (closed by a
 takeover, a turn's end) and when a prompt is refused. `versions` holds the version rules: the
 version an `initialize` settles on, what is refused before it, and which version's dispatcher a
-message goes to.
+message goes to. `client_rules` says what a client refuses to send (a setup before `initialize`,
+a prompt for a session not set up here), and `prompt_content` which prompt content an agent's
+capabilities allow (both sides apply it).
 
 The async code (agent/turns.py, agent/agent_session.py, client/client_session.py,
-rpc/version_router.py) is the adapter: it tells the core what happened, does what the answer
-says (writes, spawns, cancels) and keeps the I/O. Every call here is a few attribute reads and
-writes, so the hot paths pay nothing for asking.
+client/client_side.py, rpc/version_router.py) is the adapter: it tells the core what happened,
+does what the answer says (writes, spawns, cancels) and keeps the I/O. Every call here is a few
+attribute reads and writes, so the hot paths pay nothing for asking.
 
 May import: wire (and only its pure values: tests/test_layout.py checks that nothing here
 imports asyncio, socket, os, io, threading, subprocess or selectors).

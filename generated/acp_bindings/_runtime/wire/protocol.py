@@ -3,8 +3,9 @@
 #   acp-codegen generate --schema schema/acp.schema.json --v1-schema schema/acp.v1.schema.json \
 #     --out generated --package acp_bindings
 """The ACP prompt-lifecycle vocabulary the lifecycles speak (v2's, prompt-lifecycle page; plus
-v1's `session/load`), and the few readings of it both sides share: which prompt content an
-agent's capabilities allow, the option a permission outcome selected, a take-over notice.
+v1's `session/load`), and the few readings of it both sides share: the option a permission
+outcome selected, a take-over notice. (Which prompt content an agent's capabilities allow is a
+protocol decision: core/prompt_content.py.)
 
 The modules that *emit* or *react to* lifecycle messages use these names: both lifecycles
 (agent/, client/), the v1 dialect, the outgoing checks (plain text chunks) and, for what
@@ -14,11 +15,9 @@ depends on them (that comes from `MergeRule` rows).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Final
 
-from .errors import Problem
-from .jsonvalue import JsonMapping, JsonValue, to_json
+from .jsonvalue import JsonValue, to_json
 
 SUPPORTED_PROTOCOL_VERSIONS: Final = (2,)
 
@@ -73,55 +72,6 @@ FINISHED_TOOL_CALL_STATUSES: Final = frozenset({"completed", "failed", TOOL_CALL
 # Permission outcomes.
 OUTCOME_CANCELLED: Final = "cancelled"
 OUTCOME_SELECTED: Final = "selected"
-
-# Prompt content: every agent accepts the baseline; the rest need a prompt capability.
-BASELINE_PROMPT_CONTENT: Final = frozenset({"text", "resource_link"})
-PROMPT_CAPABILITY_OF_CONTENT: Final[Mapping[str, str]] = {
-    "image": "image",
-    "audio": "audio",
-    "resource": "embeddedContext",
-}
-
-
-def prompt_capabilities(agent_capabilities: object) -> JsonMapping:
-    """`capabilities.session.prompt` of an initialize result (empty when absent or null)."""
-    session = agent_capabilities.get("session") if isinstance(agent_capabilities, dict) else None
-    prompt = session.get("prompt") if isinstance(session, dict) else None
-    return prompt if isinstance(prompt, dict) else {}
-
-
-def prompt_content_problems(prompt: object, agent_capabilities: object) -> list[Problem]:
-    """Why `prompt` may not be sent to an agent with these capabilities, in the shape of
-    -32602 error data (`loc`, `msg`, `type`); empty when it may."""
-    if not isinstance(prompt, list):
-        return [{"loc": ["prompt"], "msg": "prompt must be an array", "type": "list_type"}]
-    granted = prompt_capabilities(agent_capabilities)
-    problems: list[Problem] = []
-    for index, block in enumerate(prompt):
-        kind = block.get("type") if isinstance(block, dict) else None
-        if not isinstance(kind, str):
-            problems.append(
-                {
-                    "loc": ["prompt", index],
-                    "msg": "a content block must be an object with a string 'type'",
-                    "type": "content_block",
-                }
-            )
-            continue
-        if kind in BASELINE_PROMPT_CONTENT:
-            continue
-        capability = PROMPT_CAPABILITY_OF_CONTENT.get(kind)
-        if capability is None:
-            message = f"content type {kind!r} is not covered by any prompt capability"
-        elif granted.get(capability) is None:  # support markers: {} = yes, absent/null = no
-            message = f"content type {kind!r} needs the prompt capability {capability!r}"
-        else:
-            continue
-        problems.append(
-            {"loc": ["prompt", index, "type"], "msg": message, "type": "prompt_capability"}
-        )
-    return problems
-
 
 def selected_option(outcome: object) -> str | None:
     """The chosen optionId of a permission outcome, or None. Anything but a well-formed
