@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import importlib
 import importlib.util
 import json
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -14,6 +17,7 @@ from typing import Any
 
 import pytest
 from acp_codegen.commands.pipeline import load_protocol, render_files, render_tree
+from acp_codegen.emit.models_cache import CACHE_DIR_VARIABLE
 from acp_codegen.emit.render import Target
 from hypothesis import settings
 
@@ -136,6 +140,29 @@ def raw_models(schema: Path) -> str:
     return generate_models(protocol.model_schema, protocol.model_template_data, top)
 
 
+@dataclass(frozen=True)
+class BlackedModels:
+    raw: str  # datamodel-code-generator's models module, before any layout or black
+    whole: str  # black's bytes for it, formatted in one piece
+
+
+@pytest.fixture(scope="session")
+def blacked_models(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], BlackedModels]:
+    """A schema's raw models module and black's output for it, made once per run: black over a
+    whole models module is the slowest step there is, and the layout and halves tests both
+    compare against it."""
+    from acp_codegen.emit.render import format_python
+
+    folder = run_folder(tmp_path_factory, "blacked-models")
+
+    def blacked(schema: Path) -> BlackedModels:
+        name = hashlib.sha256(str(schema).encode()).hexdigest()[:16]
+        raw = once_per_run(folder, f"raw-{name}", lambda: raw_models(schema))
+        return BlackedModels(raw, once_per_run(folder, f"whole-{name}", lambda: format_python(raw)))
+
+    return blacked
+
+
 def write_tree(out: Path, files: dict[str, bytes]) -> None:
     for rel, data in files.items():
         path = out / rel
@@ -168,6 +195,42 @@ def _import_from(out: Path, name: str) -> ModuleType:
         return importlib.import_module(name)
     finally:
         sys.path.remove(str(out))
+
+
+def run_folder(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A folder every test process of this run shares (under xdist, the workers' common base
+    temp), for work done once per run and read by all."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / name
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def models_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every generate of this run, in process or in a child, keeps its models module in one
+    folder of the run (ACP_CODEGEN_CACHE_DIR, emit/models_cache.py): the suite generates the same
+    schema for the same package name dozens of times. tests/test_determinism.py and
+    tests/test_models_cache.py generate without it or check it."""
+    folder = run_folder(tmp_path_factory, "models-cache")
+    before = os.environ.get(CACHE_DIR_VARIABLE)
+    os.environ[CACHE_DIR_VARIABLE] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop(CACHE_DIR_VARIABLE, None)
+    else:
+        os.environ[CACHE_DIR_VARIABLE] = before
+
+
+def once_per_run(folder: Path, name: str, make: Callable[[], str]) -> str:
+    """`make()`'s text, made by the first test process of the run that asks (under a lock: the
+    others wait for it rather than make it again) and read back by every later one."""
+    kept = folder / f"{name}.txt"
+    with (folder / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed
+        if not kept.exists():
+            kept.write_text(make(), encoding="utf-8", errors="surrogatepass")
+        return kept.read_text(encoding="utf-8", errors="surrogatepass")
 
 
 @pytest.fixture(scope="session")

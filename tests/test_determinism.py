@@ -10,11 +10,21 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from acp_codegen.commands.pipeline import load_protocol, render_tree
+from acp_codegen.emit.models_cache import CACHE_DIR_VARIABLE
 from acp_codegen.write.manifest import MANIFEST
 from conftest import CANONICAL_TARGET, FIXTURE_SCHEMAS, REPO, SCHEMA, render
 
 HASH_SEEDS = ("0", "12345")
+
+
+@pytest.fixture(autouse=True)
+def no_models_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each render here makes its models anew (the suite's models cache would hand the second
+    render the first one's bytes), in process and in the children started here."""
+    monkeypatch.delenv(CACHE_DIR_VARIABLE, raising=False)
+
 
 _RENDER_AND_HASH = textwrap.dedent("""
     import hashlib, json, sys

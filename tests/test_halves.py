@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from acp_codegen.emit.halves import halves, joined, seam
 from acp_codegen.emit.models_layout import models_layout
 from acp_codegen.emit.render import format_python
-from conftest import FIXTURE_SCHEMAS, REPO, UPSTREAM_HISTORY, raw_models
+from conftest import FIXTURE_SCHEMAS, REPO, UPSTREAM_HISTORY, BlackedModels
 
 SCHEMAS = [
     REPO / "schema" / "acp.schema.json",
@@ -28,10 +29,12 @@ SHARES = {0: (0.1, 0.5, 0.9)} | {i: ((0.1, 0.5, 0.9)[i % 3],) for i in range(1, 
     [(schema, SHARES[i]) for i, schema in enumerate(SCHEMAS)],
     ids=[f"{p.parent.name}/{p.name}" for p in SCHEMAS],
 )
-def test_halves_join_to_the_whole(schema: Path, shares: tuple[float, ...]) -> None:
-    raw = raw_models(schema)
-    source = models_layout(raw)  # as render.py cuts it
-    whole = format_python(raw)
+def test_halves_join_to_the_whole(
+    schema: Path, shares: tuple[float, ...], blacked_models: Callable[[Path], BlackedModels]
+) -> None:
+    models = blacked_models(schema)  # made once per run, shared with test_models_layout.py
+    source = models_layout(models.raw)  # as render.py cuts it
+    whole = models.whole
     cuts = {seam(source, share) for share in shares} - {None}
     assert cuts, "no seam: the models module would always be formatted in one piece"
     for cut in sorted(c for c in cuts if c is not None):

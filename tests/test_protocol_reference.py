@@ -16,16 +16,13 @@ from typing import Any
 
 import pytest
 from acp_codegen.commands.cli import main
-from acp_codegen.commands.pipeline import load_protocol, render_tree
 from acp_codegen.emit.markdown import Anchors, code, prose
-from acp_codegen.emit.render import Target
-from conftest import CANONICAL_PACKAGE, FIXTURE_SCHEMAS, REPO, UPSTREAM_HISTORY, render
+from conftest import CANONICAL_PACKAGE, FIXTURE_SCHEMAS, REPO, render
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from test_hostile_text import HOSTILE, _schema
 
 REFERENCE = f"{CANONICAL_PACKAGE}/PROTOCOL.md"
-UPSTREAM_FIXTURES = UPSTREAM_HISTORY
 # Markdown and HTML that would change the document if it were not escaped.
 MARKDOWN_HOSTILE = (
     "| a | b |\n# heading\n> quote\n- item\n1. item\n```fence\n<script>alert(1)</script>"
@@ -283,19 +280,8 @@ def test_hostile_text_is_shown_as_text(plain_and_hostile: tuple[str, str]) -> No
 # ------------------------------------------------------------------ other inputs
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("schema", UPSTREAM_FIXTURES, ids=lambda p: p.parent.name)
-def test_upstream_inputs_get_a_reference(schema: Path) -> None:
-    """Upstream files have no `x-merge`: the built-in overlay supplies the rules shown."""
-    files = render_tree(load_protocol(schema), Target("up", "acp-codegen generate"))
-    text = files["up/PROTOCOL.md"].decode("utf-8")
-    assert '## <a id="methods"></a>Methods' in text
-    assert '<a id="method-session-prompt"></a>' in text
-    assert "Upsert the `message` identified by `/messageId`" in text
-    assert "Append: the value at `/content`" in text
-    ids = re.findall(r'<a id="([^"]+)"></a>', text)
-    assert len(ids) == len(set(ids))
-    assert set(re.findall(r"\]\(#([^)]+)\)", text)) <= set(ids)
+# Upstream's inputs get a reference too: tests/test_upstream_inputs.py checks it in the packages
+# it generates from every upstream schema once per run.
 
 
 def test_the_three_state_fixture_lists_its_method_and_fields() -> None:

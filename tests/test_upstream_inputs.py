@@ -14,6 +14,7 @@ import fcntl
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -203,6 +204,19 @@ def test_v1_inputs_say_what_is_automated(upstream: dict[str, Upstream], package:
 
 
 TOLERANCE_KEYWORDS = (DEFAULT_ON_ERROR, SKIP_INVALID_ITEMS, DEFAULT_ON_NULL)
+
+
+@pytest.mark.parametrize("package", V2)
+def test_v2_inputs_get_a_reference(upstream: dict[str, Upstream], package: str) -> None:
+    """Upstream's files have no `x-merge`: the built-in overlay supplies the rules shown."""
+    text = (upstream[package].out / package / "PROTOCOL.md").read_text(encoding="utf-8")
+    assert '## <a id="methods"></a>Methods' in text
+    assert '<a id="method-session-prompt"></a>' in text
+    assert "Upsert the `message` identified by `/messageId`" in text
+    assert "Append: the value at `/content`" in text
+    ids = re.findall(r'<a id="([^"]+)"></a>', text)
+    assert len(ids) == len(set(ids))
+    assert set(re.findall(r"\]\(#([^)]+)\)", text)) <= set(ids)
 
 
 @pytest.mark.parametrize("package", PRESENT)

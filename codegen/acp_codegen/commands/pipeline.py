@@ -13,6 +13,7 @@ from .. import __version__
 from ..emit.ahead import ahead
 from ..emit.dcg import PYDANTIC_MINIMUM
 from ..emit.gc_tuning import quiet_gc
+from ..emit.models_cache import from_environment as models_cache
 from ..emit.render import PARENT_RUNTIME, render_package
 from ..emit.target import SUBPACKAGE_V1, Target
 from ..load.newer import automation_notes, protocol_version
@@ -29,7 +30,7 @@ from ..load.validate import check
 from ..model.errors import Problem, SchemaError
 from ..model.ir import Protocol
 from ..model.naming import is_identifier
-from ..write.fingerprint import input_fingerprint
+from ..write.fingerprint import generator_digest, input_fingerprint
 from ..write.manifest import MANIFEST, build_manifest
 from .kept_notes import portable
 
@@ -143,10 +144,11 @@ def render_files(
 
     With `v1`, the package also carries that protocol as the subpackage `v1/`: the modules a
     package generated from it alone would have, importing the parent's runtime."""
-    files = render_package(protocol, target, v1=v1)  # its Client also drives v1 agents
+    cache = models_cache(generator_digest)  # ACP_CODEGEN_CACHE_DIR, when it names a folder
+    files = render_package(protocol, target, v1=v1, models_cache=cache)  # drives v1 agents too
     extra: dict[str, tuple[str, str]] = {}
     if v1 is not None:
-        nested = render_package(v1, target, PARENT_RUNTIME)
+        nested = render_package(v1, target, PARENT_RUNTIME, models_cache=cache)
         files.update({f"{SUBPACKAGE_V1}/{rel}": data for rel, data in nested.items()})
         extra[SUBPACKAGE_V1] = (v1.source_name, v1.sha256)
     about: dict[str, object] = {

@@ -23,6 +23,7 @@ from .ahead import ahead, can_fork
 from .black_layout import call, from_import, py_literal, union_alias
 from .dcg import PYDANTIC_MINIMUM, generate_models
 from .halves import halves, joined, seam
+from .models_cache import Models, ModelsCache
 from .models_layout import models_layout
 from .reference import markdown_filters, render_reference
 from .target import Target as Target  # also named here by its callers
@@ -156,12 +157,22 @@ def render_package(
     target: Target,
     runtime: str = OWN_RUNTIME,
     v1: Protocol | None = None,
+    models_cache: ModelsCache | None = None,
 ) -> dict[str, bytes]:
     """Every file of the package, keyed by its path inside the package. With `runtime` set to
     PARENT_RUNTIME the package is a subpackage that uses its parent's runtime: no `_runtime/`
     copy (and no `py.typed`: the parent's covers it). `v1`: the package carries that protocol
-    as its subpackage `v1`; its agent serves both versions and its client drives both."""
+    as its subpackage `v1`; its agent serves both versions and its client drives both.
+    `models_cache`: where the models module may be kept between runs (models_cache.py)."""
     top = header(protocol, target)
+    key = None
+    if models_cache is not None:
+        key = models_cache.key(protocol.model_schema, protocol.model_template_data, top)
+        kept = models_cache.get(key)
+        if kept is not None:
+            rendered = _render_rest(protocol, target, top, kept.raw, runtime, v1)
+            rendered["models.py"] = kept.formatted.encode("utf-8")
+            return _with_marker(rendered, runtime)
     models = generate_models(protocol.model_schema, protocol.model_template_data, top)
     # black on the models module is the largest single step of a full generate. Laid out as
     # black lays it out, it takes black one pass instead of two (models_layout.py); where a
@@ -174,7 +185,15 @@ def render_package(
         rendered = _render_rest(protocol, target, top, models, runtime, v1)
         tail = None if second is None else format_python(second)
         text = formatted_first.result()
-        rendered["models.py"] = (text if tail is None else joined(text, tail)).encode("utf-8")
+        formatted = text if tail is None else joined(text, tail)
+        rendered["models.py"] = formatted.encode("utf-8")
+    if models_cache is not None and key is not None:
+        models_cache.put(key, Models(models, formatted))
+    return _with_marker(rendered, runtime)
+
+
+def _with_marker(rendered: dict[str, bytes], runtime: str) -> dict[str, bytes]:
+    """The package's files in path order, with `py.typed` when it ships its own runtime."""
     if runtime == OWN_RUNTIME:
         rendered["py.typed"] = b""
     return dict(sorted(rendered.items()))

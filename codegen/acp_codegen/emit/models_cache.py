@@ -1,0 +1,74 @@
+"""The models module kept between runs, for whoever asks for it (`ACP_CODEGEN_CACHE_DIR`).
+
+datamodel-code-generator and black on the models module are most of a full generate. A project
+that generates the same schema again and again (a monorepo's CI with several packages, a test
+suite scaffolding agents) can name a folder in `ACP_CODEGEN_CACHE_DIR`; each models module is
+then kept there under a key that covers everything its bytes depend on: the generator's own files
+and the versions of the libraries it drives (the caller's `generator` digest, the fingerprint's),
+the lowered schema, datamodel-code-generator's template data and the header. A later run with the
+same key reads both texts (the unformatted one the other modules are rendered from, and black's)
+instead of making them. Without the variable nothing is read or written.
+
+An entry is written whole (a temporary file renamed into place), so two runs racing never read
+half of one; an entry that cannot be read or parsed is a miss and is written again; a folder
+that cannot be written to costs the time and nothing else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CACHE_DIR_VARIABLE = "ACP_CODEGEN_CACHE_DIR"
+
+
+@dataclass(frozen=True, slots=True)
+class Models:
+    raw: str  # datamodel-code-generator's text: the other modules are rendered from it
+    formatted: str  # models.py as written
+
+
+@dataclass(frozen=True, slots=True)
+class ModelsCache:
+    folder: Path
+    generator: str  # digest of the generator's own files and the libraries it drives
+
+    def key(self, schema: Mapping[str, Any], template_data: Mapping[str, Any], header: str) -> str:
+        digest = hashlib.sha256(f"models\n{self.generator}\n{header}\n".encode())
+        # The schema's member order shapes the models (datamodel-code-generator keeps it).
+        digest.update(json.dumps(schema, ensure_ascii=True).encode())
+        digest.update(json.dumps(template_data, ensure_ascii=True, sort_keys=True).encode())
+        return digest.hexdigest()
+
+    def get(self, key: str) -> Models | None:
+        try:
+            entry = json.loads((self.folder / f"{key}.json").read_bytes())
+            return Models(entry["raw"], entry["formatted"])
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
+
+    def put(self, key: str, models: Models) -> None:
+        data = json.dumps({"raw": models.raw, "formatted": models.formatted}).encode()
+        with suppress(OSError):
+            self.folder.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=f".{key}.")
+            try:
+                with os.fdopen(handle, "wb") as stream:
+                    stream.write(data)
+                os.replace(temporary, self.folder / f"{key}.json")
+            except OSError:
+                os.unlink(temporary)
+                raise
+
+
+def from_environment(generator: Callable[[], str]) -> ModelsCache | None:
+    """The cache `ACP_CODEGEN_CACHE_DIR` names, or None when it is unset or empty."""
+    folder = os.environ.get(CACHE_DIR_VARIABLE, "")
+    return ModelsCache(Path(folder), generator()) if folder else None
