@@ -48,30 +48,29 @@ def test_a_hit_gives_the_bytes_of_a_fresh_run(
     assert [p.suffix for p in (tmp_path / "cache").iterdir()] == [".json"]  # no temporary left
 
 
-def test_another_package_name_or_schema_is_another_entry(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+LONG = "acp-codegen generate --schema " + "/deep" * 30 + "/acp.schema.json --out o --package p"
+
+
+@pytest.mark.parametrize("command", ["acp-codegen generate --out other", LONG, "x\ny # fmt: off"])
+def test_every_package_name_and_command_shares_an_entry_and_gets_its_own_header(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    target = Target("other_name", command)
+    monkeypatch.delenv(CACHE_DIR_VARIABLE, raising=False)
+    fresh = render_tree(load_protocol(SCHEMA), target)
+    monkeypatch.setenv(CACHE_DIR_VARIABLE, str(tmp_path))
+    render_tree(load_protocol(SCHEMA), TARGET)  # made for another package and command
+    runs = render_counting(monkeypatch)
+    assert render_tree(load_protocol(SCHEMA), target) == fresh
+    assert runs == [] and len(list(tmp_path.iterdir())) == 1
+
+
+def test_another_schema_is_another_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(CACHE_DIR_VARIABLE, str(tmp_path))
     runs = render_counting(monkeypatch)
     render_tree(load_protocol(SCHEMA), TARGET)
-    render_tree(load_protocol(SCHEMA), Target("cached", "acp-codegen generate --out other"))
     render_tree(load_protocol(FIXTURE_SCHEMAS / "tagged_union.json"), TARGET)
-    assert len(runs) == 3 and len(list(tmp_path.iterdir())) == 3
-
-
-def test_the_key_covers_the_generator_the_schema_the_data_and_the_header() -> None:
-    cache = ModelsCache(Path("unused"), "generator-a")
-    key = cache.key({"a": 1, "b": 2}, {"X": {"y": 1}}, "# header")
-    assert key == cache.key({"a": 1, "b": 2}, {"X": {"y": 1}}, "# header")
-    others = {
-        ModelsCache(Path("unused"), "generator-b").key(
-            {"a": 1, "b": 2}, {"X": {"y": 1}}, "# header"
-        ),
-        cache.key({"b": 2, "a": 1}, {"X": {"y": 1}}, "# header"),  # member order shapes models
-        cache.key({"a": 1, "b": 2}, {"X": {"y": 2}}, "# header"),
-        cache.key({"a": 1, "b": 2}, {"X": {"y": 1}}, "# other header"),
-    }
-    assert key not in others and len(others) == 4
+    assert len(runs) == 2 and len(list(tmp_path.iterdir())) == 2
 
 
 @pytest.mark.parametrize("kept", [b"", b"{not json", b'{"raw": "x"}', b"[1, 2]", b"\xff\xfe"])

@@ -5,7 +5,9 @@ that generates the same schema again and again (a monorepo's CI with several pac
 suite scaffolding agents) can name a folder in `ACP_CODEGEN_CACHE_DIR`; each models module is
 then kept there under a key that covers everything its bytes depend on: the generator's own files
 and the versions of the libraries it drives (the caller's `generator` digest, the fingerprint's),
-the lowered schema, datamodel-code-generator's template data and the header. A later run with the
+the lowered schema and datamodel-code-generator's template data. The package's header is not in
+it: the models are made under a stand-in header that the package's own replaces afterwards
+(render.py, `headed`), so every package name and command shares an entry. A later run with the
 same key reads both texts (the unformatted one the other modules are rendered from, and black's)
 instead of making them. Without the variable nothing is read or written.
 
@@ -40,8 +42,8 @@ class ModelsCache:
     folder: Path
     generator: str  # digest of the generator's own files and the libraries it drives
 
-    def key(self, schema: Mapping[str, Any], template_data: Mapping[str, Any], header: str) -> str:
-        digest = hashlib.sha256(f"models\n{self.generator}\n{header}\n".encode())
+    def key(self, schema: Mapping[str, Any], template_data: Mapping[str, Any]) -> str:
+        digest = hashlib.sha256(f"models\n{self.generator}\n".encode())
         # The schema's member order shapes the models (datamodel-code-generator keeps it).
         digest.update(json.dumps(schema, ensure_ascii=True).encode())
         digest.update(json.dumps(template_data, ensure_ascii=True, sort_keys=True).encode())

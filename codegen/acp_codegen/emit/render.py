@@ -47,6 +47,8 @@ TEMPLATES = {
 # process the last sixth or so, and both finish together (bench/RESULTS.md, Round 9a).
 _CHILD_SHARE = 0.85
 _BLACK_MODE = Mode(target_versions={TargetVersion.PY311}, line_length=100)
+# The header the models module is made under (see `headed`).
+MODELS_HEADER_STAND_IN = "# acp-codegen: the package's header"
 
 
 def header(protocol: Protocol, target: Target) -> str:
@@ -171,13 +173,15 @@ def render_package(
     top = header(protocol, target)
     key = None
     if models_cache is not None:
-        key = models_cache.key(protocol.model_schema, protocol.model_template_data, top)
+        key = models_cache.key(protocol.model_schema, protocol.model_template_data)
         kept = models_cache.get(key)
         if kept is not None:
-            rendered = _render_rest(protocol, target, top, kept.raw, runtime, v1)
-            rendered["models.py"] = kept.formatted.encode("utf-8")
+            rendered = _render_rest(protocol, target, top, headed(kept.raw, top), runtime, v1)
+            rendered["models.py"] = headed(kept.formatted, top).encode("utf-8")
             return _with_marker(rendered, runtime)
-    models = generate_models(protocol.model_schema, protocol.model_template_data, top)
+    models = generate_models(
+        protocol.model_schema, protocol.model_template_data, MODELS_HEADER_STAND_IN
+    )
     # black on the models module is the largest single step of a full generate. Laid out as
     # black lays it out, it takes black one pass instead of two (models_layout.py); where a
     # spare core exists, a child formats most of it while everything else renders here, and
@@ -186,14 +190,26 @@ def render_package(
     cut = seam(laid_out, _CHILD_SHARE) if can_fork() else None
     first, second = (laid_out, None) if cut is None else halves(laid_out, cut)
     with ahead(partial(format_python, first)) as formatted_first:
-        rendered = _render_rest(protocol, target, top, models, runtime, v1)
+        rendered = _render_rest(protocol, target, top, headed(models, top), runtime, v1)
         tail = None if second is None else format_python(second)
         text = formatted_first.result()
         formatted = text if tail is None else joined(text, tail)
-        rendered["models.py"] = formatted.encode("utf-8")
+        rendered["models.py"] = headed(formatted, top).encode("utf-8")
     if models_cache is not None and key is not None:
         models_cache.put(key, Models(models, formatted))
     return _with_marker(rendered, runtime)
+
+
+def headed(models: str, top: str) -> str:
+    """A models module made under the stand-in header, with the package's own header instead.
+
+    datamodel-code-generator and black never see the user's words (a command, a path): they
+    get one fixed comment line, and the header (comment lines too, which neither rewrites) takes
+    its place after. So the same schema's models are the same text for every package name and
+    command, which is what lets models_cache.py share them."""
+    if not models.startswith(MODELS_HEADER_STAND_IN):
+        raise ValueError("the models module does not open with the stand-in header")
+    return top.rstrip("\n") + models[len(MODELS_HEADER_STAND_IN) :]
 
 
 def _with_marker(rendered: dict[str, bytes], runtime: str) -> dict[str, bytes]:
