@@ -26,12 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..client.client_session import ClientSession
+from ..client.dialect import answer_check, body_misfit
 from ..rpc.connection import Connection
 from ..rpc.dispatch import Dispatcher, InlineHandler, ValidatingDispatcher
 from ..rpc.outgoing_checks import OutgoingChecks
 from ..wire.errors import ErrorCode, RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue
 from ..wire.protocol import (
+    INITIALIZE,
     REQUEST_PERMISSION,
     SESSION_LOAD,
     SESSION_NEW,
@@ -148,6 +150,7 @@ class V1ClientWire:
         self.capabilities = client_capabilities(handled)
         self._checks = OutgoingChecks(sent=tables.agent_specs, answered=tables.client_specs)
         self._readers: dict[str, V1UpdateReader] = {}
+        self._hello_check = answer_check(tables.agent_specs, INITIALIZE)
 
     def checked(self) -> ValidatingDispatcher:
         """This dialect behind v1's checks (and tolerant repairs) of incoming messages."""
@@ -159,6 +162,9 @@ class V1ClientWire:
 
     def agent_hello(self, result: JsonObject) -> tuple[JsonValue, JsonValue]:
         return result.get(AGENT_INFO), result.get(AGENT_CAPABILITIES)
+
+    def initialize_misfit(self, result: JsonObject) -> str | None:
+        return body_misfit(self._hello_check, self.version, result)
 
     def prompt_capabilities(self, agent_capabilities: JsonValue) -> JsonValue:
         return prompt_capabilities_as_v2(agent_capabilities)
@@ -183,18 +189,26 @@ class V1ClientWire:
         none."""
         return {"mcpServers": [], **params} if method in (SESSION_NEW, SESSION_LOAD) else params
 
-    def setup_done(self, session: ClientSession[Any], result: JsonValue) -> None:
-        """Fold what a session setup result says (v1: modes and config options); a message a
-        load replayed ends with the replay (the next chunk starts a new one)."""
-        reader = self._readers.get(session.session_id)
-        if reader is None and not (
-            isinstance(result, dict) and ("modes" in result or "configOptions" in result)
-        ):
-            return  # nothing to fold: the session's first update makes its reader
-        reader = self.reader(session.session_id)
+    def setup_answer(self, session_id: str, result: JsonValue) -> JsonValue:
+        """A v1 setup answer in v2's shape: its modes and config options as v2's config
+        options (the mode a select option of category `mode`); a message a load replayed ends
+        with the replay (the next chunk starts a new one)."""
+        if not isinstance(result, dict):
+            return result
+        reader = self._readers.get(session_id)
+        if reader is None and "modes" not in result and "configOptions" not in result:
+            return result  # nothing to translate: the session's first update makes its reader
+        reader = self.reader(session_id)
         reader.end_message()
+        answer = {name: value for name, value in result.items() if name != "modes"}
+        answer.pop("configOptions", None)
         for update in reader.session_setup(result):
-            session.apply(update, owned=True)
+            answer["configOptions"] = update["configOptions"]
+        return answer
+
+    def replay_begins(self, session_id: str) -> None:
+        """The replay starts a new reader: no message of before continues into it."""
+        self._readers.pop(session_id, None)
 
     def loads_instead(
         self, session_id: str, params: JsonObject, agent_capabilities: JsonValue
