@@ -7,8 +7,9 @@ connection that negotiated v1 that is `V1ClientWire`, which also sits behind v1'
 
 - folds each `session/update` into its session through a `V1UpdateReader` (one per session);
 - turns `session/request_permission` (v1: the `toolCall` it is about, and the options) into
-  the client's permission request (title from the tool call, subject the tool call), folds
-  the tool call into the state, and shows the session `requires_action` while it is open;
+  the client's permission request (title: the tool call's, as held once the request's fields
+  are folded into it; subject the tool call), and shows the session `requires_action` while
+  it is open;
 - answers v1's file system and terminal requests (`fs/*`, `terminal/*`) through `services`
   (the application's typed handlers) when the client advertised them, and refuses them with
   -32601 and the missing capability otherwise;
@@ -320,14 +321,17 @@ class V1ClientWire:
         session = self._known_session(params)
         about = params["toolCall"] if isinstance(params, dict) else None
         assert isinstance(about, dict) and isinstance(params, dict)  # v1's checks saw to it
-        # The tool call it is about, read as a v1 tool_call_update: folded into the state and
-        # shown (in v2's shape) as the request's subject.
+        # The tool call it is about, read as a v1 tool_call_update: its fields are the call's
+        # own, folded into the call held (a title only when given), and shown (in v2's shape)
+        # as the request's subject. The question is the call's title (v1 asks nothing else).
         update = {**about, "sessionUpdate": TOOL_CALL_UPDATE}
         folded = self.reader(session.session_id).read(update)
         for item in folded:
             session.apply(item)
         tool_call = {k: v for k, v in folded[0].items() if k != UPDATE_TAG_FIELD}
-        title = tool_call.get("title")
+        call_id = tool_call.get("toolCallId")
+        held = session.state.tool_call(call_id) if isinstance(call_id, str) else None
+        title = (held or tool_call).get("title")
         request: JsonObject = {
             "sessionId": session.session_id,
             "title": title if isinstance(title, str) and title else "Allow this tool call?",
