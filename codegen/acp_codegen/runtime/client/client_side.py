@@ -301,7 +301,7 @@ class ClientSide(Generic[SnapshotT]):
         for update in self._early_updates.pop(session_id, []):
             session.apply(update, owned=True)
         # What the answer carries that the state keeps, folded as the updates that say it.
-        answer = self._wire.setup_answer(session_id, result)
+        answer = self._wire.setup_answer(method, session_id, result)
         for update in setup_updates(self._setup_fields, answer, self._tag_field):
             session.apply(update, owned=True)
         if self._setups_in_flight == 0 and self._early_updates:

@@ -11,6 +11,7 @@ the same way (`agent.agent_side.AgentDialect`).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -23,10 +24,13 @@ from ..rpc.dispatch import Dispatcher, MethodTable, index_methods
 from ..wire.checks import Check, wire_check
 from ..wire.errors import ProtocolUsageError, RpcError, UnsupportedProtocolVersion
 from ..wire.jsonvalue import JsonObject, JsonValue
-from ..wire.protocol import INITIALIZE, SESSION_PROMPT
+from ..wire.protocol import INITIALIZE, SESSION_LOAD, SESSION_NEW, SESSION_PROMPT, SESSION_RESUME
 
 if TYPE_CHECKING:
     from .client_session import ClientSession
+
+logger = logging.getLogger(__name__)
+SETUP_METHODS = (SESSION_NEW, SESSION_LOAD, SESSION_RESUME)
 
 
 class ClientDialect(Protocol):
@@ -49,9 +53,9 @@ class ClientDialect(Protocol):
     def check_request(self, method: str, params: JsonValue) -> None: ...
     def check_notification(self, method: str, params: JsonValue) -> None: ...
     def setup_params(self, method: str, params: JsonObject) -> JsonObject: ...
-    def setup_answer(self, session_id: str, result: JsonValue) -> JsonValue:
-        """A session setup answer in v2's shape (its state-bearing members then fold as v2's
-        do: `core.client_setup.setup_updates`)."""
+    def setup_answer(self, method: str, session_id: str, result: JsonValue) -> JsonValue:
+        """A session setup answer in v2's shape, without what its type refuses (its
+        state-bearing members then fold as v2's do: `core.client_setup.setup_updates`)."""
         ...
 
     def replay_begins(self, session_id: str) -> None:
@@ -106,21 +110,41 @@ class DialectTables(Protocol):
         ...
 
 
-def answer_check(specs: MethodTable, method: str) -> Check | None:
-    """The check of `method`'s result in `specs` (the answering side's table), if it has one."""
-    spec = index_methods(specs).get((method, "request"))
-    return None if spec is None or spec.result_type is None else wire_check(spec.result_type)
+class AnswerChecks:
+    """Checks of the answers the client reads into its own state, by the answering side's
+    table (`specs`): the `initialize` body and the session setup answers."""
 
+    def __init__(self, specs: MethodTable, version: int) -> None:
+        rows = index_methods(specs)
+        self.version = version
+        self._checks: dict[str, Check] = {}
+        for method in (INITIALIZE, *SETUP_METHODS):
+            spec = rows.get((method, "request"))
+            if spec is not None and spec.result_type is not None:
+                self._checks[method] = wire_check(spec.result_type)
 
-def body_misfit(check: Check | None, version: int, result: JsonObject) -> str | None:
-    """Why `result` is not version `version`'s `initialize` answer, by `check` (its type)."""
-    if check is None:
+    def hello_misfit(self, result: JsonObject) -> str | None:
+        """Why `result` is not this version's `initialize` answer (None: it is, or no type)."""
+        check = self._checks.get(INITIALIZE)
+        try:
+            if check is not None:
+                check(result)
+        except ValidationError as error:
+            return hello_misfit(self.version, error.errors())
         return None
-    try:
-        check(result)
-    except ValidationError as error:
-        return hello_misfit(version, error.errors())
-    return None
+
+    def kept(self, method: str, result: JsonValue) -> JsonValue:
+        """A setup answer without the members its type refuses (logged): the rest is folded."""
+        check = self._checks.get(method)
+        if check is None or not isinstance(result, dict):
+            return result
+        try:
+            check(result)
+        except ValidationError as error:
+            bad = {str(problem["loc"][0]) for problem in error.errors() if problem["loc"]}
+            logger.warning("%s answer: %s left out (not as the type says)", method, sorted(bad))
+            return {name: value for name, value in result.items() if name not in bad}
+        return result
 
 
 def spoken_version(
@@ -167,13 +191,13 @@ class V2ClientWire:
 
     def __init__(self, connection: Connection, agent_specs: MethodTable = ()) -> None:
         self._connection = connection
-        self._hello_check = answer_check(agent_specs, INITIALIZE)
+        self._answers = AnswerChecks(agent_specs, self.version)
 
     def agent_hello(self, result: JsonObject) -> tuple[JsonValue, JsonValue]:
         return result.get("info"), result.get("capabilities")
 
     def initialize_misfit(self, result: JsonObject) -> str | None:
-        return body_misfit(self._hello_check, self.version, result)
+        return self._answers.hello_misfit(result)
 
     def check_request(self, method: str, params: JsonValue) -> None:
         """Nothing: on v2 `ClientSide` sends what it is given."""
@@ -184,8 +208,8 @@ class V2ClientWire:
     def setup_params(self, method: str, params: JsonObject) -> JsonObject:
         return params
 
-    def setup_answer(self, session_id: str, result: JsonValue) -> JsonValue:
-        return result  # already v2's
+    def setup_answer(self, method: str, session_id: str, result: JsonValue) -> JsonValue:
+        return self._answers.kept(method, result)  # already v2's
 
     def replay_begins(self, session_id: str) -> None:
         """Nothing: v2 updates carry their message ids, nothing is continued."""

@@ -31,14 +31,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..client.client_session import ClientSession
-from ..client.dialect import answer_check, body_misfit
+from ..client.dialect import AnswerChecks
 from ..rpc.connection import Connection
 from ..rpc.dispatch import Dispatcher, InlineHandler, ValidatingDispatcher
 from ..rpc.outgoing_checks import OutgoingChecks
 from ..wire.errors import ErrorCode, RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue
 from ..wire.protocol import (
-    INITIALIZE,
     REQUEST_PERMISSION,
     SESSION_LOAD,
     SESSION_NEW,
@@ -155,7 +154,7 @@ class V1ClientWire:
         self.capabilities = client_capabilities(handled)
         self._checks = OutgoingChecks(sent=tables.agent_specs, answered=tables.client_specs)
         self._readers: dict[str, V1UpdateReader] = {}
-        self._hello_check = answer_check(tables.agent_specs, INITIALIZE)
+        self._answers = AnswerChecks(tables.agent_specs, self.version)
 
     def checked(self) -> ValidatingDispatcher:
         """This dialect behind v1's checks (and tolerant repairs) of incoming messages."""
@@ -169,7 +168,7 @@ class V1ClientWire:
         return result.get(AGENT_INFO), result.get(AGENT_CAPABILITIES)
 
     def initialize_misfit(self, result: JsonObject) -> str | None:
-        return body_misfit(self._hello_check, self.version, result)
+        return self._answers.hello_misfit(result)
 
     def prompt_capabilities(self, agent_capabilities: JsonValue) -> JsonValue:
         return prompt_capabilities_as_v2(agent_capabilities)
@@ -194,10 +193,11 @@ class V1ClientWire:
         none."""
         return {"mcpServers": [], **params} if method in (SESSION_NEW, SESSION_LOAD) else params
 
-    def setup_answer(self, session_id: str, result: JsonValue) -> JsonValue:
+    def setup_answer(self, method: str, session_id: str, result: JsonValue) -> JsonValue:
         """A v1 setup answer in v2's shape: its modes and config options as v2's config
         options (the mode a select option of category `mode`); a message a load replayed ends
         with the replay (the next chunk starts a new one)."""
+        result = self._answers.kept(method, result)
         if not isinstance(result, dict):
             return result
         reader = self._readers.get(session_id)
