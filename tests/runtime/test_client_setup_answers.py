@@ -8,20 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
-from pathlib import Path
 from typing import Any
 
+import acp_codegen._bindings as acp
 import pytest
+from acp_codegen._bindings._runtime.rpc.connection import Connection
+from acp_codegen._bindings._runtime.wire.errors import ProtocolUsageError
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "generated"))
-
-import acp_bindings as acp  # noqa: E402
-from acp_bindings._runtime.rpc.connection import Connection  # noqa: E402
-from acp_bindings._runtime.wire.errors import ProtocolUsageError  # noqa: E402
-
-from .streams import RawPeer, guard, run, stream_pair  # noqa: E402
+from .streams import RawPeer, guard, run, stream_pair
 
 V2_HELLO = {"protocolVersion": 2, "info": {"name": "scripted", "version": "1"}}
 V1_HELLO = {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}}
@@ -130,7 +124,7 @@ def test_a_v1_load_answer_folds_its_modes_and_options_the_same_way() -> None:
         modes = {"currentModeId": "ask", "availableModes": [{"id": "ask", "name": "Ask"}]}
         result = {"modes": modes, "configOptions": [{**v1_model, "id": "model"}]}
         await answer(peer, "session/load", result)
-        options = (await guard(loading)).snapshot()["configOptions"]
+        options: Any = (await guard(loading)).snapshot()["configOptions"]
         assert [option["configId"] for option in options] == ["model", "mode"]
         assert options[0] == MODEL and options[1]["currentValue"] == "ask"
         await ours.close()
@@ -311,7 +305,10 @@ def test_a_v1_permission_request_keeps_the_title_of_the_call_it_is_about() -> No
         assert held["title"] == "Write notes.md" and held["kind"] == "edit"
         assert asked[0]["title"] == "Write notes.md"  # the question is the call's title
         # A title the request's tool call gives is the call's own: it is the call's now.
-        renamed = {**params, "toolCall": {**ask, "title": "Write notes.md (2 lines)"}}
+        renamed: dict[str, Any] = {
+            **params,
+            "toolCall": {**ask, "title": "Write notes.md (2 lines)"},
+        }
         await peer.send({**request, "id": "p2", "params": renamed})
         assert (await peer.recv())["id"] == "p2"
         assert session.snapshot()["toolCalls"]["t1"]["title"] == "Write notes.md (2 lines)"
