@@ -53,6 +53,7 @@ def v1_tables(strict: bool) -> V1Tables:
         v1.methods.CLIENT_SPECS,
         {**v1.tolerance.params_repairs(), **v1.tolerance.client_notification_repairs()},
         v1.tolerance.client_request_repairs(),
+        v1.tolerance.client_result_repairs(),
     )
 
 
@@ -263,6 +264,7 @@ class Client:
             fallback=ClientDispatcher(self),
             forward_updates=forward_updates,
             agent_specs=AGENT_SPECS,  # v2's answers: an `initialize` body is checked against them
+            answer_repairs={} if self.strict else client_result_repairs(),
             protocol_versions=self.protocol_versions,
             **v1_client_options(self, Client, V1_SERVICE_HANDLERS, tables),
         )

@@ -101,15 +101,26 @@ def test_a_v2_new_session_answer_puts_its_options_and_commands_in_the_snapshot()
     run(main())
 
 
-def test_a_setup_answer_member_its_type_refuses_is_left_out() -> None:
+class StrictClient(OnlyV2Client):
+    strict = True
+
+
+@pytest.mark.parametrize(("client", "kept"), [(OnlyV2Client, [DEPLOY]), (StrictClient, None)])
+def test_a_bad_part_of_a_setup_answer_is_not_folded(
+    client: type[acp.Client], kept: list[Any] | None
+) -> None:
+    """Read as the schema lets a reader recover (a bad command dropped, the rest kept); a strict
+    client leaves the whole member out. Neither reaches the snapshot (chat reads `name`)."""
+
     async def main() -> None:
-        client = OnlyV2Client()
-        ours, peer = await initialized(client, V2_HELLO)
-        opening = asyncio.ensure_future(client.lifecycle.new_session("/work"))
-        bad = {"sessionId": "s1", "configOptions": [MODEL], "availableCommands": [{"x": 1}]}
+        lifecycle = client()
+        ours, peer = await initialized(lifecycle, V2_HELLO)
+        opening = asyncio.ensure_future(lifecycle.lifecycle.new_session("/work"))
+        commands = [DEPLOY, {"type": "command", "description": "no name"}]
+        bad = {"sessionId": "s1", "configOptions": [MODEL], "availableCommands": commands}
         await answer(peer, "session/new", bad)
         snapshot = (await guard(opening)).snapshot()
-        assert snapshot["configOptions"] == [MODEL] and snapshot["availableCommands"] is None
+        assert snapshot["configOptions"] == [MODEL] and snapshot["availableCommands"] == kept
         await ours.close()
 
     run(main())

@@ -51,6 +51,7 @@ from ..wire.protocol import (
     UPDATE_TAG_FIELD,
 )
 from ..wire.tables import MergeRule
+from ..wire.tolerant import ParamsRepair
 from .client_session import ClientSession
 from .dialect import ClientDialect, DialectTables, V2ClientWire, initialize_refused, spoken_version
 from .permission_request import PermissionRequest, wait_for_answer
@@ -78,8 +79,8 @@ class ClientSide(Generic[SnapshotT]):
     v1 agents too (1 is then accepted whether listed or not); `v1_services` answers v1's
     client requests (`fs/*`, `terminal/*`, extensions), and `v1_handled` names the ones it
     answers, from which the v1 client capabilities are derived. `agent_specs`: v2's agent
-    table (generated `AGENT_SPECS`), whose `initialize` answer type tells whether an agent
-    answering v2 sent a v2 body.
+    table (generated `AGENT_SPECS`), whose answer types tell a v2 `initialize` body and check
+    the setup answers folded into sessions (`answer_repairs`: their tolerant repairs).
     """
 
     def __init__(
@@ -99,6 +100,7 @@ class ClientSide(Generic[SnapshotT]):
         v1_services: Dispatcher | None = None,
         v1_handled: Collection[str] = (),
         agent_specs: MethodTable = (),
+        answer_repairs: Mapping[str, ParamsRepair] | None = None,
     ) -> None:
         if not protocol_versions:
             raise ValueError("a client must support at least one protocol version")
@@ -111,7 +113,7 @@ class ClientSide(Generic[SnapshotT]):
         self.capabilities = dict(capabilities or {})
         self.v1 = None if v1 is None else v1.dialect(self, services=v1_services, handled=v1_handled)
         # The wire spoken: v2's unless the version negotiated is the dialect's (see below).
-        self._v2_wire = V2ClientWire(connection, agent_specs)
+        self._v2_wire = V2ClientWire(connection, agent_specs, answer_repairs)
         self._wire: ClientDialect = self._v2_wire
         accepted = set(protocol_versions) | ({self.v1.version} if self.v1 is not None else set())
         self.protocol_versions = tuple(sorted(accepted))

@@ -12,7 +12,7 @@ the same way (`agent.agent_side.AgentDialect`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import ValidationError
@@ -25,6 +25,7 @@ from ..wire.checks import Check, wire_check
 from ..wire.errors import ProtocolUsageError, RpcError, UnsupportedProtocolVersion
 from ..wire.jsonvalue import JsonObject, JsonValue
 from ..wire.protocol import INITIALIZE, SESSION_LOAD, SESSION_NEW, SESSION_PROMPT, SESSION_RESUME
+from ..wire.tolerant import ParamsRepair
 
 if TYPE_CHECKING:
     from .client_session import ClientSession
@@ -112,11 +113,15 @@ class DialectTables(Protocol):
 
 class AnswerChecks:
     """Checks of the answers the client reads into its own state, by the answering side's
-    table (`specs`): the `initialize` body and the session setup answers."""
+    table (`specs`): the `initialize` body and the session setup answers, which `repairs`
+    (method -> tolerant repair of its result; none: strict) may repair."""
 
-    def __init__(self, specs: MethodTable, version: int) -> None:
+    def __init__(
+        self, specs: MethodTable, version: int, repairs: Mapping[str, ParamsRepair] | None = None
+    ) -> None:
         rows = index_methods(specs)
         self.version = version
+        self._repairs = repairs or {}
         self._checks: dict[str, Check] = {}
         for method in (INITIALIZE, *SETUP_METHODS):
             spec = rows.get((method, "request"))
@@ -134,13 +139,18 @@ class AnswerChecks:
         return None
 
     def kept(self, method: str, result: JsonValue) -> JsonValue:
-        """A setup answer without the members its type refuses (logged): the rest is folded."""
+        """A setup answer as its type allows it: repaired where the schema lets a reader
+        recover (a bad item dropped), else without the members its type refuses (logged)."""
         check = self._checks.get(method)
         if check is None or not isinstance(result, dict):
             return result
         try:
             check(result)
         except ValidationError as error:
+            repair = self._repairs.get(method)
+            repaired = None if repair is None else repair(result, error)
+            if repaired is not None:
+                return repaired
             bad = {str(problem["loc"][0]) for problem in error.errors() if problem["loc"]}
             logger.warning("%s answer: %s left out (not as the type says)", method, sorted(bad))
             return {name: value for name, value in result.items() if name not in bad}
@@ -183,15 +193,21 @@ def initialize_refused(error: Exception, accepted: tuple[int, ...]) -> ProtocolU
 
 
 class V2ClientWire:
-    """v2's wire: the lifecycle's own words, nothing to translate or check beyond them.
-    `agent_specs`: v2's agent table, whose `initialize` answer type tells a v2 body."""
+    """v2's wire: the lifecycle's own words, nothing to translate. `agent_specs`: v2's agent
+    table, whose answer types tell a v2 `initialize` body and check setup answers (repaired
+    by `answer_repairs`) before they are folded."""
 
     loads_sessions = False
     version = 2
 
-    def __init__(self, connection: Connection, agent_specs: MethodTable = ()) -> None:
+    def __init__(
+        self,
+        connection: Connection,
+        agent_specs: MethodTable = (),
+        answer_repairs: Mapping[str, ParamsRepair] | None = None,
+    ) -> None:
         self._connection = connection
-        self._answers = AnswerChecks(agent_specs, self.version)
+        self._answers = AnswerChecks(agent_specs, self.version, answer_repairs)
 
     def agent_hello(self, result: JsonObject) -> tuple[JsonValue, JsonValue]:
         return result.get("info"), result.get("capabilities")

@@ -74,13 +74,15 @@ class V1Tables:
     """What the generated v1 bindings give either side's v1 adapter (`V1ClientWire` here,
     `agent_side.V1AgentSide`): v1's method tables (the agent's, what an agent is sent; the
     client's, what a client is sent) and the tolerant repairs of what that side receives
-    (none: strict). The rows are `MethodSpec`s of whichever runtime copy the v1 bindings
-    import (read by attribute), hence `Any`."""
+    (none: strict; `result_repairs`: of the answers a client folds into its sessions). The
+    rows are `MethodSpec`s of whichever runtime copy the v1 bindings import (read by
+    attribute), hence `Any`."""
 
     agent_specs: Sequence[Any]
     client_specs: Sequence[Any]
     repairs: Repairs = field(default_factory=dict)
     request_repairs: Repairs = field(default_factory=dict)
+    result_repairs: Repairs = field(default_factory=dict)
 
     def checked(self, specs: Sequence[Any], inner: Dispatcher) -> ValidatingDispatcher:
         """`inner` behind the checks of `specs` (the receiving side's table) and the repairs."""
@@ -154,7 +156,7 @@ class V1ClientWire:
         self.capabilities = client_capabilities(handled)
         self._checks = OutgoingChecks(sent=tables.agent_specs, answered=tables.client_specs)
         self._readers: dict[str, V1UpdateReader] = {}
-        self._answers = AnswerChecks(tables.agent_specs, self.version)
+        self._answers = AnswerChecks(tables.agent_specs, self.version, tables.result_repairs)
 
     def checked(self) -> ValidatingDispatcher:
         """This dialect behind v1's checks (and tolerant repairs) of incoming messages."""
