@@ -53,17 +53,17 @@ def test_only_a_whole_replay_rebuilds() -> None:
     assert not rebuilds_state("session/new", {"replayFrom": {"type": "start"}})
 
 
-def test_only_a_top_level_problem_makes_a_body_another_versions() -> None:
+def test_only_a_missing_required_member_makes_a_body_another_versions() -> None:
     missing = {"loc": ("info",), "msg": "Field required", "type": "missing", "input": {}}
-    null = {"loc": ("capabilities",), "msg": "bad", "type": "model_type", "input": None}
-    deep = {"loc": ("capabilities", "session"), "msg": "bad", "type": "model_type", "input": 1}
-    assert hello_misfit(2, [null, deep]) is None
-    said = hello_misfit(2, [missing, deep])
-    assert said == "its body is not a version 2 answer (info: Field required)"
+    wrong = {"loc": ("capabilities",), "msg": "bad", "type": "model_type", "input": []}
+    deep = {"loc": ("capabilities", "session"), "msg": "bad", "type": "missing", "input": {}}
+    assert hello_misfit(2, [wrong, deep]) is None  # a broken v2 answer, read tolerantly
+    said = hello_misfit(2, [missing, wrong, deep])
+    assert said == "its body is not a version 2 answer (missing info)"
 
 
 def test_a_misfit_falls_back_to_v1_only_when_offered_and_fitting() -> None:
-    misfit = "its body is not a version 2 answer (info: Field required)"
+    misfit = "its body is not a version 2 answer (missing info)"
     spoken, said = hello_fallback(2, misfit, 1, None)
     assert spoken == 1 and "speaks version 1" in said and "agent's fault" in said
     for fallback, fallback_misfit in ((None, None), (1, "not v1 either"), (2, None)):

@@ -5,11 +5,10 @@
 """What the client makes of the answers to its setup calls, with no I/O.
 
 - The `initialize` answer names a version; its body must be that version's (`hello_misfit`
-  reads the validation problems of the body against that version's answer type). Only a
-  problem at the top level (a required member missing, a member of the wrong kind; a null
-  reads as absent) means the body is another version's; a bad value deeper down is left to
-  tolerant reading. A misfit
-  falls back to v1 when v1 was offered and the body is v1's (`hello_fallback`), else fails.
+  reads the validation problems of the body against that version's answer type): a member
+  that version requires is missing (v1's `agentInfo` where v2 requires `info`). A bad value is
+  a broken answer of the version named, left to tolerant reading. A misfit falls back to v1
+  when v1 was offered and the body is v1's (`hello_fallback`), else fails.
 - A session setup answer (`session/new`, `session/load`, `session/resume`) may carry state
   the session keeps (config options, commands): each member that a `replace` rule of the
   merge rules takes whole from its update (`setup_fields`) becomes that update
@@ -77,17 +76,16 @@ def rebuilds_state(method: str, params: Mapping[str, JsonValue]) -> bool:
 def hello_misfit(version: int, problems: Sequence[Mapping[str, object]]) -> str | None:
     """Why an `initialize` body answering `version` is not that version's answer (None: it
     is), from the problems its validation against that version's type reported (pydantic's
-    `errors()`: `loc`, `msg`)."""
-    top: list[str] = []
-    for problem in problems:
-        loc = problem.get("loc")
-        # A null where a member may be absent is tolerated as absent: not another version's.
-        absent = problem.get("type") != "missing" and problem.get("input") is None
-        if isinstance(loc, tuple | list) and len(loc) == 1 and not absent:
-            top.append(f"{loc[0]}: {problem.get('msg')}")
-    if not top:
+    `errors()`: `loc`, `msg`, `type`): a member that version requires is missing. A bad value
+    (at the top or deeper) is a broken answer of that version, not another version's."""
+    missing = [
+        str(loc[0])
+        for loc, kind in ((problem.get("loc"), problem.get("type")) for problem in problems)
+        if kind == "missing" and isinstance(loc, tuple | list) and len(loc) == 1
+    ]
+    if not missing:
         return None
-    return f"its body is not a version {version} answer ({'; '.join(top)})"
+    return f"its body is not a version {version} answer (missing {', '.join(missing)})"
 
 
 def hello_fallback(
