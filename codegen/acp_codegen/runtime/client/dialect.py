@@ -144,6 +144,8 @@ class AnswerChecks:
         check = self._checks.get(method)
         if check is None or not isinstance(result, dict):
             return result
+        if len(result) == ("sessionId" in result):  # the common answer: nothing to fold
+            return result
         try:
             check(result)
         except ValidationError as error:
