@@ -22,7 +22,7 @@ from ._runtime.wire.errors import RpcError
 from ._runtime.wire.tolerant import result_from_wire
 from .dispatch import ClientDispatcher
 from .merge_rules import MERGE_RULES, UPDATE_TAG
-from .methods import CLIENT_SPECS
+from .methods import AGENT_SPECS, CLIENT_SPECS
 from .snapshot import SessionSnapshot
 from .tolerance import (
     client_notification_repairs,
@@ -53,6 +53,7 @@ def v1_tables(strict: bool) -> V1Tables:
         v1.methods.CLIENT_SPECS,
         {**v1.tolerance.params_repairs(), **v1.tolerance.client_notification_repairs()},
         v1.tolerance.client_request_repairs(),
+        v1.tolerance.client_result_repairs(),
     )
 
 
@@ -262,6 +263,8 @@ class Client:
             on_permission=self.on_permission if overridden else None,
             fallback=ClientDispatcher(self),
             forward_updates=forward_updates,
+            agent_specs=AGENT_SPECS,  # v2's answers: an `initialize` body is checked against them
+            answer_repairs={} if self.strict else client_result_repairs(),
             protocol_versions=self.protocol_versions,
             **v1_client_options(self, Client, V1_SERVICE_HANDLERS, tables),
         )

@@ -4,6 +4,8 @@
 - `garbage`: says one word, then writes a line that is not JSON-RPC on stdout and waits;
 - `commands`: lists two slash commands (`/echo`, and `/help`, a name chat also uses) when the
   session opens and answers each prompt with its own text;
+- `answered`: lists its commands (`/deploy`) and a config option in the `session/new` answer
+  only, as claude-agent-acp and codex-acp do over v2, and answers each prompt with its text;
 - `raise`: says one word in the turn, then raises (the bindings end the turn `_internal_error`
   and log the traceback on stderr);
 - `notice`: sends a `notice` update (upstream v2's fire-and-forget message to the user), answers
@@ -39,10 +41,15 @@ class Odd(Agent):
             own_help = models.Command(name="help", description="the agent's own help")
             listed = models.AvailableCommandsUpdate(available_commands=[echo, own_help])
             await session.send_update(listed)
+        if MODE == "answered":
+            deploy = {"type": "command", "name": "deploy", "description": "ship the build"}
+            model = {"type": "select", "configId": "model", "name": "Model", "currentValue": "a",
+                     "options": [{"value": "a", "name": "A"}]}  # fmt: skip
+            return {"availableCommands": [deploy], "configOptions": [model]}
         return None
 
     async def on_prompt(self, session: Session, prompt: Prompt) -> str | None:
-        if MODE == "commands":
+        if MODE in ("commands", "answered"):
             await session.say(f"you sent: {prompt.text}")
             return "end_turn"
         if MODE == "stream":

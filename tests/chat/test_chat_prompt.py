@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 DEMO = [sys.executable, str(REPO / "examples" / "demo_agent.py")]
 ODD = [sys.executable, str(Path(__file__).with_name("odd_agent.py"))]
@@ -267,3 +269,18 @@ def test_a_notice_is_written_in_its_place() -> None:
         "[connected: notice-agent speaks ACP v2]\n"
         "notice [warning]: Quota low: 2 requests left today\nagent: noted\n[turn ended: end_turn]\n"
     )
+
+
+@pytest.mark.slow
+def test_an_agent_naming_v2_with_a_v1_body_is_driven_on_v1() -> None:
+    """fast-agent's answer (version 2, v1's body): chat speaks v1 to it and the turn runs, where
+    it used to fail at `session/new` with the agent's -32602 (no v1 `mcpServers` sent); with
+    `--verbose` the warning names the agent's fault."""
+    agent = [sys.executable, str(Path(__file__).with_name("v1_body_agent.py"))]
+    proc = chat("--prompt", "hi", "--verbose", "--", *agent)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "agent: hello from a v1 body\n" in proc.stdout
+    assert proc.stdout.endswith("[turn ended: end_turn]\n")
+    shown = proc.stdout + proc.stderr
+    assert "answered protocol version 2, but its body is not a version 2 answer" in shown
+    assert "Traceback" not in proc.stderr

@@ -183,6 +183,21 @@ def test_agent_commands_are_listed_and_sent_and_win_over_chats_own_names() -> No
     closed_cleanly(child)
 
 
+def test_commands_listed_only_in_the_session_new_answer_are_listed_too() -> None:
+    """The agent lists `/deploy` in its `session/new` answer and sends no update: `/?` shows
+    it (chat read the snapshot, which folded the answer) and `/deploy` goes to the agent."""
+    child = spawn("-m", "acp_codegen", agent=[*ODD, "answered"])
+    child.expect(PROMPT)
+    child.sendline("/?")
+    child.expect("/deploy  ship the build")
+    child.expect(PROMPT)
+    child.sendline("/deploy now")
+    child.expect("you sent: /deploy now")
+    child.expect(PROMPT)
+    child.sendline("/quit")
+    closed_cleanly(child)
+
+
 def test_an_agent_dying_mid_turn_ends_the_chat_with_one_line() -> None:
     child = spawn("-m", "acp_codegen", agent=[*ODD, "die"])
     child.expect(PROMPT)

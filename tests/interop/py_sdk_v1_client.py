@@ -42,6 +42,7 @@ class RecordingClient:
                 "answer": answer,
                 "options": [o.option_id for o in options],
                 "toolCallId": tool_call.tool_call_id,
+                "title": tool_call.title,
             }
         )
         if answer == "cancel":

@@ -48,6 +48,7 @@ app.onRequest("session/request_permission", async ({ params, agent }) => {
     answer,
     options: params.options.map((option) => option.optionId),
     toolCallId: params.toolCall.toolCallId,
+    title: params.toolCall.title ?? null,
   });
   if (answer === "cancel") {
     await agent.notify("session/cancel", { sessionId: params.sessionId });

@@ -161,6 +161,11 @@ class SessionState(Generic[SnapshotT]):
             ):
                 record.fields["status"] = TOOL_CALL_CANCELLED
 
+    def tool_call(self, call_id: str) -> dict[str, Any] | None:
+        """One tool call as `snapshot()` shows it (None: none has that id)."""
+        record = self._records[TOOL_CALL_ENTITY].get(call_id)
+        return None if record is None else record.snapshot()
+
     def snapshot(self) -> SnapshotT:
         """Fresh, JSON-serialisable data; later updates never change a returned snapshot."""
         out: dict[str, Any] = {"state": self._state, "stopReason": self._stop_reason}

@@ -7,8 +7,9 @@ connection that negotiated v1 that is `V1ClientWire`, which also sits behind v1'
 
 - folds each `session/update` into its session through a `V1UpdateReader` (one per session);
 - turns `session/request_permission` (v1: the `toolCall` it is about, and the options) into
-  the client's permission request (title from the tool call, subject the tool call), folds
-  the tool call into the state, and shows the session `requires_action` while it is open;
+  the client's permission request (title: the tool call's, as held once the request's fields
+  are folded into it; subject the tool call), and shows the session `requires_action` while
+  it is open;
 - answers v1's file system and terminal requests (`fs/*`, `terminal/*`) through `services`
   (the application's typed handlers) when the client advertised them, and refuses them with
   -32601 and the missing capability otherwise;
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..client.client_session import ClientSession
+from ..client.dialect import AnswerChecks
 from ..rpc.connection import Connection
 from ..rpc.dispatch import Dispatcher, InlineHandler, ValidatingDispatcher
 from ..rpc.outgoing_checks import OutgoingChecks
@@ -68,13 +70,15 @@ class V1Tables:
     """What the generated v1 bindings give either side's v1 adapter (`V1ClientWire` here,
     `agent_side.V1AgentSide`): v1's method tables (the agent's, what an agent is sent; the
     client's, what a client is sent) and the tolerant repairs of what that side receives
-    (none: strict). The rows are `MethodSpec`s of whichever runtime copy the v1 bindings
-    import (read by attribute), hence `Any`."""
+    (none: strict; `result_repairs`: of the answers a client folds into its sessions). The
+    rows are `MethodSpec`s of whichever runtime copy the v1 bindings import (read by
+    attribute), hence `Any`."""
 
     agent_specs: Sequence[Any]
     client_specs: Sequence[Any]
     repairs: Repairs = field(default_factory=dict)
     request_repairs: Repairs = field(default_factory=dict)
+    result_repairs: Repairs = field(default_factory=dict)
 
     def checked(self, specs: Sequence[Any], inner: Dispatcher) -> ValidatingDispatcher:
         """`inner` behind the checks of `specs` (the receiving side's table) and the repairs."""
@@ -148,6 +152,7 @@ class V1ClientWire:
         self.capabilities = client_capabilities(handled)
         self._checks = OutgoingChecks(sent=tables.agent_specs, answered=tables.client_specs)
         self._readers: dict[str, V1UpdateReader] = {}
+        self._answers = AnswerChecks(tables.agent_specs, self.version, tables.result_repairs)
 
     def checked(self) -> ValidatingDispatcher:
         """This dialect behind v1's checks (and tolerant repairs) of incoming messages."""
@@ -159,6 +164,9 @@ class V1ClientWire:
 
     def agent_hello(self, result: JsonObject) -> tuple[JsonValue, JsonValue]:
         return result.get(AGENT_INFO), result.get(AGENT_CAPABILITIES)
+
+    def initialize_misfit(self, result: JsonObject) -> str | None:
+        return self._answers.hello_misfit(result)
 
     def prompt_capabilities(self, agent_capabilities: JsonValue) -> JsonValue:
         return prompt_capabilities_as_v2(agent_capabilities)
@@ -183,18 +191,27 @@ class V1ClientWire:
         none."""
         return {"mcpServers": [], **params} if method in (SESSION_NEW, SESSION_LOAD) else params
 
-    def setup_done(self, session: ClientSession[Any], result: JsonValue) -> None:
-        """Fold what a session setup result says (v1: modes and config options); a message a
-        load replayed ends with the replay (the next chunk starts a new one)."""
-        reader = self._readers.get(session.session_id)
-        if reader is None and not (
-            isinstance(result, dict) and ("modes" in result or "configOptions" in result)
-        ):
-            return  # nothing to fold: the session's first update makes its reader
-        reader = self.reader(session.session_id)
+    def setup_answer(self, method: str, session_id: str, result: JsonValue) -> JsonValue:
+        """A v1 setup answer in v2's shape: its modes and config options as v2's config
+        options (the mode a select option of category `mode`); a message a load replayed ends
+        with the replay (the next chunk starts a new one)."""
+        result = self._answers.kept(method, result)
+        if not isinstance(result, dict):
+            return result
+        reader = self._readers.get(session_id)
+        if reader is None and "modes" not in result and "configOptions" not in result:
+            return result  # nothing to translate: the session's first update makes its reader
+        reader = self.reader(session_id)
         reader.end_message()
+        answer = {name: value for name, value in result.items() if name != "modes"}
+        answer.pop("configOptions", None)
         for update in reader.session_setup(result):
-            session.apply(update, owned=True)
+            answer["configOptions"] = update["configOptions"]
+        return answer
+
+    def replay_begins(self, session_id: str) -> None:
+        """The replay starts a new reader: no message of before continues into it."""
+        self._readers.pop(session_id, None)
 
     def loads_instead(
         self, session_id: str, params: JsonObject, agent_capabilities: JsonValue
@@ -306,14 +323,17 @@ class V1ClientWire:
         session = self._known_session(params)
         about = params["toolCall"] if isinstance(params, dict) else None
         assert isinstance(about, dict) and isinstance(params, dict)  # v1's checks saw to it
-        # The tool call it is about, read as a v1 tool_call_update: folded into the state and
-        # shown (in v2's shape) as the request's subject.
+        # The tool call it is about, read as a v1 tool_call_update: its fields are the call's
+        # own, folded into the call held (a title only when given), and shown (in v2's shape)
+        # as the request's subject. The question is the call's title (v1 asks nothing else).
         update = {**about, "sessionUpdate": TOOL_CALL_UPDATE}
         folded = self.reader(session.session_id).read(update)
         for item in folded:
             session.apply(item)
         tool_call = {k: v for k, v in folded[0].items() if k != UPDATE_TAG_FIELD}
-        title = tool_call.get("title")
+        call_id = tool_call.get("toolCallId")
+        held = session.state.tool_call(call_id) if isinstance(call_id, str) else None
+        title = (held or tool_call).get("title")
         request: JsonObject = {
             "sessionId": session.session_id,
             "title": title if isinstance(title, str) and title else "Allow this tool call?",

@@ -79,6 +79,11 @@ class ClientSession(SessionView, Generic[SnapshotT_co]):
         """The session's state as plain JSON (typed by the generated `SessionSnapshot`)."""
         return self.state.snapshot()
 
+    def rebuild(self) -> SessionState[SnapshotT_co]:
+        """Start the state afresh (a replay of the whole history follows); the one it held."""
+        before, self.state = self.state, self.client.new_state()
+        return before
+
     def apply(self, update: JsonValue | BaseModel, *, owned: bool = False) -> None:
         """Fold one update; a malformed one is logged and skipped (it cannot be answered).
         `owned`: see `SessionState.apply` (the connection hands over what it decoded). A

@@ -4,22 +4,24 @@
 #     --out generated --package acp_bindings
 """The client's half of the prompt lifecycle, as a `Dispatcher` working on wire JSON.
 
-`ClientSide` sends `initialize` (checking the version the agent answers), sets sessions up,
-and keeps one `SessionState` per session (`client_session.ClientSession`), fed by every
-`session/update` in wire order. Updates that arrive while a session setup request is in flight
-(before its result names the session) are buffered and applied, in order, once the session
-exists; updates for a session nobody is setting up are logged and dropped.
+`ClientSide` sends `initialize` (checking the version the agent answers, and that the body is
+that version's answer), sets sessions up, and keeps one `SessionState` per session
+(`client_session.ClientSession`), fed by every `session/update` in wire order and by what a
+setup answer carries that the state keeps (config options, commands: folded as the updates
+that say it). Updates that arrive while a session setup request is in flight (before its
+result names the session) are buffered and applied, in order, once the session exists;
+updates for a session nobody is setting up are logged and dropped. A setup that replays the
+whole history of a session held here rebuilds its state from the replay.
 
 Everything that depends on the version is said through a `ClientDialect` (dialect.py): v2's
 (`V2ClientWire`) until `initialize` settles on another. It asks for v2; given v1's tables
 (`v1=V1Tables(...)`, from the v1 floor) it also accepts an agent that answers v1, and the
-dialect those tables make then reads that agent's messages into the same sessions and states and
-writes what v1 expects (`versioned()` routes each incoming message to the negotiated version's
-checks). `protocol_version` is the version negotiated.
+dialect those tables make then reads that agent's messages into the same sessions and states
+and writes what v1 expects (`versioned()` routes each incoming message to the negotiated
+version's checks). `protocol_version` is the version negotiated.
 
-`session/request_permission` requests become `PermissionRequest`s on their session; the optional
-`on_permission` hook answers them (it returns an outcome object), or the application answers
-them itself with `PermissionRequest.select` / `respond`.
+`session/request_permission` requests become `PermissionRequest`s on their session; the
+optional `on_permission` hook answers them, or the application does (`PermissionRequest`).
 """
 
 from __future__ import annotations
@@ -33,18 +35,13 @@ from pydantic import BaseModel
 from typing_extensions import TypeVar  # a TypeVar default (PEP 696) before Python 3.13
 
 from ..core.client_rules import load_refusal, prompt_refusal, setup_refusal
-from ..core.versions import UNSUPPORTED_PROTOCOL_VERSION
+from ..core.client_setup import rebuilds_state, setup_fields, setup_updates
 from ..rpc.connection import Connection
-from ..rpc.dispatch import Dispatcher, InlineHandler
+from ..rpc.dispatch import Dispatcher, InlineHandler, MethodTable
 from ..rpc.version_router import VersionedDispatcher
 from ..state.merge_plan import plan_for
 from ..state.session_state import SessionState
-from ..wire.errors import (
-    ErrorCode,
-    ProtocolUsageError,
-    RpcError,
-    UnsupportedProtocolVersion,
-)
+from ..wire.errors import ErrorCode, ProtocolUsageError, RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue
 from ..wire.protocol import (
     INITIALIZE,
@@ -58,8 +55,9 @@ from ..wire.protocol import (
     UPDATE_TAG_FIELD,
 )
 from ..wire.tables import MergeRule
+from ..wire.tolerant import ParamsRepair
 from .client_session import ClientSession
-from .dialect import ClientDialect, DialectTables, V2ClientWire
+from .dialect import ClientDialect, DialectTables, V2ClientWire, initialize_refused, spoken_version
 from .permission_request import PermissionRequest, wait_for_answer
 
 __all__ = ["ClientSession", "ClientSide"]
@@ -84,7 +82,9 @@ class ClientSide(Generic[SnapshotT]):
     `protocol_versions`: those accepted, the highest asked for; `v1`: v1's tables, to accept
     v1 agents too (1 is then accepted whether listed or not); `v1_services` answers v1's
     client requests (`fs/*`, `terminal/*`, extensions), and `v1_handled` names the ones it
-    answers, from which the v1 client capabilities are derived.
+    answers, from which the v1 client capabilities are derived. `agent_specs`: v2's agent
+    table (generated `AGENT_SPECS`), whose answer types tell a v2 `initialize` body and check
+    the setup answers folded into sessions (`answer_repairs`: their tolerant repairs).
     """
 
     def __init__(
@@ -103,6 +103,8 @@ class ClientSide(Generic[SnapshotT]):
         v1: DialectTables | None = None,
         v1_services: Dispatcher | None = None,
         v1_handled: Collection[str] = (),
+        agent_specs: MethodTable = (),
+        answer_repairs: Mapping[str, ParamsRepair] | None = None,
     ) -> None:
         if not protocol_versions:
             raise ValueError("a client must support at least one protocol version")
@@ -115,12 +117,13 @@ class ClientSide(Generic[SnapshotT]):
         self.capabilities = dict(capabilities or {})
         self.v1 = None if v1 is None else v1.dialect(self, services=v1_services, handled=v1_handled)
         # The wire spoken: v2's unless the version negotiated is the dialect's (see below).
-        self._v2_wire = V2ClientWire(connection)
+        self._v2_wire = V2ClientWire(connection, agent_specs, answer_repairs)
         self._wire: ClientDialect = self._v2_wire
         accepted = set(protocol_versions) | ({self.v1.version} if self.v1 is not None else set())
         self.protocol_versions = tuple(sorted(accepted))
         self._rules = rules
         self._plan = plan_for(rules)  # compiled once: a new session then only builds its state
+        self._setup_fields = setup_fields(rules)  # what a setup answer carries that state keeps
         self._tag_field = tag_field
         self._validate_update = validate_update
         self._on_permission = on_permission
@@ -202,7 +205,8 @@ class ClientSide(Generic[SnapshotT]):
 
     async def initialize(self) -> JsonObject:
         """Offer our newest version; raise `UnsupportedProtocolVersion` (and close the
-        connection) when the agent answers one we cannot use."""
+        connection) when the agent answers one we cannot use, `ProtocolUsageError` when its
+        answer's body is not that version's (unless it is v1's and v1 was offered)."""
         params: JsonObject = {
             "protocolVersion": max(self.protocol_versions),
             "info": self.info,
@@ -210,26 +214,19 @@ class ClientSide(Generic[SnapshotT]):
         }
         if self.v1 is not None:  # its names for these too: an agent of only that version knows us
             self.v1.hello(params, self.info)
-        try:
+        try:  # the version answered, when its body is its answer (else v1's when offered)
             result = await self.connection.request(INITIALIZE, params)
-        except RpcError as error:
-            if error.code != UNSUPPORTED_PROTOCOL_VERSION:
+            spoken, said = spoken_version(result, self.protocol_versions, self._v2_wire, self.v1)
+        except (RpcError, ProtocolUsageError) as error:
+            refused = initialize_refused(error, self.protocol_versions)
+            if refused is None:
                 raise
             await self.connection.close()
-            data = error.data if isinstance(error.data, dict) else {}
-            raise UnsupportedProtocolVersion(
-                None, self.protocol_versions, data.get("supported")
-            ) from None
-        version = result.get("protocolVersion") if isinstance(result, dict) else None
-        if (
-            not isinstance(version, int)
-            or isinstance(version, bool)
-            or version not in self.protocol_versions
-        ):
-            await self.connection.close()
-            raise UnsupportedProtocolVersion(version, self.protocol_versions)
+            raise refused from None
+        if said:  # answered with another version's body: the agent's fault, logged
+            logger.warning("%s", said)
         assert isinstance(result, dict)
-        self.protocol_version = version  # and the wire that version speaks
+        self.protocol_version = spoken  # and the wire that version speaks
         self.agent_info, capabilities = self._wire.agent_hello(result)
         self.agent_capabilities = capabilities or {}
         self.auth_methods = list(result.get("authMethods") or [])
@@ -278,9 +275,19 @@ class ClientSide(Generic[SnapshotT]):
         if refusal is not None:
             raise ProtocolUsageError(refusal)
         params = self._wire.setup_params(method, params)
+        # A whole replay of a session held here rebuilds its state (a fresh one the replay
+        # folds into, kept only once the agent answers): it never adds to what was there.
+        held = self.sessions.get(session_id) if session_id is not None else None
+        if session_id is not None and rebuilds_state(method, params):
+            self._wire.replay_begins(session_id)
+        before = held.rebuild() if held is not None and rebuilds_state(method, params) else None
         self._setups_in_flight += 1
         try:
             result = await self.request(method, params)
+        except BaseException:
+            if held is not None and before is not None:
+                held.state = before  # refused or lost: what was held stays
+            raise
         finally:
             self._setups_in_flight -= 1
         if session_id is None:
@@ -299,7 +306,10 @@ class ClientSide(Generic[SnapshotT]):
         self.sessions[session_id] = session
         for update in self._early_updates.pop(session_id, []):
             session.apply(update, owned=True)
-        self._wire.setup_done(session, result)
+        # What the answer carries that the state keeps, folded as the updates that say it.
+        answer = self._wire.setup_answer(method, session_id, result)
+        for update in setup_updates(self._setup_fields, answer, self._tag_field):
+            session.apply(update, owned=True)
         if self._setups_in_flight == 0 and self._early_updates:
             logger.warning("dropping updates for unknown sessions %s", list(self._early_updates))
             self._early_updates.clear()

@@ -344,9 +344,11 @@ def diff_as_text(item: Mapping[str, Any]) -> dict[str, Any]:
 def v1_permission_params(params: Mapping[str, Any]) -> dict[str, Any]:
     """v1 `session/request_permission` params for v2 ones. v1 asks about a tool call: the one
     a v2 `subject` of type `tool_call` carries (v2-only fields left out, statuses mapped as for
-    updates), else a tool call made for the request (id `perm_...`) titled with the request's
-    title, the v2 `description` as its text content. Other v2 subject types have no v1 form:
-    logged, and the request goes out as if it had none."""
+    updates; its fields are the call's own, which a v1 client merges into the call it holds,
+    so the question is not made its title), else a tool call made for the request (id
+    `perm_...`) titled with the request's title, the v2 `description` as its text content.
+    Other v2 subject types have no v1 form: logged, and the request goes out as if it had
+    none."""
     subject = params.get("subject")
     carried = subject.get("toolCall") if isinstance(subject, dict) else None
     tool_call: dict[str, Any]
@@ -355,7 +357,6 @@ def v1_permission_params(params: Mapping[str, Any]) -> dict[str, Any]:
         status = tool_call.get("status")
         if isinstance(status, str) and status in V1_STATUS:
             tool_call["status"] = V1_STATUS[status]
-        tool_call.setdefault("title", params.get("title"))
     else:
         if isinstance(subject, dict):
             logger.debug("v1: permission subject of type %r not sent", subject.get("type"))

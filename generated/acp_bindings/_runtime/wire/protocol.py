@@ -73,6 +73,7 @@ FINISHED_TOOL_CALL_STATUSES: Final = frozenset({"completed", "failed", TOOL_CALL
 OUTCOME_CANCELLED: Final = "cancelled"
 OUTCOME_SELECTED: Final = "selected"
 
+
 def selected_option(outcome: object) -> str | None:
     """The chosen optionId of a permission outcome, or None. Anything but a well-formed
     `selected` outcome (cancelled, unknown future outcomes) is never read as approval."""
