@@ -11,8 +11,9 @@ stop reason a turn ends with, and which late or duplicate messages change nothin
 takeover, a turn's end) and when a prompt is refused. `versions` holds the version rules: the
 version an `initialize` settles on, what is refused before it, and which version's dispatcher a
 message goes to. `client_rules` says what a client refuses to send (a setup before `initialize`,
-a prompt for a session not set up here), and `prompt_content` which prompt content an agent's
-capabilities allow (both sides apply it).
+a prompt for a session not set up here), `prompt_content` which prompt content an agent's
+capabilities allow (both sides apply it), and `client_gates` what an agent may send a client
+given the capabilities it advertised, and the form it sends otherwise.
 
 The async code (agent/turns.py, agent/agent_session.py, client/client_session.py,
 client/client_side.py, rpc/version_router.py) is the adapter: it tells the core what happened,
