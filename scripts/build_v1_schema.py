@@ -50,10 +50,18 @@ def _signature(branch: Any) -> str | None:
 def _strip(node: Any) -> Any:
     """`node` without upstream's words (descriptions; titles are names and stay)."""
     if isinstance(node, dict):
-        return {k: _strip(v) for k, v in node.items() if k != "description"}
+        return {k: _strip_key(k, v) for k, v in node.items() if k != "description"}
     if isinstance(node, list):
         return [_strip(v) for v in node]
     return node
+
+
+def _strip_key(key: str, value: Any) -> Any:
+    """A `properties` map is keyed by field names, not keywords: a field named `description`
+    (`AvailableCommand.description`, ...) is protocol and stays; only its words go."""
+    if key == "properties" and isinstance(value, dict):
+        return {name: _strip(sub) for name, sub in value.items()}
+    return _strip(value)
 
 
 def _borrow(node: Any, ours: Any) -> None:

@@ -22,6 +22,8 @@ V1 = UPSTREAM / "v1" / "schema.json"
 SEED = UPSTREAM / "seed-source" / "v2-schema.json"
 ALPHA3 = UPSTREAM / "v2" / "schema.json"
 V240 = UPSTREAM / "sdk-2.4.0" / "schema.json"
+OURS_V1 = REPO / "schema" / "acp.v1.schema.json"
+V1_240 = UPSTREAM / "v1-2.4.0" / "schema.json"
 
 
 def _need(*paths: Path) -> None:
@@ -124,6 +126,27 @@ def test_cli_exit_codes_on_real_pairs(capsys: pytest.CaptureFixture[str]) -> Non
     assert capsys.readouterr().out == f"no changes from {V240} to {V240}\n"
     assert main(["diff", str(V240), str(OURS)]) == 0
     capsys.readouterr()
+
+
+def test_our_v1_schema_is_upstreams_v1_as_2_4_0_ships_it() -> None:
+    """schema/acp.v1.schema.json is upstream's v1 with our words: no field is lost on the way,
+    not even one named like the keyword whose text is replaced (`description`: fifteen types
+    carry one, and `AvailableCommand` requires it)."""
+    _need(V1_240)
+    assert diff_files(V1_240, OURS_V1) == []
+    assert diff_files(OURS_V1, V1_240) == []
+    command = json.loads(OURS_V1.read_text(encoding="utf-8"))["$defs"]["AvailableCommand"]
+    assert command["properties"]["description"]["type"] == "string"
+    assert "description" in command["required"]
+
+
+def test_cli_finds_no_change_between_ours_and_upstreams_2_4_0(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _need(V1_240, V240)
+    for upstream, ours in ((V1_240, OURS_V1), (V240, OURS)):
+        assert main(["diff", str(upstream), str(ours)]) == 0
+        assert capsys.readouterr().out == f"no changes from {upstream} to {ours}\n"
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])

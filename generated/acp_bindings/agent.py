@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from . import models
 from ._runtime.agent import agent_session as engine
 from ._runtime.agent.agent_side import AgentSide, SessionHooks
+from ._runtime.agent.gated_peer import GatedPeer
 from ._runtime.agent.session_store import SessionStore
 from ._runtime.rpc.connection import Connection
 from ._runtime.rpc.dispatch import Dispatcher, ValidatingDispatcher
@@ -122,6 +123,8 @@ class Agent:
     """
 
     client: ClientProxy  # set when a connection is served
+    # A request the client did not advertise it takes (`elicitation/create` in a mode it did
+    # not name) raises `ClientLacksCapability`, sending nothing.
     # v1's client services (file system, terminals), typed with `.v1.models`, e.g.
     # `await self.client_services.fs_read_text_file(v1_models.ReadTextFileRequest(...))`. A
     # call raises `ClientServiceUnavailable`, sending nothing, on a v2 connection (upstream
@@ -218,7 +221,9 @@ class Agent:
 
     def _v2_dispatcher(self, connection: Connection) -> ValidatingDispatcher:
         """The v2 dialect: the lifecycle behind v2's checks (it owns the session registry)."""
-        self.client = ClientProxy(connection, strict=self.strict)
+        # What the client did not advertise (a mode of elicitation) is refused, nothing sent.
+        gated = GatedPeer(connection, lambda: self.lifecycle.client_gates)
+        self.client = ClientProxy(gated, strict=self.strict)
         deletes = type(self).on_delete_session is not Agent.on_delete_session
         # Without a hook of the author's, `session/new` is answered as it is read (no task).
         news = type(self).on_new_session is not Agent.on_new_session

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from . import models
 from ._runtime.agent import agent_session as engine
 from ._runtime.agent import handles
+from ._runtime.core import client_gates
 from ._runtime.wire.convert import from_wire
 
 CompactionStatusValue = Literal[
@@ -99,6 +100,15 @@ ToolKindValue = Literal[
     "switch_mode",
     "other",
 ]
+
+# What a client may not have advertised it takes (`Session.client_allows`).
+Gate = client_gates.Gate
+NOTICES = client_gates.NOTICES
+COMPACTION = client_gates.COMPACTION
+BOOLEAN_OPTIONS = client_gates.BOOLEAN_OPTIONS
+TERMINAL_LOGIN = client_gates.TERMINAL_LOGIN
+FORM_ELICITATION = client_gates.FORM_ELICITATION
+URL_ELICITATION = client_gates.URL_ELICITATION
 
 # A content block: a plain string is sent as a text block.
 Content = str | models.ContentBlock
@@ -331,6 +341,14 @@ class Session:
     @property
     def closed(self) -> bool:
         return self.engine.closed
+
+    def client_allows(self, gate: Gate) -> bool:
+        """Whether the client advertised it takes what `gate` (NOTICES, COMPACTION,
+        BOOLEAN_OPTIONS, TERMINAL_LOGIN, FORM_ELICITATION, URL_ELICITATION, from this module)
+        holds back. What it did not is sent in another form, not at all, or refused
+        (docs/protocol-versions.md, "What a client advertised"): ask first to say it
+        otherwise, e.g. a notice as a message."""
+        return self.engine.client_gates.allows(gate)
 
     async def set_title(self, title: str | None) -> None:
         """Name the session (None clears the name), for the client and `session/list`."""

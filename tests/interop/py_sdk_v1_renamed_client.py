@@ -3,10 +3,10 @@ our agents over stdio; run by test_v1_interop.py with the SDK on PYTHONPATH.
 
     python py_sdk_v1_renamed_client.py CWD -- AGENT_COMMAND [ARGS...]
 
-initialize, authenticate with the first method offered, session/new, session/set_mode to the
-last mode offered, session/set_config_option on every boolean option (turned on), logout. Each
-answer is recorded as the SDK parsed it; what it logs at warning level or above is
-"sdkErrors". Prints one JSON summary on stdout."""
+initialize (advertising boolean options), authenticate with the first method offered,
+session/new, session/set_mode to the last mode offered, session/set_config_option on every
+boolean option (turned on), logout. Each answer is recorded as the SDK parsed it; what it
+logs at warning level or above is "sdkErrors". Prints one JSON summary on stdout."""
 
 from __future__ import annotations
 
@@ -37,7 +37,15 @@ async def main(cwd: str, agent: list[str]) -> dict[str, Any]:
     assert process.stdin is not None and process.stdout is not None
     connection = connect_to_agent(QuietClient(), process.stdin, process.stdout)
     info = schema.Implementation(name="acp-codegen-interop", version="0.0.0")
-    initialized = await connection.initialize(protocol_version=PROTOCOL_VERSION, client_info=info)
+    options = schema.SessionConfigOptionsCapabilities(
+        boolean=schema.BooleanConfigOptionCapabilities()
+    )
+    capabilities = schema.ClientCapabilities(
+        session=schema.ClientSessionCapabilities(config_options=options)
+    )
+    initialized = await connection.initialize(
+        protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities, client_info=info
+    )
     method = initialized.auth_methods[0]
     authenticated = await connection.authenticate(method_id=method.id)
     session = await connection.new_session(cwd=cwd, mcp_servers=[])

@@ -143,3 +143,50 @@ def test_the_py_sdk_v1_client_logs_in_and_sets_options(
     values = {option["id"]: option["currentValue"] for option in switched["configOptions"]}
     assert values == {"mode": "code", "verbose": True}
     assert summary["agentExitCode"] == 0
+
+
+def gated_run(py_sdk_v1_path: Path, cwd: Path, *flags: str) -> dict[str, Any]:
+    """The SDK's v1 client (py_sdk_v1_gates_client.py) on the gated agent."""
+    agent = [sys.executable, str(HERE.parent / "runtime" / "configured_agent.py"), "--gated"]
+    script = str(HERE / "py_sdk_v1_gates_client.py")
+    argv = [sys.executable, script, str(cwd), *flags, "--", *agent]
+    return summary_of(argv, PYTHONPATH=str(py_sdk_v1_path))
+
+
+def verbose_in(options: list[dict[str, Any]]) -> dict[str, Any]:
+    (verbose,) = [option for option in options if option["id"] == "verbose"]
+    return verbose
+
+
+def test_the_py_sdk_v1_client_gets_only_what_it_advertised(
+    py_sdk_v1_path: Path, tmp_path: Path
+) -> None:
+    """0.12.1 advertises no notices, compactions, terminal logins or boolean options: it is
+    sent none of them (a notice would be logged as an unhandled error and dropped), and the
+    boolean option comes as a select of "true"/"false", which it can set."""
+    summary = gated_run(py_sdk_v1_path, tmp_path)
+    assert summary["sdkErrors"] == []
+    assert [m["id"] for m in summary["initialized"]["authMethods"]] == ["browser"]
+    shown = verbose_in(summary["session"]["configOptions"])
+    assert shown["type"] == "select" and shown["currentValue"] == "false"
+    assert [value["value"] for value in shown["options"]] == ["true", "false"]
+    (switched,) = summary["switched"]
+    assert verbose_in(switched["configOptions"])["currentValue"] == "true"
+    assert summary["prompted"] == {"stopReason": "end_turn"}
+    tags = [update["sessionUpdate"] for update in summary["updates"]]
+    assert "notice" not in tags and "compaction_update" not in tags
+    (told,) = [u for u in summary["updates"] if u["sessionUpdate"] == "config_option_update"]
+    assert verbose_in(told["configOptions"]) == {**shown, "currentValue": "false"}
+    assert summary["agentExitCode"] == 0
+
+
+def test_the_py_sdk_v1_client_gets_boolean_options_once_it_advertises_them(
+    py_sdk_v1_path: Path, tmp_path: Path
+) -> None:
+    summary = gated_run(py_sdk_v1_path, tmp_path, "--boolean")
+    assert summary["sdkErrors"] == []
+    assert verbose_in(summary["session"]["configOptions"])["type"] == "boolean"
+    (switched,) = summary["switched"]
+    assert verbose_in(switched["configOptions"])["currentValue"] is True
+    (told,) = [u for u in summary["updates"] if u["sessionUpdate"] == "config_option_update"]
+    assert verbose_in(told["configOptions"])["currentValue"] is False

@@ -1,7 +1,9 @@
 """An agent that serves logins and per-session options (a mode, a boolean), recording every
 call: tests/runtime/test_v1_renamed.py drives it on the v1 wire, and
 tests/interop/test_v1_interop.py runs it as a process (`python configured_agent.py`, stdio)
-for the official Python SDK's v1 client."""
+for the official Python SDK's v1 client. `GatedAgent` (`python configured_agent.py --gated`)
+also offers a terminal login and sends a notice and a compaction each turn: what a client gets
+only when it advertised it (tests/runtime/test_client_gates.py)."""
 
 from __future__ import annotations
 
@@ -33,6 +35,9 @@ VERBOSE: dict[str, Any] = {
     "currentValue": False,
 }
 LOGIN = models.AuthMethodAgent(type="agent", method_id="browser", name="Log in with a browser")
+TERMINAL = models.AuthMethodTerminal(type="terminal", method_id="tty", name="Log in here")
+NOTICE = {"sessionUpdate": "notice", "severity": "info", "title": "Indexing the workspace"}
+COMPACTED = {"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "completed"}
 
 
 class ConfiguredAgent(acp.Agent):
@@ -79,5 +84,17 @@ class ConfiguredAgent(acp.Agent):
         return models.SetSessionConfigOptionResponse.model_validate({"configOptions": options})
 
 
+class GatedAgent(ConfiguredAgent):
+    """The configured agent with a terminal login, whose turns send a notice and a compaction
+    before turning the boolean over."""
+
+    auth_methods: ClassVar[list[models.AuthMethod]] = [LOGIN, TERMINAL]
+
+    async def on_prompt(self, session: acp.Session, prompt: acp.Prompt) -> str | None:
+        await session.engine.send_update(NOTICE)
+        await session.engine.send_update(COMPACTED)
+        return await super().on_prompt(session, prompt)
+
+
 if __name__ == "__main__":
-    ConfiguredAgent().run()
+    (GatedAgent if "--gated" in sys.argv[1:] else ConfiguredAgent)().run()

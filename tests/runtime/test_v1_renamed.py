@@ -25,11 +25,17 @@ class PlainAgent(acp.Agent):
         return None
 
 
-async def v1_session(agent: acp.Agent) -> tuple[V1Client, dict[str, Any], dict[str, Any]]:
+# A v1 client that shows boolean options (else it is sent them as selects: test_client_gates).
+BOOLEAN_INIT = {**V1_INIT, "clientCapabilities": {"session": {"configOptions": {"boolean": {}}}}}
+
+
+async def v1_session(
+    agent: acp.Agent, init: dict[str, Any] = BOOLEAN_INIT
+) -> tuple[V1Client, dict[str, Any], dict[str, Any]]:
     """A v1 client connected to `agent`: its `initialize` and `session/new` answers."""
     _, peer = await connected(agent.dispatcher)
     client = V1Client(peer)
-    initialized = (await client.call("initialize", V1_INIT))["result"]
+    initialized = (await client.call("initialize", init))["result"]
     created = (await client.call("session/new", {"cwd": "/tmp", "mcpServers": []}))["result"]
     return client, initialized, created
 

@@ -19,6 +19,7 @@ sys.path.insert(0, str(REPO / "generated"))
 
 from acp_bindings import methods as v2_methods  # noqa: E402
 from acp_bindings._runtime.agent.agent_session import AgentSession  # noqa: E402
+from acp_bindings._runtime.core.client_gates import ClientGates  # noqa: E402
 from acp_bindings._runtime.rpc.outgoing_checks import OutgoingChecks  # noqa: E402
 from acp_bindings._runtime.v1.agent_wire import V1SessionDialect, v1_stop_reason  # noqa: E402
 from acp_bindings.v1 import methods as v1_methods  # noqa: E402
@@ -27,6 +28,11 @@ V2_CHECKS = OutgoingChecks(sent=v2_methods.CLIENT_SPECS, answered=v2_methods.AGE
 V1_CHECKS = OutgoingChecks(sent=v1_methods.CLIENT_SPECS, answered=v1_methods.AGENT_SPECS)
 OPTIONS = [{"optionId": "ok", "name": "OK", "kind": "allow_once"}]
 Call = Callable[[AgentSession], Awaitable[Any]]
+# A v1 client that advertised every update kind and option kind it can be sent (the table's
+# rows; what one that did not gets instead: test_client_gates.py).
+ADVERTISED: dict[str, Any] = {
+    "session": {"configOptions": {"boolean": {}}, "notices": {}, "compaction": {}}
+}
 
 
 class Recorder:
@@ -43,14 +49,16 @@ class Recorder:
         return {"outcome": {"outcome": "selected", "optionId": "ok"}}
 
 
-def wires(call: Call) -> tuple[list[Any], list[Any]]:
-    """What `call` sends on v2 and on v1: updates (their objects) and requests (their params)."""
+def wires(call: Call, advertised: Any = ADVERTISED) -> tuple[list[Any], list[Any]]:
+    """What `call` sends on v2 and on v1 (to a client that `advertised` those capabilities):
+    updates (their objects) and requests (their params)."""
 
     async def one(v1: bool) -> list[Any]:
         peer = Recorder()
         session = AgentSession("s1", peer, {}, {}, V2_CHECKS)
         if v1:
-            session.dialect = V1SessionDialect("s1", peer, V1_CHECKS)
+            gates = ClientGates(1, advertised)
+            session.dialect = V1SessionDialect("s1", peer, V1_CHECKS, gates=gates)
         await call(session)
         for method, params in peer.sent:  # each fits its version's types
             if method == "session/update":
@@ -196,6 +204,8 @@ async def the_rest(session: AgentSession) -> None:
 def test_usage_title_and_notices_are_the_same_on_v1() -> None:
     v2, v1 = wires(the_rest)
     assert v1 == v2 and tags(v1) == ["usage_update", "session_info_update", "notice"]
+    _, unadvertised = wires(the_rest, advertised={})
+    assert tags(unadvertised) == ["usage_update", "session_info_update"]
 
 
 async def lifecycle_reports(session: AgentSession) -> None:

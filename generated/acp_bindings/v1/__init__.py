@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loa
 # The oldest pydantic these bindings work with (checked when the package is imported).
 PYDANTIC_MINIMUM = _pydantic_check.PYDANTIC_MINIMUM
 # sha256 of the schema file this package was generated from.
-SCHEMA_SHA256 = "1f2f0dc78ee2cd477d0ee7fed88a9c21fd121a981f5bf0df5fb52861c82226b5"
+SCHEMA_SHA256 = "c2361ee911df8441f3e8c3366b9d9d1879b3d52024cce923d364c2bdb2076793"
 
 PROTOCOL_VERSION = 1
 

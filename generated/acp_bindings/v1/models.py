@@ -175,6 +175,7 @@ class AuthMethodAgent(BaseModel):
     )
     id: Annotated[AuthMethodId, Field(description="Id to pass to `authenticate`.")]
     name: Annotated[str, Field(description="Label shown to the user.")]
+    description: Annotated[str | None | MISSING, Field(description="Longer explanation.")] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -204,6 +205,7 @@ class AuthMethodTerminal(BaseModel):
     type: Literal["terminal"] = "terminal"
     id: Annotated[AuthMethodId, Field(description="Id to pass to `authenticate`.")]
     name: Annotated[str, Field(description="Label shown to the user.")]
+    description: Annotated[str | None | MISSING, Field(description="Longer explanation.")] = MISSING
     args: Annotated[
         list[str] | MISSING, Field(description="Extra command-line arguments for the Agent.")
     ] = MISSING
@@ -321,6 +323,9 @@ class AvailableCommand(BaseModel):
         defer_build=True,
     )
     name: Annotated[str, Field(description="Name of the command, without the slash.")]
+    description: Annotated[
+        str, Field(description="What the command does, in a line shown beside its name.")
+    ]
     input: Annotated[
         AvailableCommandInput | None | MISSING,
         Field(description="What the command takes as input, if anything."),
@@ -419,6 +424,9 @@ class BooleanPropertySchema(BaseModel):
     )
     type: Literal["boolean"] = "boolean"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
+    description: Annotated[str | None | MISSING, Field(description="Help text for the field.")] = (
+        MISSING
+    )
     default: Annotated[bool | None | MISSING, Field(description="Initial value.")] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1227,6 +1235,9 @@ class ElicitationSchema(BaseModel):
     required: Annotated[
         list[str] | None | MISSING, Field(description="Names of fields that must be filled in.")
     ] = MISSING
+    description: Annotated[
+        str | None | MISSING, Field(description="Explanation shown with the form.")
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -1365,6 +1376,9 @@ class EnumOption(BaseModel):
     )
     const: Annotated[str, Field(description="The value submitted.")]
     title: Annotated[str, Field(description="Label shown to the user.")]
+    description: Annotated[
+        str | None | MISSING, Field(description="Longer explanation of the value.")
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -1656,6 +1670,9 @@ class IntegerPropertySchema(BaseModel):
     )
     type: Literal["integer"] = "integer"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
+    description: Annotated[str | None | MISSING, Field(description="Help text for the field.")] = (
+        MISSING
+    )
     minimum: Annotated[
         int | None | MISSING,
         Field(
@@ -2075,6 +2092,9 @@ class MultiSelectPropertySchema(BaseModel):
     )
     type: Literal["array"] = "array"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
+    description: Annotated[str | None | MISSING, Field(description="Help text for the field.")] = (
+        MISSING
+    )
     min_items: Annotated[
         int | None | MISSING,
         Field(
@@ -2183,6 +2203,9 @@ class Notice(BaseModel):
     title: Annotated[
         str, Field(description="Short plain text that stands on its own.", min_length=1)
     ]
+    description: Annotated[
+        str | None | MISSING, Field(description="More detail in plain text.")
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -2230,6 +2253,9 @@ class NumberPropertySchema(BaseModel):
     )
     type: Literal["number"] = "number"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
+    description: Annotated[str | None | MISSING, Field(description="Help text for the field.")] = (
+        MISSING
+    )
     minimum: Annotated[float | None | MISSING, Field(description="Smallest allowed value.")] = (
         MISSING
     )
@@ -2793,6 +2819,9 @@ class ResourceLink(BaseModel):
     annotations: Annotated[Annotations | None | MISSING, Field(description="Display hints.")] = (
         MISSING
     )
+    description: Annotated[
+        str | None | MISSING, Field(description="What the resource contains.")
+    ] = MISSING
     mime_type: Annotated[
         str | None | MISSING, Field(alias="mimeType", description="Media type of the resource.")
     ] = MISSING
@@ -3056,6 +3085,7 @@ class SessionConfigBoolean(BaseModel):
         SessionConfigId, Field(description="Id of the option, for `session/set_config_option`.")
     ]
     name: Annotated[str, Field(description="Label shown to the user.")]
+    description: Annotated[str | None | MISSING, Field(description="Longer explanation.")] = MISSING
     category: Annotated[
         SessionConfigOptionCategory | None | MISSING, Field(description="What the option controls.")
     ] = MISSING
@@ -3144,6 +3174,7 @@ class SessionConfigSelect(BaseModel):
         SessionConfigId, Field(description="Id of the option, for `session/set_config_option`.")
     ]
     name: Annotated[str, Field(description="Label shown to the user.")]
+    description: Annotated[str | None | MISSING, Field(description="Longer explanation.")] = MISSING
     category: Annotated[
         SessionConfigOptionCategory | None | MISSING, Field(description="What the option controls.")
     ] = MISSING
@@ -3245,6 +3276,7 @@ class SessionConfigSelectOption(BaseModel):
     )
     value: Annotated[SessionConfigValueId, Field(description="Id of the value.")]
     name: Annotated[str, Field(description="Label shown to the user.")]
+    description: Annotated[str | None | MISSING, Field(description="Longer explanation.")] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -3396,6 +3428,9 @@ class SessionMode(BaseModel):
     )
     id: Annotated[SessionModeId, Field(description="Id of the mode.")]
     name: Annotated[str, Field(description="Label shown to the user.")]
+    description: Annotated[
+        str | None | MISSING, Field(description="Longer explanation of the mode.")
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -3607,6 +3642,9 @@ class StringPropertySchema(BaseModel):
     )
     type: Literal["string"] = "string"
     title: Annotated[str | None | MISSING, Field(description="Field label.")] = MISSING
+    description: Annotated[str | None | MISSING, Field(description="Help text for the field.")] = (
+        MISSING
+    )
     min_length: Annotated[
         int | None | MISSING,
         Field(alias="minLength", description="Fewest characters allowed.", ge=0, le=4294967295),

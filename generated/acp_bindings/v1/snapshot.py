@@ -37,6 +37,7 @@ class AvailableCommandDict(TypedDict, total=False):
     """`models.AvailableCommand` as JSON."""
 
     name: Required[str]
+    description: Required[str]
     input: AvailableCommandInputDict | None
     _meta: dict[str, Any] | None
 
@@ -101,6 +102,7 @@ class ResourceLinkDict(TypedDict, total=False):
 
     type: Required[Literal["resource_link"]]
     annotations: AnnotationsDict | None
+    description: str | None
     mimeType: str | None
     name: Required[str]
     size: int | None
@@ -115,6 +117,7 @@ class SessionConfigBooleanDict(TypedDict, total=False):
     type: Required[Literal["boolean"]]
     id: Required[models.SessionConfigId]
     name: Required[str]
+    description: str | None
     category: models.SessionConfigOptionCategory | None
     _meta: dict[str, Any] | None
     currentValue: Required[bool]
@@ -126,6 +129,7 @@ class SessionConfigSelectDict(TypedDict, total=False):
     type: Required[Literal["select"]]
     id: Required[models.SessionConfigId]
     name: Required[str]
+    description: str | None
     category: models.SessionConfigOptionCategory | None
     _meta: dict[str, Any] | None
     currentValue: Required[models.SessionConfigValueId]
@@ -146,6 +150,7 @@ class SessionConfigSelectOptionDict(TypedDict, total=False):
 
     value: Required[models.SessionConfigValueId]
     name: Required[str]
+    description: str | None
     _meta: dict[str, Any] | None
 
 
@@ -247,6 +252,7 @@ class NoticeSnapshot(TypedDict, total=False):
 
     severity: Required[models.NoticeSeverity]
     title: Required[str]
+    description: str | None
     _meta: dict[str, Any] | None
 
 

@@ -58,6 +58,7 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "AuthMethodTerminal": {
+            "description": FieldRule(default_on_error=True),
             "args": FieldRule(default_on_null=True),
             "env": FieldRule(default_on_null=True),
             "_meta": FieldRule(default_on_error=True),
@@ -86,6 +87,7 @@ TOLERANCE: Final = ToleranceTable(
         },
         "BooleanPropertySchema": {
             "title": FieldRule(default_on_error=True),
+            "description": FieldRule(default_on_error=True),
             "default": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
@@ -180,6 +182,7 @@ TOLERANCE: Final = ToleranceTable(
             "type": FieldRule(default_on_error=True),
             "title": FieldRule(default_on_error=True),
             "properties": FieldRule(type="ElicitationPropertySchema"),
+            "description": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "ElicitationUrlCapabilities": {
@@ -190,6 +193,7 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "EnumOption": {
+            "description": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "EnvVariable": {
@@ -227,6 +231,7 @@ TOLERANCE: Final = ToleranceTable(
         },
         "IntegerPropertySchema": {
             "title": FieldRule(default_on_error=True),
+            "description": FieldRule(default_on_error=True),
             "default": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
@@ -280,6 +285,7 @@ TOLERANCE: Final = ToleranceTable(
         },
         "MultiSelectPropertySchema": {
             "title": FieldRule(default_on_error=True),
+            "description": FieldRule(default_on_error=True),
             "items": FieldRule(required=True, type="MultiSelectItems"),
             "default": FieldRule(default_on_error=True, skip_invalid_items=True),
             "_meta": FieldRule(default_on_error=True),
@@ -295,10 +301,12 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "Notice": {
+            "description": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "NumberPropertySchema": {
             "title": FieldRule(default_on_error=True),
+            "description": FieldRule(default_on_error=True),
             "default": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
@@ -350,6 +358,7 @@ TOLERANCE: Final = ToleranceTable(
         },
         "ResourceLink": {
             "annotations": FieldRule(default_on_error=True, type="Annotations"),
+            "description": FieldRule(default_on_error=True),
             "mimeType": FieldRule(default_on_error=True),
             "size": FieldRule(default_on_error=True),
             "title": FieldRule(default_on_error=True),
@@ -406,6 +415,7 @@ TOLERANCE: Final = ToleranceTable(
             "_meta": FieldRule(default_on_error=True),
         },
         "SessionMode": {
+            "description": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
         "SessionModeState": {
@@ -438,6 +448,7 @@ TOLERANCE: Final = ToleranceTable(
         },
         "StringPropertySchema": {
             "title": FieldRule(default_on_error=True),
+            "description": FieldRule(default_on_error=True),
             "default": FieldRule(default_on_error=True),
             "oneOf": FieldRule(type="EnumOption"),
             "_meta": FieldRule(default_on_error=True),

@@ -46,6 +46,7 @@ import asyncio
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
+from ..core.client_gates import ClientGates
 from ..core.prompt_content import prompt_content_problems
 from ..core.versions import check_initialized, negotiate
 from ..rpc.connection import Connection, answer_written
@@ -150,6 +151,7 @@ class AgentSide:
         self.initialized = False
         self.protocol_version: int | None = None
         self.client_capabilities: JsonValue = None
+        self.client_gates = ClientGates(max(protocol_versions), None)  # until initialize
         self.client_info: JsonValue = None
 
     @property
@@ -280,10 +282,17 @@ class AgentSide:
         self.protocol_version = version
         self.client_capabilities = capabilities or {}
         self.registry.client_capabilities = self.client_capabilities
+        # What the client may be sent, and in which form (core/client_gates.py).
+        self.client_gates = ClientGates(version, self.client_capabilities)
+        self.registry.client_gates = self.client_gates
         self.registry.dialect_for = dialect.session_dialect
         self.connection.sends_cancel_request = dialect.sends_cancel_request
         self.initialized = True
-        return dialect.hello(version)
+        answer = dialect.hello(version)
+        methods = answer.get("authMethods")
+        if isinstance(methods, list):
+            answer["authMethods"] = self.client_gates.auth_methods(methods)
+        return answer
 
     # -- prompt turns ---------------------------------------------------------------------------
 

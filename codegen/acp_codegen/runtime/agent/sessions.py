@@ -35,13 +35,14 @@ from typing import Any, Final, cast
 
 from pydantic import ValidationError
 
+from ..core.client_gates import ClientGates
 from ..core.turn_state import state_after_lost_turn
 from ..rpc.outgoing_checks import OutgoingChecks
 from ..rpc.peer import Peer
 from ..state.history import DEFAULT_HISTORY_LIMIT, ChunkRun
 from ..wire.errors import ConnectionClosed, ErrorCode, RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue, to_json
-from ..wire.protocol import SESSION_UPDATE
+from ..wire.protocol import SESSION_UPDATE, SUPPORTED_PROTOCOL_VERSIONS
 from .agent_session import AgentSession, SessionDialect, new_id
 from .session_owner import (
     ATTACHED_ELSEWHERE,
@@ -125,6 +126,7 @@ class SessionRegistry:
         self.history_limit = history_limit  # per session, see AgentSession
         self.store = SessionStore()  # this connection's own, unless shared (share_sessions)
         self.client_capabilities: JsonValue = None
+        self.client_gates = ClientGates(SUPPORTED_PROTOCOL_VERSIONS[-1], None)  # initialize sets
         # The wire dialect of each new session when the connection is not v2 (see
         # agent_session.SessionDialect); set once the version is negotiated.
         self.dialect_for: Callable[[AgentSession], SessionDialect] | None = None
@@ -155,6 +157,7 @@ class SessionRegistry:
             self._chunk_runs,
             self._live,
             history_limit=self.history_limit,
+            client_gates=self.client_gates,
         )
         session.speak(self.dialect_for)
         return session
@@ -284,7 +287,7 @@ class SessionRegistry:
                 await self._tell_taken_over(session)
             if session.owner is not self._peer:  # a third connection took it meanwhile
                 raise unknown_session(session_id, ATTACHED_ELSEWHERE)
-        session.attach(self._peer, params, self.client_capabilities)
+        session.attach(self._peer, params, self.client_gates)
         if moved:  # it speaks this connection's version now, not the old connection's
             session.speak(self.dialect_for)
         return session

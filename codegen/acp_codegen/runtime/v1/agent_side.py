@@ -139,7 +139,7 @@ class V1AgentSide:
         # Where extension methods (`_...`, free-form on every version) go: the author's
         # `ext_method` / `ext_notification` through the typed dispatcher.
         self._extensions = extensions
-        self._renamed = RenamedMethods(extensions, serves)
+        self._renamed = RenamedMethods(extensions, serves, lambda: side.client_gates)
         # Per session: prompts accepted and not yet taken up by a turn, and those taken up by
         # the running turn (answered when it reports idle). By the prompt's messageId.
         self._accepted: dict[str, dict[str, asyncio.Future[str | None]]] = {}
@@ -236,6 +236,7 @@ class V1AgentSide:
             on_echo=self._on_echo,
             on_idle=self._on_idle,
             on_options=self._on_options,
+            gates=self.side.client_gates,
         )
 
     def _echoed(self, session_id: str, message_id: str) -> None:
@@ -271,7 +272,8 @@ class V1AgentSide:
             left = sorted(key for key in result if key not in allowed and key != AVAILABLE_COMMANDS)
             logger.debug("v1: %r result fields %s not sent (no v1 form)", method, left)
         if "configOptions" in fields:
-            fields["configOptions"] = v1_config_options(fields["configOptions"])
+            options = v1_config_options(fields["configOptions"])
+            fields["configOptions"] = self.side.client_gates.config_options(options)
             modes = v1_modes(result["configOptions"])
             if "modes" not in fields and modes and self._renamed.served(SET_MODE):
                 fields["modes"] = modes

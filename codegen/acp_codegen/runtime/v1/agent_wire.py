@@ -31,6 +31,10 @@ v2 `session/update` object per report). On a v1 connection each session gets a
 - the rest (`usage_update`, `notice`, `session_info_update`, `compaction_*`) as they are,
   when v1's types accept them.
 
+What the client did not advertise it can take (`gates`, core/client_gates.py) is not sent in
+that form: a `notice` or `compaction_*` update not at all (logged), a boolean config option as
+a select of `"true"` / `"false"`.
+
 Every translated update is checked against v1's types; one that does not fit is logged and not
 sent (the author's call was valid v2: the lifecycle goes on). Nothing is dropped unlogged.
 """
@@ -44,6 +48,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..agent.agent_session import new_id
+from ..core.client_gates import ClientGates
 from ..rpc.outgoing_checks import OutgoingChecks
 from ..rpc.peer import Peer, notifier
 from ..wire.protocol import (
@@ -70,6 +75,7 @@ from .constants import (
     CONFIG_OPTION_UPDATE,
     CURRENT_MODE_UPDATE,
     USER_MESSAGE_CHUNK,
+    V1,
     V1_PLAN,
     V1_TOOL_CALL,
 )
@@ -124,8 +130,10 @@ class V1SessionDialect:
         on_echo: Callable[[str, str], None] | None = None,
         on_idle: Callable[[str, str | None], None] | None = None,
         on_options: Callable[[str, Any], str | None] | None = None,
+        gates: ClientGates | None = None,
     ) -> None:
         self.session_id = session_id
+        self.gates = gates or ClientGates(V1, None)
         self._peer = peer
         self._notify = notifier(peer)
         self._checks = checks
@@ -204,6 +212,10 @@ class V1SessionDialect:
             return self._commands(fields)
         if tag == CONFIG_OPTION_UPDATE:
             return self._config_options(fields)
+        gate = self.gates.holds_back(tag)
+        if gate is not None:
+            _not_sent(self.session_id, str(tag), f"the client did not advertise {gate.name}")
+            return []
         return [{UPDATE_TAG_FIELD: tag, **fields}]
 
     def _config_options(self, fields: dict[str, Any]) -> list[dict[str, Any]]:
@@ -211,7 +223,7 @@ class V1SessionDialect:
         of the mode option from `current_mode_update`, which is what it watches."""
         options = fields.get("configOptions")
         out = [{UPDATE_TAG_FIELD: CONFIG_OPTION_UPDATE, **fields}]
-        out[0]["configOptions"] = v1_config_options(options)
+        out[0]["configOptions"] = self.gates.config_options(v1_config_options(options))
         mode = None if self._on_options is None else self._on_options(self.session_id, options)
         if mode is not None:
             out.append({UPDATE_TAG_FIELD: CURRENT_MODE_UPDATE, "currentModeId": mode})

@@ -28,6 +28,7 @@ from typing import Protocol, cast
 
 from pydantic import BaseModel, ValidationError
 
+from ..core.client_gates import ClientGates
 from ..core.turn_state import TurnState
 from ..rpc.outgoing_checks import NoChecks, OutgoingChecks
 from ..rpc.peer import Peer, notifier
@@ -52,6 +53,7 @@ from ..wire.protocol import (
     STATE_REQUIRES_ACTION,
     STATE_RUNNING,
     STATE_UPDATE,
+    SUPPORTED_PROTOCOL_VERSIONS,
     UPDATE_TAG_FIELD,
     USAGE_UPDATE,
     USER_MESSAGE,
@@ -119,10 +121,9 @@ class AgentSession:
     `title` (set it to name the session) and `updated_at` appear in `session/list`; `history`
     holds the updates sent except state reports (runs of chunks that start a message kept as
     that whole message: history.py) and `last_state` the latest of those: `session/resume`
-    replays both. The history keeps at most `history_limit` bytes of JSON (None: no bound);
-    past it the oldest entries are dropped, so a resume replays the newest part of the session
-    (`history_dropped` counts what went). (An author who persists sessions restores them in
-    `load_session`.)"""
+    replays both, the newest `history_limit` bytes of JSON (None: no bound; `history_dropped`
+    counts what went; an author who persists sessions restores them in `load_session`).
+    `client_gates` says what the client may be sent, and in which form (core/client_gates.py)."""
 
     def __init__(
         self,
@@ -135,10 +136,12 @@ class AgentSession:
         live: frozenset[str] = frozenset(),
         *,
         history_limit: int | None = DEFAULT_HISTORY_LIMIT,
+        client_gates: ClientGates | None = None,
     ) -> None:
         self.session_id = session_id
         self.setup: JsonObject = dict(setup)  # the session/new (or resume) params
         self.client_capabilities = client_capabilities
+        self.client_gates = client_gates or ClientGates(SUPPORTED_PROTOCOL_VERSIONS[-1], None)
         self._peer = peer
         self.owner: Peer | None = peer  # the connection it serves (sessions.py); None: detached
         self._notify = notifier(peer)
@@ -173,8 +176,7 @@ class AgentSession:
 
     def speak(self, dialect_for: Callable[[AgentSession], SessionDialect] | None) -> None:
         """Write in the dialect `dialect_for` makes (None: v2's wire), made by the first report
-        or permission request: a session that sends nothing (most of a busy agent's) keeps
-        no dialect for the collector to walk."""
+        or permission request: a session that sends nothing keeps no dialect to collect."""
         self._dialect, self._dialect_for = None, dialect_for
 
     @property
@@ -209,14 +211,12 @@ class AgentSession:
         """The connection the session's updates go to (the last to open or resume it)."""
         return self._peer
 
-    def attach(
-        self, peer: Peer, setup: Mapping[str, JsonValue], client_capabilities: JsonValue
-    ) -> None:
+    def attach(self, peer: Peer, setup: Mapping[str, JsonValue], gates: ClientGates) -> None:
         """Reopen (session/resume): new setup params, open again, owned by `peer`."""
         self._peer = self.owner = peer
         self._notify = notifier(peer)
         self.setup = dict(setup)
-        self.client_capabilities = client_capabilities
+        self.client_capabilities, self.client_gates = gates.capabilities, gates
         self.closed = False
 
     def foreground_turn(self) -> Turn | None:
@@ -375,9 +375,8 @@ class AgentSession:
     ) -> JsonValue:
         """Ask the client; returns the `outcome` object. Within foreground work it reports
         requires_action while the first of any concurrent requests is open and running once the
-        last one is answered or given up (unless the work is being cancelled: then idle
-        follows). Outside foreground work (a background task) no state is reported.
-        Read the outcome with `protocol.selected_option`: anything else is not approval."""
+        last one is answered or given up (idle follows if the work is being cancelled); in a
+        background task no state. Read it with `protocol.selected_option` (else: no approval)."""
         params = to_json(
             {"sessionId": self.session_id, "title": title, "options": list(options), **fields}
         )

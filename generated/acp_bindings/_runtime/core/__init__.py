@@ -13,8 +13,9 @@ version an `initialize` settles on, what is refused before it, and which version
 message goes to. `client_rules` says what a client refuses to send (a setup before `initialize`,
 a prompt for a session not set up here), `client_setup` what it makes of its setup answers (an
 `initialize` body of another version, the state a session setup answer carries, a whole replay
-rebuilding a session), and `prompt_content` which prompt content an agent's capabilities allow
-(both sides apply it).
+rebuilding a session), `prompt_content` which prompt content an agent's capabilities allow
+(both sides apply it), and `client_gates` what an agent may send a client given the
+capabilities it advertised, and the form it sends otherwise.
 
 The async code (agent/turns.py, agent/agent_session.py, client/client_session.py,
 client/client_side.py, rpc/version_router.py) is the adapter: it tells the core what happened,

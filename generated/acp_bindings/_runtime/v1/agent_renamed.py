@@ -8,7 +8,9 @@ author's typed v2 handlers:
 - `authenticate {methodId}` -> `auth/login`: only the name changes;
 - `logout {}` -> `auth/logout`: only the name changes;
 - `session/set_config_option` -> `session/set_config_option`: a select value (v1 gives it no
-  `type`) gets `type: "id"`; the options answered call v2's `configId` `id`;
+  `type`) gets `type: "id"`, or, set on a boolean option shown to a client without boolean
+  options as a select (core/client_gates.py), the boolean it stands for; the options
+  answered call v2's `configId` `id` (boolean ones as selects to such a client);
 - `session/set_mode {modeId}` -> `session/set_config_option` on the session's option of
   category `mode`, set to `modeId` (v2 has no modes: a mode is such an option).
 
@@ -24,10 +26,11 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from ..agent.sessions import invalid
+from ..core.client_gates import BOOLEAN_OPTIONS, ClientGates, boolean_from_select, option_named
 from ..rpc.dispatch import Dispatcher
 from ..wire.errors import RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue, copy_json
-from .constants import MODE_CATEGORY, SET_CONFIG_OPTION, SET_MODE, V2_HANDLER
+from .constants import MODE_CATEGORY, SET_CONFIG_OPTION, SET_MODE, V1, V2_HANDLER
 
 
 def v1_config_options(options: JsonValue) -> JsonValue:
@@ -92,9 +95,15 @@ class RenamedMethods:
     """Serves the table above through `typed` (the author's v2 handlers); `serves(v2_method)`
     says whether the author overrode that handler."""
 
-    def __init__(self, typed: Dispatcher | None, serves: Callable[[str], bool]) -> None:
+    def __init__(
+        self,
+        typed: Dispatcher | None,
+        serves: Callable[[str], bool],
+        gates: Callable[[], ClientGates] = lambda: ClientGates(V1, None),
+    ) -> None:
         self._typed = typed
         self._serves = serves
+        self._gates = gates  # what the connection's client advertised (read at each call)
         self.options: dict[str, list[JsonValue]] = {}  # by session id, v2 form
 
     def served(self, v1_method: str) -> bool:
@@ -133,6 +142,11 @@ class RenamedMethods:
             asked = self._mode_params(params)
         elif method == SET_CONFIG_OPTION:
             asked = dict(params) if "type" in params else {**params, "type": "id"}
+            session_id = params.get("sessionId")
+            if isinstance(session_id, str) and not self._gates().allows(BOOLEAN_OPTIONS):
+                # a boolean option this client was shown as a select
+                shown = option_named(self.options.get(session_id), params.get("configId"))
+                asked = boolean_from_select(shown, asked)
         else:
             asked = dict(params)
         # The typed dispatcher answers these v2 methods with a JSON object (or None: `or {}`).
@@ -142,7 +156,8 @@ class RenamedMethods:
         self.remember(params.get("sessionId"), result)
         if method == SET_MODE:  # v1's answer is empty; the options stay known here
             return {key: value for key, value in (result or {}).items() if key == "_meta"}
-        return {**(result or {}), "configOptions": v1_config_options(result["configOptions"])}
+        options = self._gates().config_options(v1_config_options(result["configOptions"]))
+        return {**(result or {}), "configOptions": options}
 
     def _mode_params(self, params: dict[str, Any]) -> dict[str, Any]:
         session_id = params.get("sessionId")
