@@ -17,6 +17,7 @@ from acp_codegen.model.diff_view import (
     diff_text,
     diff_view,
 )
+from acp_codegen.runtime.wire.jsonvalue import JsonObject
 
 OLD = "".join(f"line {n}\n" for n in range(1, 31))
 NEW = OLD.replace("line 5\n", "line five\n").replace("line 20\n", "line 20\nadded\n")
@@ -38,7 +39,7 @@ new file mode 100644
 """
 
 
-def v1(path: str, old: str | None, new: str) -> dict[str, object]:
+def v1(path: str, old: str | None, new: str) -> JsonObject:
     return {"type": "diff", "path": path, "oldText": old, "newText": new}
 
 
