@@ -79,9 +79,10 @@ def test_a_long_diff_is_folded_and_says_how_much() -> None:
     view = diff_view(v1("/w/big.txt", None, new), max_lines=10)
     assert view is not None
     rows = diff_rows(view)
-    assert [row.kind for row in rows] == [FILE, HUNK] + [ADDED] * 10 + [FOLDED]
-    assert rows[-1].text == "... 90 more lines"
-    assert view.files[0].added == 100 and view.hidden == 90
+    # The hunk's header counts: 10 rows of hunk in all.
+    assert [row.kind for row in rows] == [FILE, HUNK] + [ADDED] * 9 + [FOLDED]
+    assert rows[-1].text == "... 91 more lines"
+    assert view.files[0].added == 100 and view.hidden == 91
     unfolded = diff_view(v1("/w/big.txt", None, new), max_lines=None)
     assert unfolded is not None and len(unfolded.files[0].hunks[0].lines) == 100
 
@@ -89,11 +90,12 @@ def test_a_long_diff_is_folded_and_says_how_much() -> None:
 def test_the_fold_counts_over_all_files() -> None:
     view = diff_view(
         {"type": "diff", "changes": [], "patch": {"format": "git_patch", "text": PATCH}},
-        max_lines=2,
+        max_lines=3,
     )
     assert view is not None
     first, second = view.files
-    assert first.hidden == 1 and second.hunks == () and second.hidden == 2
+    assert len(first.hunks[0].lines) == 2 and first.hidden == 1
+    assert second.hunks == () and second.hidden == 2
     assert diff_text(view).splitlines()[-1] == "... 2 more lines"
 
 

@@ -39,7 +39,7 @@ from typing import Final, NamedTuple
 
 from .shown import visible, visible_line
 
-MAX_LINES: Final = 40  # diff lines shown before the rest is folded (over all files)
+MAX_LINES: Final = 40  # rows of hunks (headers, lines) shown before the rest is folded
 CONTEXT: Final = 3  # unchanged lines around each change (v1 texts, compared here)
 MAX_LINE_CHARS: Final = 300  # one line's text beyond this is cut (minified code, data)
 # Texts longer than this (in lines) are not compared line by line (difflib's time grows with
@@ -332,7 +332,8 @@ def _counted(file: FileDiff) -> FileDiff:
 
 
 def _folded(files: Iterable[FileDiff], max_lines: int | None) -> Iterator[FileDiff]:
-    """`files` with hunks cut once `max_lines` lines were shown (over all files)."""
+    """`files` with hunks cut once `max_lines` rows of hunks (headers and lines, over all
+    files) were shown."""
     left = max_lines
     for file in files:
         if left is None:
@@ -341,9 +342,10 @@ def _folded(files: Iterable[FileDiff], max_lines: int | None) -> Iterator[FileDi
         kept: list[Hunk] = []
         hidden = 0
         for hunk in file.hunks:
-            shown = hunk.lines[: max(left, 0)]
+            # A hunk costs its header too; begun only if a line of it fits after the header.
+            shown = hunk.lines[: left - 1] if left >= 2 else ()
             hidden += len(hunk.lines) - len(shown)
-            left -= len(shown)
             if shown:
+                left -= 1 + len(shown)
                 kept.append(Hunk(hunk.header, shown))
         yield replace(file, hunks=tuple(kept), hidden=hidden)
