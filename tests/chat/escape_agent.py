@@ -3,9 +3,10 @@ chat shows carries terminal escapes meant to steer the user's terminal. Its argu
 protocol version (`v2` or `v1`), then what it does with a prompt:
 
 - `all`: one turn with each kind of text hostile (agent name, message, thought, plan, tool call
-  title and output, a diff's path and lines (in the tool call and the question), terminal command and output, usage currency, slash commands, a
-  notice, the session title, a permission question and its options, a notification with a
-  hostile method name, a line on stderr), answered `end_turn`;
+  title and output, a diff's path, hunk header and lines (in the tool call and the permission
+  question), terminal command and output, usage currency, slash commands, a notice, the session
+  title, a permission question and its options, a notification with a hostile method name, a
+  line on stderr), answered `end_turn`;
 - `error`: the prompt answered with a JSON-RPC error whose message and data are hostile;
 - `die`: a hostile line on stderr, then exit 3 mid-turn;
 - `fail`: a hostile traceback on stderr, then the turn ends `_internal_error`;
