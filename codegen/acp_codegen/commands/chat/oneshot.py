@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..._bindings import models
+from ...model.diff_view import diff_text, diff_view
 from ..console import QUIET
 from ..exits import EXIT_DIFFERS, EXIT_OK
 from .command_env import AllowedEnv
@@ -41,6 +42,9 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
         if verbosity != QUIET:
             verdict = "allowed" if args.approve else "refused (no --approve)"
             log.note(Question(f"{question.title}: {verdict}", question.details).text())
+            view = diff_view(question.diff)  # a write's: what it changes
+            if view is not None:
+                log.note("\n".join(f"  {line}" for line in diff_text(view).split("\n")))
         return bool(args.approve)
 
     def tell(text: str) -> None:
