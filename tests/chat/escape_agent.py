@@ -3,9 +3,10 @@ chat shows carries terminal escapes meant to steer the user's terminal. Its argu
 protocol version (`v2` or `v1`), then what it does with a prompt:
 
 - `all`: one turn with each kind of text hostile (agent name, message, thought, plan, tool call
-  title and output, diff path, terminal command and output, usage currency, slash commands, a
-  notice, the session title, a permission question and its options, a notification with a
-  hostile method name, a line on stderr), answered `end_turn`;
+  title and output, a diff's path, hunk header and lines (in the tool call and the permission
+  question), terminal command and output, usage currency, slash commands, a notice, the session
+  title, a permission question and its options, a notification with a hostile method name, a
+  line on stderr), answered `end_turn`;
 - `error`: the prompt answered with a JSON-RPC error whose message and data are hostile;
 - `die`: a hostile line on stderr, then exit 3 mid-turn;
 - `fail`: a hostile traceback on stderr, then the turn ends `_internal_error`;
@@ -66,8 +67,32 @@ def permission() -> dict[str, Any]:
     ]
     if VERSION == 1:
         call = {"toolCallId": "c1", "title": f"Question{EVIL}", "kind": "read", "status": "pending"}
+        call["content"] = [v1_diff("asked")]
         return {"sessionId": SESSION, "toolCall": call, "options": options}
-    return {"sessionId": SESSION, "title": f"Question{EVIL}", "options": options}
+    subject = {"type": "tool_call", "toolCall": {"toolCallId": "c0", "content": [v2_diff("asked")]}}
+    return {
+        "sessionId": SESSION,
+        "title": f"Question{EVIL}",
+        "subject": subject,
+        "options": options,
+    }
+
+
+def v1_diff(name: str) -> dict[str, Any]:
+    """A diff whose path and lines are hostile (`- old...`, `+ new...` once shown)."""
+    return {
+        "type": "diff",
+        "path": f"/w/{name}{EVIL}.py",
+        "oldText": f"old{EVIL}",
+        "newText": f"new{EVIL}",
+    }
+
+
+def v2_diff(name: str) -> dict[str, Any]:
+    path = f"/w/{name}{EVIL}.py"
+    patch = f"--- a{path}\n+++ b{path}\n@@ -1 +1 @@{EVIL}\n-old{EVIL}\n+new{EVIL}\n"
+    changes = [{"path": path, "operation": "modify"}]
+    return {"type": "diff", "changes": changes, "patch": {"format": "git_patch", "text": patch}}
 
 
 def v2_turn() -> None:
@@ -86,7 +111,7 @@ def v2_turn() -> None:
     update({"sessionUpdate": "tool_call_update", **call})
     chunk = {"type": "content", "content": text(f"output{EVIL}")}
     update({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c1", "content": chunk})
-    diff = {"type": "diff", "changes": [{"path": f"/w/file{EVIL}.py", "operation": "modify"}]}
+    diff = v2_diff("file")
     update({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c1", "content": diff})
     update({"sessionUpdate": "terminal_update", "terminalId": "term1", "command": f"cmd{EVIL}"})
     data = base64.b64encode(f"terminal{EVIL}\n".encode("utf-8", "surrogatepass")).decode()
@@ -105,7 +130,7 @@ def v1_turn() -> None:
     update({"sessionUpdate": "plan", "entries": entries})
     content = [
         {"type": "content", "content": text(f"output{EVIL}")},
-        {"type": "diff", "path": f"/w/file{EVIL}.py", "oldText": "a", "newText": "b"},
+        v1_diff("file"),
     ]
     call = {"toolCallId": "c2", "title": f"tool{EVIL}", "kind": "edit", "status": "pending"}
     update({"sessionUpdate": "tool_call", **call, "content": content})

@@ -31,7 +31,10 @@ V1_FIELDS = [
     "  [ ] step",  # a plan entry
     "tool: tool",  # a tool call's title
     "  | output",  # its output
-    "[diff: /w/file",  # a diff's file name
+    "diff: /w/file",  # a diff's file name
+    "- old",  # its lines
+    "+ new",
+    "diff: /w/asked",  # the diff in the permission question
     "agent: answer",
 ]
 V2_FIELDS = [

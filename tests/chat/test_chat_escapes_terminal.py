@@ -24,7 +24,10 @@ LIVE_FIELDS = [
     "thinking: thought",
     "tool: tool",
     "output",
-    "[diff: /w/file",
+    "diff: /w/file",
+    "- old",
+    "+ new",
+    "diff: /w/asked",  # the diff in the question
     "answer",
     "/cmd",  # `/?` lists the agent's commands
 ]

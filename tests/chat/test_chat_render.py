@@ -65,7 +65,7 @@ def test_plain_shows_only_what_the_turn_changed() -> None:
     out = render_turn(turn_since(BEFORE, NOW, ended=True), NORMAL)
     assert out == (
         "tool: Edit (edit): completed\n"
-        "  | [diff: /p/a.py]\n"
+        "  | diff: /p/a.py (modify)\n"
         "terminal: make test\n"
         "  | ok 1\n"
         "  | ok 2\n"
@@ -84,7 +84,7 @@ def test_rich_draws_the_same_turn() -> None:
     console = rich_console.Console(file=io.StringIO(), width=80, color_system=None)
     console.print(render(turn_since(BEFORE, NOW, ended=True), None, NORMAL))
     drawn = cast(io.StringIO, console.file).getvalue()
-    for line in ("tool: Edit (edit): completed", "[diff: /p/a.py]", "terminal: make test",
+    for line in ("tool: Edit (edit): completed", "diff: /p/a.py (modify)", "terminal: make test",
                  "new answer", "cost 0.25 USD", "turn ended: end_turn"):  # fmt: skip
         assert line in drawn
     assert "earlier answer" not in drawn and "Old" not in drawn

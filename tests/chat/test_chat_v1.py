@@ -89,7 +89,10 @@ def test_chat_serves_v1_files_and_terminals_inside_cwd(project: Path) -> None:
     out = proc.stdout
     # chat's own lines (what it allowed) come between the agent's.
     assert "agent: read: chat notes\n" in out
-    assert f"write 11 characters to {project.resolve() / 'NOTES.txt'}: allowed\n" in out
+    written = project.resolve() / "NOTES.txt"
+    assert f"write 11 characters to {written}: allowed\n" in out
+    # What was allowed is shown: the new file's diff.
+    assert f"  diff: {written} (add +1 -0)\n  @@ -0,0 +1 @@\n  + CHAT NOTES\n" in out
     assert "wrote NOTES.txt\noutside refused\n" in out
     assert f"run {sys.executable} -c " in out and "ran in project\n" in out
     assert (project / "NOTES.txt").read_text(encoding="utf-8") == "CHAT NOTES\n"
@@ -129,7 +132,10 @@ def test_interactively_each_v1_write_and_command_is_asked_first(project: Path) -
     child.expect(r"\[connected: py-v1-tools-agent speaks ACP v1\] session open in")
     child.expect(PROMPT)
     child.sendline("go")
-    child.expect("Allow the agent to write 11 characters to .*NOTES.txt")
+    # (pexpect's `.` matches a newline too: kept on the line, or it would run to the diff's.)
+    child.expect(r"Allow the agent to write 11 characters to [^\n]*NOTES\.txt")
+    child.expect(r"diff: [^\n]*NOTES\.txt \(add \+1 -0\)")  # what the write does, before the keys
+    child.expect(r"\+ CHAT NOTES\r\n +\[1\] Allow")
     child.send("1")  # Allow
     child.expect("wrote NOTES.txt")
     child.expect("Allow the agent to run ")

@@ -13,11 +13,11 @@ from acp_codegen.commands.chat.terminals import Terminals
 from acp_codegen.commands.chat.workspace import Workspace
 
 
-async def allow(path: Path, content: str) -> bool:
+async def allow(path: Path, content: str, replaced: str | None) -> bool:
     return True
 
 
-async def deny(path: Path, content: str) -> bool:
+async def deny(path: Path, content: str, replaced: str | None) -> bool:
     return False
 
 
@@ -90,17 +90,17 @@ def test_a_missing_file_is_not_found(tree: Path) -> None:
 
 
 def test_writes_are_asked_for_and_confined(tree: Path) -> None:
-    asked: list[tuple[Path, str]] = []
+    asked: list[tuple[Path, str, str | None]] = []
 
-    async def record(path: Path, content: str) -> bool:
-        asked.append((path, content))
+    async def record(path: Path, content: str, replaced: str | None) -> bool:
+        asked.append((path, content, replaced))
         return True
 
     async def main() -> None:
         workspace = Workspace(tree, record)
         await workspace.write_text(str(tree / "new" / "made.txt"), "hello")
         assert (tree / "new" / "made.txt").read_text(encoding="utf-8") == "hello"
-        assert asked == [(tree.resolve() / "new" / "made.txt", "hello")]
+        assert asked == [(tree.resolve() / "new" / "made.txt", "hello", None)]
         with pytest.raises(RpcError):
             await workspace.write_text(str(tree / "escape"), "overwritten")
         assert (tree.parent / "secret.txt").read_text(encoding="utf-8") == "keep out"
@@ -109,6 +109,10 @@ def test_writes_are_asked_for_and_confined(tree: Path) -> None:
             await Workspace(tree, deny).write_text(str(tree / "notes.txt"), "gone")
         assert "did not allow" in denied.value.message
         assert (tree / "notes.txt").read_text(encoding="utf-8").startswith("one")
+        # What a write replaces is read as a read is (for the question's diff): through a
+        # link inside, the file's text.
+        await workspace.write_text(str(tree / "inside"), "one\n2\nthree\n")
+        assert asked[-1][1:] == ("one\n2\nthree\n", "one\ntwo\nthree\n")
 
     asyncio.run(main())
 

@@ -233,3 +233,12 @@ def test_a_v1_diff_becomes_v2s_changed_path_and_git_patch() -> None:
     (added,) = snapshot["toolCalls"]["t2"]["content"]
     assert added["changes"] == [{"operation": "add", "path": "/w/b.txt"}]
     assert added["patch"]["text"].splitlines()[1:3] == ["--- /dev/null", "+++ b/w/b.txt"]
+
+
+def test_a_v1_diffs_lines_break_at_newlines_alone() -> None:
+    """A CR, form feed or line separator inside a line is the file's text: the patch keeps it
+    in its line instead of showing lines the file does not have."""
+    edit = {"type": "diff", "path": "/w/a.txt", "oldText": "a\rb\x0cc\n", "newText": "a\u2028b\n"}
+    snapshot = fold({"sessionUpdate": "tool_call", "toolCallId": "t1", "content": [edit]})
+    (changed,) = snapshot["toolCalls"]["t1"]["content"]
+    assert changed["patch"]["text"].split("\n")[3:6] == ["@@ -1 +1 @@", "-a\rb\x0cc", "+a\u2028b"]

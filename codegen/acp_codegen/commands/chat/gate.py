@@ -3,7 +3,8 @@ a file or run a command: the question put to the user, and who asks it.
 
 A `Question` is already safe to print (agent text escaped by its maker): a one-line `title`
 for where one line fits (`... -> Allow`), and `details`, the lines that say everything that
-decides what happens (for a command: its arguments, program, folder, every variable).
+decides what happens (for a command: its arguments, program, folder, every variable). A write
+also carries its `diff` (raw: shown through `model.diff_view`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from ..._bindings._runtime.wire.jsonvalue import JsonObject
 from .command_env import NOTHING_ALLOWED, AllowedEnv
 
 
@@ -18,6 +20,9 @@ from .command_env import NOTHING_ALLOWED, AllowedEnv
 class Question:
     title: str
     details: tuple[str, ...] = ()
+    # A write's change as a tool call's `diff` content item (v2's shape: changes and a git
+    # patch; the agent's text, so shown through `model.diff_view`), None for anything else.
+    diff: JsonObject | None = None
 
     def text(self) -> str:
         """The title and the details below it, indented: for plain text."""

@@ -113,11 +113,17 @@ class Chat:
 
     async def confirm(self, question: Question) -> bool:
         """A v1 agent's write, command or (remote) read, asked like a permission (allow, or
-        reject); its details (a command's program, folder, variables) shown below the title."""
+        reject); its details (a command's program, folder, variables) shown below the title,
+        a write's diff as a tool call's."""
+        subject = None
+        if question.diff is not None:  # shown as a tool call's diff is
+            call = {"toolCallId": "fs/write_text_file", "content": [question.diff]}
+            subject = models.ToolCallPermissionSubject.model_validate({"toolCall": call})
         request = models.RequestPermissionRequest(
             session_id=self.link.session.session_id,
             title=f"Allow the agent to {question.title}?",
             description="\n".join(question.details) or None,
+            subject=subject,
             options=[
                 models.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
                 models.PermissionOption(option_id="reject", name="Reject", kind="reject_once"),

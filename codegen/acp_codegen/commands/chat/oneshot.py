@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 
 from ..._bindings import models
+from ...model.diff_view import diff_text, diff_view
 from ..console import QUIET
 from ..exits import EXIT_DIFFERS, EXIT_OK
 from .command_env import AllowedEnv
 from .gate import Gate, Question
 from .link import AgentLink
-from .permissions import CANCELLED, answer_text, first_allow
+from .permissions import CANCELLED, answer_text, first_allow, question_diffs
 from .plain import PlainLog
 from .remote import RemoteTarget
 from .transcript import Turn, turn_since
@@ -29,8 +30,9 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
     async def ask(request: models.RequestPermissionRequest) -> models.RequestPermissionOutcome:
         # Nobody to ask: --approve allows, otherwise the request is cancelled.
         outcome = first_allow(request) if args.approve else CANCELLED
-        if verbosity != QUIET:
-            log.note(answer_text(request, outcome))
+        if verbosity != QUIET:  # with what was approved: the diffs of its tool call
+            diffs = [f"  {row.text}" for row in question_diffs(request)]
+            log.note("\n".join([answer_text(request, outcome), *diffs]))
         return outcome
 
     async def confirm(question: Question) -> bool:
@@ -40,6 +42,9 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
         if verbosity != QUIET:
             verdict = "allowed" if args.approve else "refused (no --approve)"
             log.note(Question(f"{question.title}: {verdict}", question.details).text())
+            view = diff_view(question.diff)  # a write's: what it changes
+            if view is not None:
+                log.note("\n".join(f"  {line}" for line in diff_text(view).split("\n")))
         return bool(args.approve)
 
     def tell(text: str) -> None:

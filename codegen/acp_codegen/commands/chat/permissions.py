@@ -1,16 +1,21 @@
-"""Answering `session/request_permission`: the options with the keys that pick them, and the
-`--approve` rule (the first option that allows)."""
+"""Answering `session/request_permission`: the options with the keys that pick them, the
+`--approve` rule (the first option that allows), and the diffs the question's tool call carries
+(what approving lets the agent write, shown with the question)."""
 
 from __future__ import annotations
 
 import string
 
 from ..._bindings import models
+from ..._bindings._runtime.wire.convert import to_wire
+from ..._bindings._runtime.wire.jsonvalue import JsonObject
+from ...model.diff_view import FILE, FOLDED, MAX_LINES, DiffRow, diff_rows, diff_view
 from .visible import visible_line
 
 ALLOW_KINDS = ("allow_once", "allow_always")
 KEYS = string.digits[1:] + string.ascii_lowercase  # 1-9, then a-z
 CANCELLED = models.CancelledPermissionOutcome(outcome="cancelled")
+DIFF_HEADS = (FILE, FOLDED)  # a diff's rows outside its hunks
 
 
 def selected(option: models.PermissionOption) -> models.RequestPermissionOutcome:
@@ -41,6 +46,32 @@ def description_lines(request: models.RequestPermissionRequest) -> list[str]:
     folder and every variable), shown between the title and the options."""
     text = request.description
     return [visible_line(line) for line in text.split("\n")] if isinstance(text, str) else []
+
+
+def asked_call(request: models.RequestPermissionRequest) -> JsonObject | None:
+    """The tool call the question is about (a v1 question is read in this shape too)."""
+    subject = request.subject
+    if not isinstance(subject, models.ToolCallPermissionSubject):
+        return None
+    call = to_wire(subject.tool_call)
+    return call if isinstance(call, dict) else None
+
+
+def question_diffs(
+    request: models.RequestPermissionRequest, max_lines: int | None = MAX_LINES
+) -> list[DiffRow]:
+    """The files, hunks and lines of every diff in the tool call the question is about, folded
+    beyond `max_lines` rows of hunks in all; none for any other subject."""
+    content = (asked_call(request) or {}).get("content")
+    rows: list[DiffRow] = []
+    left = max_lines
+    for item in content if isinstance(content, list) else []:
+        view = diff_view(item, max_lines=left)
+        if view is not None:
+            rows += diff_rows(view)
+            if left is not None:
+                left = max(0, left - sum(row.kind not in DIFF_HEADS for row in diff_rows(view)))
+    return rows
 
 
 def answer_text(

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import Protocol
 
 from ..._bindings import models
-from .permissions import description_lines, keyed_options, title_of
+from ...model.diff_view import MAX_LINES, DiffRow
+from .permissions import description_lines, keyed_options, question_diffs, title_of
 from .plain import PlainLog
 from .transcript import Turn
 from .visible import visible_line
@@ -48,15 +49,31 @@ class Screen(Protocol):
     def begin_turn(self) -> TurnView: ...
 
 
-def permission_lines(asking: Asking) -> list[str]:
-    """The question and one line per option; the agent's title and names kept on their line
-    (`visible_line`), so they cannot fake an option or the line saying which key answers."""
+QUESTION = ""  # the kind of a question's row that is no diff's
+
+
+def permission_rows(asking: Asking, max_lines: int | None = MAX_LINES) -> list[DiffRow]:
+    """The question, the diffs its tool call carries (what the user approves, drawn before the
+    options; folded beyond `max_lines` rows of hunks), one row per option; each row a line with
+    its kind (`QUESTION` or a diff row's, for rich's colours). The agent's title and names
+    kept on their line (`visible_line`), so they cannot fake an option or the line saying which
+    key answers."""
     request, keyed = asking
-    lines = [visible_line(f"permission: {title_of(request)}")]
-    lines += [f"  {line}" for line in description_lines(request)]
-    lines += [visible_line(f"  [{key}] {option.name} ({option.kind})") for key, option in keyed]
-    lines.append("press a key to answer (Ctrl-C cancels the turn)")
-    return lines
+    rows = [DiffRow(QUESTION, visible_line(f"permission: {title_of(request)}"))]
+    rows += [DiffRow(QUESTION, f"  {line}") for line in description_lines(request)]
+    diffs = question_diffs(request, max_lines)
+    rows += [DiffRow(row.kind, f"  {row.text}") for row in diffs]
+    rows += [
+        DiffRow(QUESTION, visible_line(f"  [{key}] {option.name} ({option.kind})"))
+        for key, option in keyed
+    ]
+    rows.append(DiffRow(QUESTION, "press a key to answer (Ctrl-C cancels the turn)"))
+    return rows
+
+
+def permission_lines(asking: Asking) -> list[str]:
+    """`permission_rows` as lines of plain text."""
+    return [row.text for row in permission_rows(asking)]
 
 
 def asking(request: models.RequestPermissionRequest) -> Asking:

@@ -2,7 +2,8 @@
 (`fs_*`, `terminal_*`) overridden, so chat advertises files and terminals to v1 agents and
 answers them through its `Workspace` and `Terminals` (confined to `--cwd`).
 
-Writes and commands are asked first. Reads are asked too when `ask_reads` (an agent reached
+Writes and commands are asked first; a write's question carries its diff (the file's text
+before and after). Reads are asked too when `ask_reads` (an agent reached
 by `--url` when `--cwd` was not given: the folder chat was started from was never offered
 to it, and may be `$HOME`); the question names the file, escaped for the terminal.
 
@@ -14,10 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import difflib
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..._bindings._runtime.wire.jsonvalue import JsonObject
 from .gate import Gate, Question
 from .terminals import Terminals
 from .visible import visible_line
@@ -47,6 +51,30 @@ def one_at_a_time(confirm: Confirm) -> Confirm:
     return asked
 
 
+def _lines(text: str) -> list[str]:
+    lines = [line + "\n" for line in text.split("\n")]  # newlines alone end a line
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
+def write_diff(path: Path, old: str | None, new: str) -> JsonObject | None:
+    """A write of `new` over `old` (None: no file) as a tool call's `diff` item; None when a
+    file is there that chat cannot read (the question then says what it can: the size)."""
+    if old is None and os.path.lexists(path):
+        return None
+    where = str(path)
+    patch = difflib.unified_diff(
+        _lines(old or ""), _lines(new), "/dev/null" if old is None else f"a{where}", f"b{where}"
+    )
+    text = "".join(line if line.endswith("\n") else line + "\n" for line in patch)
+    operation = "add" if old is None else "modify"
+    return {
+        "type": "diff",
+        "changes": [{"operation": operation, "path": where}],
+        "patch": {"format": "git_patch", "text": text},
+    }
+
+
 class V1Services:
     """Mixed into chat's client before the generated `Client`: its v1 service handlers."""
 
@@ -58,9 +86,12 @@ class V1Services:
         or a command (and a read, with `ask_reads`), one question at a time."""
         confirm = one_at_a_time(gate.confirm)
 
-        async def write(path: Path, content: str) -> bool:
+        async def write(path: Path, content: str, replaced: str | None) -> bool:
             where = visible_line(str(path))
-            return await confirm(Question(f"write {len(content)} characters to {where}"))
+            change = write_diff(path, replaced, content)
+            return await confirm(
+                Question(f"write {len(content)} characters to {where}", diff=change)
+            )
 
         async def read(path: Path) -> bool:
             return await confirm(Question(f"read {visible_line(str(path))}"))

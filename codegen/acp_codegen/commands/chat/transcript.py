@@ -2,7 +2,8 @@
 renderer shows (plain text or live). No merging here; the runtime's `SessionState` did that.
 
 The one-line things both renderers show (a tool call's heading, a terminal's command, a plan
-entry, a tag standing for content, usage) are formatted here with `visible_line`, so a newline
+entry, a tag standing for content, usage) are formatted here with `visible_line` (a diff, with
+`model.diff_view`, which makes each of its lines visible on its own), so a newline
 in an agent's title cannot start a line that reads as chat's own; multi-line text (messages,
 output) is escaped where it is written."""
 
@@ -23,6 +24,7 @@ from ..._bindings.snapshot import (
     ToolCallSnapshot,
     UsageSnapshot,
 )
+from ...model.diff_view import diff_text, diff_view
 from .visible import visible_line
 
 
@@ -115,10 +117,9 @@ def tool_content_text(item: ToolCallContentDict) -> str:
     kind = fields.get("type")
     if kind == "content":
         return block_text(cast(ContentBlockDict, fields.get("content", {})))
-    if kind == "diff":
-        changes = fields.get("changes") or []
-        paths = [str(change.get("path")) for change in changes if isinstance(change, dict)]
-        return visible_line(f"[diff: {', '.join(paths)}]")
+    view = diff_view(fields)
+    if view is not None:  # its own lines: each file, its hunks, long ones folded
+        return f"\n{diff_text(view)}\n"
     if kind == "terminal":
         return visible_line(f"[terminal {fields.get('terminalId')}]")
     return visible_line(f"[{kind}]")

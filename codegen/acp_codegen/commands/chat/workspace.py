@@ -4,8 +4,9 @@
 A path is taken only when it is absolute, holds no NUL and is valid text (no lone
 surrogates); it is then walked by descriptor under the working directory (`confined`: links
 followed only when relative and inside, FIFOs, sockets, devices and hard-linked files
-refused). A refused path is an error -32602 naming it. Writing asks first (`confirm`), once
-the path passed those checks, unless `--approve` said yes to everything. Reading asks too
+refused). A refused path is an error -32602 naming it. Writing asks first (`confirm`, told the
+text the write replaces, for a diff), once the path passed those checks, unless `--approve`
+said yes to everything. Reading asks too
 when `confirm_read` is given (a remote agent, see `services`), and then before the path is
 even looked at: an agent the user refused learns nothing of what is there, not even whether
 it exists. A refused write or read is an error, so the agent knows nothing was done.
@@ -24,7 +25,9 @@ from .confined import ConfinedFolder, Missing, Refused
 # Reads larger than this are refused: a text file for a model's context, not a disk image.
 MAX_READ_BYTES = 16 << 20
 MAX_PATH_CHARACTERS = 4096  # Linux's PATH_MAX: no longer path names a file
-Confirm = Callable[[Path, str], Awaitable[bool]]  # where, what is written -> allowed?
+# where, what is written, the text it replaces (None: no file there, or none chat can read)
+# -> allowed?
+Confirm = Callable[[Path, str, str | None], Awaitable[bool]]
 ConfirmRead = Callable[[Path], Awaitable[bool]]  # where -> allowed?
 
 
@@ -116,7 +119,7 @@ class Workspace:
         except UnicodeEncodeError:
             raise refused(path, "content that is not valid text (a lone surrogate)") from None
         where = self._writable(path, names)
-        if not await self._confirm(where, content):
+        if not await self._confirm(where, content, self._replaced(names)):
             raise RpcError(
                 ErrorCode.INVALID_REQUEST,
                 f"the user did not allow writing {path!r}",
@@ -130,6 +133,15 @@ class Workspace:
             raise RpcError(
                 ErrorCode.INTERNAL_ERROR, f"cannot write {path!r}: {error.strerror}", {"path": path}
             ) from None
+
+    def _replaced(self, names: list[str]) -> str | None:
+        """The text a write to `names` replaces, read as a read would be (for the question's
+        diff); None when there is no regular file there or it is too large to show."""
+        try:
+            data = self.folder.read(names, MAX_READ_BYTES + 1)
+        except (Refused, Missing, OSError):
+            return None
+        return None if len(data) > MAX_READ_BYTES else data.decode("utf-8", errors="replace")
 
     def _writable(self, path: str, names: list[str]) -> Path:
         """Where a write of `path` would go, checked before the user is asked: nothing is made

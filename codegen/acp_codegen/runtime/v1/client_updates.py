@@ -70,14 +70,23 @@ def _without_nulls(update: Mapping[str, JsonValue]) -> JsonObject:
     return {name: value for name, value in update.items() if value is not None}
 
 
+def _lines(text: str) -> list[str]:
+    """`text`'s lines, ends kept, split at newlines alone: `splitlines` also splits at CR, form
+    feeds and separators, which are the file's text (a patch that broke there would show lines
+    the file does not have)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
 def _diff(item: JsonObject) -> JsonObject:
     """A v1 tool call `diff` (`path`, `oldText` or null for a new file, `newText`) as v2's."""
     path, old, new = item.get("path"), item.get("oldText"), item.get("newText")
     if not isinstance(path, str) or not isinstance(new, str) or not isinstance(old, str | None):
         return item  # not v1's shape: kept as it came
     lines = difflib.unified_diff(
-        (old or "").splitlines(keepends=True),
-        new.splitlines(keepends=True),
+        _lines(old or ""),
+        _lines(new),
         "/dev/null" if old is None else f"a{path}",
         f"b{path}",
     )
