@@ -1,0 +1,68 @@
+"""Our generated `Client` driving a real agent (agent_cache.py): initialize, `session/new`,
+and a turn when a prompt is given; what it saw at each step."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from acp_codegen._bindings import Client
+
+# Only turns a hang into a failure, never a statement about speed: a real agent starts slowly
+# (fast-agent takes seconds to import) on a machine shared with other test workers.
+HANG_GUARD = 300.0
+
+
+class V1Client(Client):
+    """Offers v1 only, as today's editors do."""
+
+    protocol_versions = (1,)
+
+
+@dataclass
+class Seen:
+    version: int | None
+    agent_info: Any
+    after_new: dict[str, Any]  # the snapshot right after `session/new` answered
+    stop: str | None  # the turn's stop reason (None without a prompt)
+    after_turn: dict[str, Any]
+    exit_code: int
+
+
+def drive(
+    argv: list[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    *,
+    client: type[Client] = Client,
+    prompt: str | None = None,
+) -> Seen:
+    """Start the agent in `cwd`, open a session there and run one turn of `prompt`."""
+
+    async def scenario() -> Seen:
+        ours = client()
+        process = await ours.spawn(argv, env=env, cwd=cwd)
+        try:
+            await ours.lifecycle.initialize()
+            session = await ours.lifecycle.new_session(cwd=str(cwd))
+            after_new = dict(session.snapshot())
+            stop = None
+            if prompt is not None:
+                stop = await session.run_turn([{"type": "text", "text": prompt}])
+            after_turn = dict(session.snapshot())
+        finally:
+            exit_code = await process.close()
+        side = ours.lifecycle
+        return Seen(side.protocol_version, side.agent_info, after_new, stop, after_turn, exit_code)
+
+    return asyncio.run(asyncio.wait_for(scenario(), HANG_GUARD))
+
+
+def texts(snapshot: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Each message as (role, its text)."""
+    return [
+        (m["role"], "".join(b.get("text", "") for b in m["content"])) for m in snapshot["messages"]
+    ]
