@@ -1,0 +1,40 @@
+"""claude-agent-acp (npm, pinned in agent_cache.py) as a peer: a v2 agent built on the TypeScript
+SDK 2.4.0 that opens a session without a model service or a login. Its `session/new` answer
+carries what the session starts with (its options and slash commands), sent nowhere else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .agent_cache import CLAUDE_AGENT, CLAUDE_AGENT_VERSION, agent_home
+from .real_drive import drive
+
+pytestmark = pytest.mark.network  # installs the agent from its registry once (then cached)
+
+ITEM_1 = "issue 36 item 1 (v2 setup answers are not folded), client36"
+
+
+def test_our_client_opens_a_v2_session_with_claude_agent_acp(
+    claude_agent_argv: list[str], tmp_path: Path
+) -> None:
+    seen = drive(claude_agent_argv, tmp_path, agent_home(tmp_path / "home"))
+    assert seen.version == 2
+    assert seen.agent_info["name"] == CLAUDE_AGENT
+    assert seen.agent_info["version"] == CLAUDE_AGENT_VERSION
+    assert seen.after_new["messages"] == [] and seen.after_new["unknown"] == []
+    assert seen.exit_code == 0  # it ends when we close its stdin
+
+
+@pytest.mark.xfail(strict=True, reason=ITEM_1)
+def test_claude_agent_acps_session_new_answer_is_folded(
+    claude_agent_argv: list[str], tmp_path: Path
+) -> None:
+    seen = drive(claude_agent_argv, tmp_path, agent_home(tmp_path / "home"))
+    options = {option["configId"]: option for option in seen.after_new["configOptions"] or []}
+    assert list(options) == ["mode", "model", "effort", "fast", "ultracode"]
+    assert options["mode"]["category"] == "mode" and options["mode"]["type"] == "select"
+    assert options["fast"]["type"] == "boolean" and options["fast"]["currentValue"] is False
+    names = {command["name"] for command in seen.after_new["availableCommands"] or []}
+    assert {"compact", "init", "code-review"} <= names
