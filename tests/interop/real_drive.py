@@ -66,3 +66,31 @@ def texts(snapshot: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [
         (m["role"], "".join(b.get("text", "") for b in m["content"])) for m in snapshot["messages"]
     ]
+
+
+def reloaded(
+    argv: list[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    prompts: list[str],
+    *,
+    client: type[Client] = Client,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A session's snapshot after a turn of each prompt, and after `session/load` of that same
+    session on the same connection (the agent replays its history before answering)."""
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
+        ours = client()
+        process = await ours.spawn(argv, env=env, cwd=cwd)
+        try:
+            await ours.lifecycle.initialize()
+            session = await ours.lifecycle.new_session(cwd=str(cwd))
+            for prompt in prompts:
+                await session.run_turn([{"type": "text", "text": prompt}])
+            before = dict(session.snapshot())
+            again = await ours.lifecycle.load_session(session.session_id, cwd=str(cwd))
+            return before, dict(again.snapshot())
+        finally:
+            await process.close()
+
+    return asyncio.run(asyncio.wait_for(scenario(), HANG_GUARD))

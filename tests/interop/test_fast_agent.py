@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from .agent_cache import FAST_AGENT_VERSION, agent_home
-from .real_drive import HANG_GUARD, V1Client, drive, texts
+from .real_drive import HANG_GUARD, V1Client, drive, reloaded, texts
 
 pytestmark = pytest.mark.network  # installs fast-agent from its registry once (then cached)
 
@@ -81,3 +81,14 @@ def test_chat_runs_a_turn_with_fast_agent(fast_agent_argv: list[str], tmp_path: 
     assert "fast-agent-acp" in proc.stdout  # the connected line names the agent
     assert f"agent: {PROMPT}\n" in proc.stdout
     assert proc.stdout.endswith("[turn ended: end_turn]\n")
+
+
+@pytest.mark.xfail(strict=True, reason="issue 36 item 4 (a v1 re-load appends its replay)")
+def test_reloading_a_session_held_rebuilds_it_from_fast_agents_replay(
+    fast_agent_argv: list[str], tmp_path: Path
+) -> None:
+    env = agent_home(tmp_path / "home")
+    before, after = reloaded(fast_agent_argv, tmp_path, env, ["one", "two"], client=V1Client)
+    held = [("user", "one"), ("agent", "one"), ("user", "two"), ("agent", "two")]
+    assert texts(before) == held
+    assert texts(after) == held  # the replay rebuilds the history, it does not add to it
