@@ -97,7 +97,9 @@ def agent_home(home: Path) -> dict[str, str]:
     folder), no update check, and, as root, the flag claude-agent-acp needs to open a session
     (it refuses root otherwise, without a sandbox said to be around it)."""
     home.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    env = {**os.environ, "HOME": str(home)}
+    for name, folder in (("CONFIG", ".config"), ("CACHE", ".cache"), ("DATA", ".local/share")):
+        env[f"XDG_{name}_HOME"] = str(home / folder)
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         env["IS_SANDBOX"] = "1"
     return env
