@@ -1,6 +1,7 @@
 """claude-agent-acp (npm, pinned in agent_cache.py) as a peer: a v2 agent built on the TypeScript
 SDK 2.4.0 that opens a session without a model service or a login. Its `session/new` answer
-carries what the session starts with (its options and slash commands), sent nowhere else."""
+carries what the session starts with (its options and slash commands), sent nowhere else; a
+prompt is taken and the turn ends at once in an error, for want of a login."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from .agent_cache import CLAUDE_AGENT, CLAUDE_AGENT_VERSION, agent_home
-from .real_drive import drive
+from .real_drive import drive, texts
 
 pytestmark = pytest.mark.network  # installs the agent from its registry once (then cached)
 
@@ -38,3 +39,19 @@ def test_claude_agent_acps_session_new_answer_is_folded(
     assert options["fast"]["type"] == "boolean" and options["fast"]["currentValue"] is False
     names = {command["name"] for command in seen.after_new["availableCommands"] or []}
     assert {"compact", "init", "code-review"} <= names
+
+
+def test_a_turn_with_claude_agent_acp_offline_ends_in_error(
+    claude_agent_argv: list[str], tmp_path: Path
+) -> None:
+    # Without a login it takes the prompt (the receipt names the user message it reports),
+    # announces its commands, and goes idle at once with `error` (-32000 "Authentication
+    # required" in the state update).
+    seen = drive(claude_agent_argv, tmp_path, agent_home(tmp_path / "home"), prompt="hello")
+    assert seen.stop == "error" and seen.exit_code == 0
+    after = seen.after_turn
+    assert after["state"] == "idle" and after["stopReason"] == "error"
+    assert texts(after) == [("user", "hello")]
+    names = {command["name"] for command in after["availableCommands"]}
+    assert {"compact", "init", "code-review"} <= names
+    assert after["unknown"] == []
