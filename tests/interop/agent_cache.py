@@ -29,23 +29,24 @@ FAST_AGENT_PYTHONS = ("3.13", "3.12")  # the versions it accepts that the projec
 CLAUDE_AGENT, CLAUDE_AGENT_VERSION = "@agentclientprotocol/claude-agent-acp", "0.101.0"
 
 
-def newer_python() -> Path:
-    """An interpreter fast-agent accepts: this one when it is new enough, else a pyenv build."""
+def newer_python() -> tuple[Path, str]:
+    """An interpreter fast-agent accepts and its `3.X`: this one when it is new enough, else
+    one scripts/pythons.py finds (on PATH or a pyenv build)."""
     if sys.version_info >= (3, 12):
-        return Path(sys.executable)
+        return Path(sys.executable), f"{sys.version_info.major}.{sys.version_info.minor}"
     pythons = load_script("pythons")
     tried: list[str] = []
     for version in FAST_AGENT_PYTHONS:
         found, looked = pythons.find(version)
         if found is not None:
-            return Path(found)
+            return Path(found), version
         tried += looked
     unavailable("fast-agent needs Python 3.12 or newer, and none was found: " + "; ".join(tried))
 
 
 def fast_agent() -> list[str]:
     """The command that runs fast-agent's CLI at the pinned version (arguments follow)."""
-    python = newer_python()
+    python, version = newer_python()
 
     def installed(venv: Path) -> bool:
         found = venv.glob(
@@ -61,7 +62,7 @@ def fast_agent() -> list[str]:
         spec = f"{FAST_AGENT}=={FAST_AGENT_VERSION}"
         return run_install([*pip, "--disable-pip-version-check", "-c", str(FAST_AGENT_PINS), spec])
 
-    tag = f"fast-agent-{FAST_AGENT_VERSION}-{python.name}"
+    tag = f"fast-agent-{FAST_AGENT_VERSION}-py{version}"
     venv = cached_install(cache_root() / "pip" / tag, installed, install)
     return [str(venv / "bin" / "python"), "-m", "fast_agent.cli"]
 
