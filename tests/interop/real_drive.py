@@ -1,5 +1,6 @@
 """Our generated `Client` driving a real agent (agent_cache.py): initialize, `session/new`,
-and a turn when a prompt is given; what it saw at each step."""
+and a turn when a prompt is given; what it saw at each step. The agent runs with `home` as its
+home (agent_cache.agent_home) and writes its stderr to `agent-stderr.txt` there."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from acp_codegen._bindings import Client
+from acp_codegen._bindings._runtime.transports.stdio import AgentProcess
+
+from .agent_cache import agent_home
 
 # Only turns a hang into a failure, never a statement about speed: a real agent starts slowly
 # (fast-agent takes seconds to import) on a machine shared with other test workers.
@@ -32,10 +36,16 @@ class Seen:
     exit_code: int
 
 
+async def spawned(client: Client, argv: list[str], cwd: Path, home: Path) -> AgentProcess:
+    env = agent_home(home)
+    with (home / "agent-stderr.txt").open("ab") as stderr:  # the child keeps its own copy
+        return await client.spawn(argv, env=env, cwd=cwd, stderr=stderr)
+
+
 def drive(
     argv: list[str],
     cwd: Path,
-    env: Mapping[str, str],
+    home: Path,
     *,
     client: type[Client] = Client,
     prompt: str | None = None,
@@ -44,7 +54,7 @@ def drive(
 
     async def scenario() -> Seen:
         ours = client()
-        process = await ours.spawn(argv, env=env, cwd=cwd)
+        process = await spawned(ours, argv, cwd, home)
         try:
             await ours.lifecycle.initialize()
             session = await ours.lifecycle.new_session(cwd=str(cwd))
@@ -71,7 +81,7 @@ def texts(snapshot: Mapping[str, Any]) -> list[tuple[str, str]]:
 def reloaded(
     argv: list[str],
     cwd: Path,
-    env: Mapping[str, str],
+    home: Path,
     prompts: list[str],
     *,
     client: type[Client] = Client,
@@ -81,7 +91,7 @@ def reloaded(
 
     async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
         ours = client()
-        process = await ours.spawn(argv, env=env, cwd=cwd)
+        process = await spawned(ours, argv, cwd, home)
         try:
             await ours.lifecycle.initialize()
             session = await ours.lifecycle.new_session(cwd=str(cwd))

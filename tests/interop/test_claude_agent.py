@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from .agent_cache import CLAUDE_AGENT, CLAUDE_AGENT_VERSION, agent_home
-from .real_drive import drive, texts
+from .agent_cache import CLAUDE_AGENT, CLAUDE_AGENT_VERSION
+from .real_drive import V1Client, drive, texts
 
 pytestmark = pytest.mark.network  # installs the agent from its registry once (then cached)
 
@@ -20,7 +20,7 @@ ITEM_1 = "issue 36 item 1 (v2 setup answers are not folded), client36"
 def test_our_client_opens_a_v2_session_with_claude_agent_acp(
     claude_agent_argv: list[str], tmp_path: Path
 ) -> None:
-    seen = drive(claude_agent_argv, tmp_path, agent_home(tmp_path / "home"))
+    seen = drive(claude_agent_argv, tmp_path, tmp_path / "home")
     assert seen.version == 2
     assert seen.agent_info["name"] == CLAUDE_AGENT
     assert seen.agent_info["version"] == CLAUDE_AGENT_VERSION
@@ -28,11 +28,26 @@ def test_our_client_opens_a_v2_session_with_claude_agent_acp(
     assert seen.exit_code == 0  # it ends when we close its stdin
 
 
+def test_over_v1_claude_agent_acps_session_new_answer_is_folded(
+    claude_agent_argv: list[str], tmp_path: Path
+) -> None:
+    # It speaks v1 too: there the options of its answer are in the snapshot (its commands come
+    # in an update after the answer). Our v1 client does not advertise boolean options, so it
+    # sends its two booleans as on/off selects.
+    seen = drive(claude_agent_argv, tmp_path, tmp_path / "home", client=V1Client)
+    assert seen.version == 1 and seen.agent_info["version"] == CLAUDE_AGENT_VERSION
+    options = {option["configId"]: option for option in seen.after_new["configOptions"]}
+    assert list(options) == ["mode", "model", "effort", "fast", "ultracode"]
+    fast = options["fast"]
+    assert (fast["type"], fast["currentValue"]) == ("select", "off")
+    assert [choice["value"] for choice in fast["options"]] == ["on", "off"]
+
+
 @pytest.mark.xfail(strict=True, reason=ITEM_1)
 def test_claude_agent_acps_session_new_answer_is_folded(
     claude_agent_argv: list[str], tmp_path: Path
 ) -> None:
-    seen = drive(claude_agent_argv, tmp_path, agent_home(tmp_path / "home"))
+    seen = drive(claude_agent_argv, tmp_path, tmp_path / "home")
     options = {option["configId"]: option for option in seen.after_new["configOptions"] or []}
     assert list(options) == ["mode", "model", "effort", "fast", "ultracode"]
     assert options["mode"]["category"] == "mode" and options["mode"]["type"] == "select"
@@ -47,7 +62,7 @@ def test_a_turn_with_claude_agent_acp_offline_ends_in_error(
     # Without a login it takes the prompt (the receipt names the user message it reports),
     # announces its commands, and goes idle at once with `error` (-32000 "Authentication
     # required" in the state update).
-    seen = drive(claude_agent_argv, tmp_path, agent_home(tmp_path / "home"), prompt="hello")
+    seen = drive(claude_agent_argv, tmp_path, tmp_path / "home", prompt="hello")
     assert seen.stop == "error" and seen.exit_code == 0
     after = seen.after_turn
     assert after["state"] == "idle" and after["stopReason"] == "error"

@@ -29,9 +29,7 @@ def test_our_v1_client_runs_a_turn_with_fast_agent(
 ) -> None:
     cwd = tmp_path / "project"
     cwd.mkdir()
-    seen = drive(
-        fast_agent_argv, cwd, agent_home(tmp_path / "home"), client=V1Client, prompt=PROMPT
-    )
+    seen = drive(fast_agent_argv, cwd, tmp_path / "home", client=V1Client, prompt=PROMPT)
     assert seen.version == 1
     assert seen.agent_info == {"name": "fast-agent-acp", "version": FAST_AGENT_VERSION}
     # v1's `modes` in the session/new answer, folded as the session's mode option.
@@ -56,7 +54,7 @@ def test_our_v1_client_runs_a_turn_with_fast_agent(
 def test_our_client_offering_v2_still_runs_a_turn_with_fast_agent(
     fast_agent_argv: list[str], tmp_path: Path
 ) -> None:
-    seen = drive(fast_agent_argv, tmp_path, agent_home(tmp_path / "home"), prompt=PROMPT)
+    seen = drive(fast_agent_argv, tmp_path, tmp_path / "home", prompt=PROMPT)
     # It cannot speak v2, so the client that also offered v1 must end up speaking v1.
     assert seen.version == 1
     assert seen.stop == "end_turn" and seen.exit_code == 0
@@ -65,7 +63,7 @@ def test_our_client_offering_v2_still_runs_a_turn_with_fast_agent(
 
 @pytest.mark.xfail(strict=True, reason=ITEM_3)
 def test_chat_runs_a_turn_with_fast_agent(fast_agent_argv: list[str], tmp_path: Path) -> None:
-    home = agent_home(tmp_path / "home")
+    env = agent_home(tmp_path / "home")
     argv = [sys.executable, "-m", "acp_codegen", "chat", "--cwd", str(tmp_path)]
     proc = subprocess.run(
         [*argv, "--prompt", PROMPT, "--", *fast_agent_argv],
@@ -74,7 +72,7 @@ def test_chat_runs_a_turn_with_fast_agent(fast_agent_argv: list[str], tmp_path: 
         stdin=subprocess.DEVNULL,
         timeout=HANG_GUARD,
         cwd=tmp_path,
-        env=home,
+        env=env,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
@@ -87,8 +85,8 @@ def test_chat_runs_a_turn_with_fast_agent(fast_agent_argv: list[str], tmp_path: 
 def test_reloading_a_session_held_rebuilds_it_from_fast_agents_replay(
     fast_agent_argv: list[str], tmp_path: Path
 ) -> None:
-    env = agent_home(tmp_path / "home")
-    before, after = reloaded(fast_agent_argv, tmp_path, env, ["one", "two"], client=V1Client)
+    home = tmp_path / "home"
+    before, after = reloaded(fast_agent_argv, tmp_path, home, ["one", "two"], client=V1Client)
     held = [("user", "one"), ("agent", "one"), ("user", "two"), ("agent", "two")]
     assert texts(before) == held
     assert texts(after) == held  # the replay rebuilds the history, it does not add to it
