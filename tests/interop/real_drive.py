@@ -5,6 +5,7 @@ home (agent_cache.agent_home) and writes its stderr to `agent-stderr.txt` there.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 
 from acp_codegen._bindings import Client
 from acp_codegen._bindings._runtime.transports.stdio import AgentProcess
+from acp_codegen._bindings._runtime.wire.jsonvalue import JsonObject
 
 from .agent_cache import agent_home
 
@@ -102,5 +104,39 @@ def reloaded(
             return before, dict(again.snapshot())
         finally:
             await process.close()
+
+    return asyncio.run(asyncio.wait_for(scenario(), HANG_GUARD))
+
+
+def first_answer(
+    argv: list[str], cwd: Path, home: Path, request: Mapping[str, object]
+) -> JsonObject:
+    """The agent's answer to `request` (id 0) sent as its first line, read off the wire as is:
+    what it says, before any client of ours reads it."""
+
+    async def scenario() -> JsonObject:
+        env = agent_home(home)
+        with (home / "agent-stderr.txt").open("ab") as stderr:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=stderr,
+                cwd=cwd,
+                env=env,
+                limit=1 << 24,
+            )
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 0, **request}).encode() + b"\n")
+            while line := await process.stdout.readline():
+                message = json.loads(line)
+                if isinstance(message, dict) and message.get("id") == 0:
+                    answer: JsonObject = message
+                    return answer
+            raise AssertionError("the agent closed its output without answering")
+        finally:
+            process.stdin.close()
+            await process.wait()
 
     return asyncio.run(asyncio.wait_for(scenario(), HANG_GUARD))

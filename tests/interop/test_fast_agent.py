@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from .agent_cache import FAST_AGENT_VERSION, agent_home
-from .real_drive import HANG_GUARD, V1Client, drive, reloaded, texts
+from .real_drive import HANG_GUARD, V1Client, drive, first_answer, reloaded, texts
 
 pytestmark = pytest.mark.network  # installs fast-agent from its registry once (then cached)
 
@@ -48,6 +48,21 @@ def test_our_v1_client_runs_a_turn_with_fast_agent(
     assert after["toolCalls"] == {} and after["unknown"] == []
     # What it keeps of the session stays in its working folder.
     assert (cwd / ".fast-agent" / "sessions").is_dir()
+
+
+def test_fast_agent_answers_a_v2_initialize_with_version_2_and_a_v1_body(
+    fast_agent_argv: list[str], tmp_path: Path
+) -> None:
+    # What our client meets when it offers v2 (both names for its info and capabilities, as
+    # it sends them): the peer fact behind the two tests below.
+    hello = {"name": "raw", "version": "0"}
+    params = {"protocolVersion": 2, "info": hello, "capabilities": {}, "clientInfo": hello}
+    request = {"method": "initialize", "params": params}
+    answer = first_answer(fast_agent_argv, tmp_path, tmp_path / "home", request)
+    result = answer["result"]
+    assert isinstance(result, dict) and result["protocolVersion"] == 2
+    assert {"agentInfo", "agentCapabilities", "authMethods"} <= set(result)
+    assert "info" not in result and "capabilities" not in result  # v2's names for them
 
 
 @pytest.mark.xfail(strict=True, reason=ITEM_3)
