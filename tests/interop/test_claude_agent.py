@@ -5,12 +5,13 @@ prompt is taken and the turn ends at once in an error, for want of a login."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
-from .agent_cache import CLAUDE_AGENT, CLAUDE_AGENT_VERSION
-from .real_drive import V1Client, drive, texts
+from .agent_cache import CLAUDE_AGENT, CLAUDE_AGENT_VERSION, agent_home
+from .real_drive import HANG_GUARD, V1Client, drive, texts
 
 pytestmark = pytest.mark.network  # installs the agent from its registry once (then cached)
 
@@ -70,3 +71,32 @@ def test_a_turn_with_claude_agent_acp_offline_ends_in_error(
     names = {command["name"] for command in after["availableCommands"]}
     assert {"compact", "init", "code-review"} <= names
     assert after["unknown"] == []
+
+
+@pytest.mark.xfail(strict=True, reason=ITEM_1)
+def test_chats_slash_help_lists_claude_agent_acps_commands(
+    claude_agent_argv: list[str], tmp_path: Path
+) -> None:
+    # A user in a terminal opens a chat with it and asks for the commands before any turn:
+    # the only place they were sent is the session/new answer.
+    pexpect = pytest.importorskip("pexpect")
+    env = {**agent_home(tmp_path / "home"), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "acp_codegen", "chat", "--cwd", str(tmp_path), "--", *claude_agent_argv],
+        cwd=str(tmp_path),
+        dimensions=(40, 200),
+        encoding="utf-8",
+        timeout=HANG_GUARD,
+        env=env,
+    )
+    try:
+        child.expect("session open in")
+        child.expect(r"(?<!-)> ")
+        child.sendline("/?")
+        listed = child.expect([r"/compact  ", r"the agent lists no commands"])
+    finally:
+        child.sendeof()
+        child.expect(pexpect.EOF)
+        child.close()
+    assert listed == 0
