@@ -1,4 +1,5 @@
-"""Fixtures of the interop tests: the SDKs (installed once, cached) and a scaffolded agent."""
+"""Fixtures of the interop tests: the SDKs and real agents (installed once, cached) and a
+scaffolded agent."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from .agent_cache import claude_agent, fast_agent
 from .sdk_cache import PY_SDK_V1_VERSION, py_sdk, py_sdk_http_extra, ts_sdk
 
 
@@ -45,3 +47,16 @@ def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     proc = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     return root / "my-agent"
+
+
+@pytest.fixture(scope="session")
+def fast_agent_argv() -> list[str]:
+    """fast-agent at the pinned version as an ACP agent on stdio, answering each prompt with its
+    own text (`--model passthrough`: no model service), with no update check (no network)."""
+    return [*fast_agent(), "--no-update-check", "acp", "--model", "passthrough"]
+
+
+@pytest.fixture(scope="session")
+def claude_agent_argv() -> list[str]:
+    """claude-agent-acp at the pinned version (a v2 agent)."""
+    return claude_agent()
