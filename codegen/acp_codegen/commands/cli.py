@@ -206,7 +206,7 @@ def _generate_or_check(args: argparse.Namespace, console: Console) -> int:
     out = checked_folder(where.settings.out if args.out is None else args.out, "--out")
     package = checked_package(where.settings.package if args.package is None else args.package)
     folder = checked_folder(out / package, "--out/--package", replaced=True)
-    where = where.rooted_at(folder, holder=out.parent)
+    where = where.rooted_at(folder, named=("--out", out))
     command = command_line(
         ["acp-codegen", "generate"],
         where.schema_option(),
