@@ -13,7 +13,6 @@ from .. import __version__
 from ..emit.ahead import ahead
 from ..emit.dcg import PYDANTIC_MINIMUM
 from ..emit.gc_tuning import quiet_gc
-from ..emit.render import PARENT_RUNTIME, render_package
 from ..emit.target import SUBPACKAGE_V1, Target
 from ..load.newer import automation_notes, protocol_version
 from ..load.overlay import (
@@ -161,6 +160,10 @@ def render_files(
 
     With `v1`, the package also carries that protocol as the subpackage `v1/`: the modules a
     package generated from it alone would have, importing the parent's runtime."""
+    # Imported here: black, jinja and the emitters are most of loading's import time, and
+    # `diff` and `validate` load without rendering.
+    from ..emit.render import PARENT_RUNTIME, render_package
+
     files = render_package(protocol, target, v1=v1)  # its Client also drives v1 agents
     extra: dict[str, tuple[str, str]] = {}
     if v1 is not None:
