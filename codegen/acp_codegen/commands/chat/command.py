@@ -11,6 +11,7 @@ from typing import Any
 
 from ..console import Console
 from ..exits import EXIT_INTERRUPTED, EXIT_USAGE
+from ..help_format import HelpFormatter
 from .command_env import ALLOW_OPTION, AllowedEnv
 from .remote import add_remote_options, agent_target
 
@@ -70,7 +71,7 @@ def agent_command_parser(
         help=text,
         description=text,
         epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
         parents=parents,
         usage=usage,
     )
