@@ -106,6 +106,12 @@ def test_ctrl_c_during_the_turn_exits_130_like_every_other_command(tmp_path: Pat
     assert b"interrupted" in errors and b"Traceback" not in errors
 
 
+def test_the_demo_agent_counts_one_in_the_singular() -> None:
+    proc = chat("--prompt", "a", "--approve", "--", *DEMO)
+    assert proc.returncode == 0, proc.stderr
+    assert "  | 1 character, 1 word\n" in proc.stdout
+
+
 def test_without_approve_the_permission_is_cancelled_and_the_exit_code_follows() -> None:
     proc = chat("--prompt", "hello there", "--", *DEMO)
     assert "permission: Inspect the prompt? -> cancelled" in proc.stdout
