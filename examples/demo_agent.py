@@ -78,9 +78,9 @@ class DemoAgent(Agent):
             return "refusal"
         await call.update(status="in_progress")
         await self.step()
-        await call.append_text(f"{len(text)} characters")
+        await call.append_text(counted(len(text), "character"))
         await self.step()
-        await call.append_text(f", {len(text.split())} words")
+        await call.append_text(", " + counted(len(text.split()), "word"))
         await call.update(status="completed")
         inspect.status, answer_step.status = "completed", "in_progress"
         await session.update_plan([inspect, answer_step], plan_id=plan_id)
@@ -108,6 +108,11 @@ def web_app(argv: list[str]) -> Any:
     host, port = host_port(parser.parse_args(argv).public)
     access = Access(token=os.environ.get("ACP_TOKEN"))
     return DemoAgent().web_app(host=host, port=port, access=access)
+
+
+def counted(number: int, noun: str) -> str:
+    """`1 word`, `2 words`."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def main() -> None:

@@ -56,6 +56,21 @@ def test_every_subcommand_help_shows_an_example(capsys: pytest.CaptureFixture[st
         assert "example" in text and "  acp-codegen " in text, name
 
 
+def test_every_help_wraps_its_prose_to_the_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Descriptions and notes are wrapped; only indented lines (examples, tables) and the usage
+    line are as written, so no paragraph prints as one line past the terminal's edge."""
+    monkeypatch.setenv("COLUMNS", "80")
+    for name in ["", *subcommands(_parser())]:
+        text = help_of(capsys, *name.split())
+        prose = [line for line in text.splitlines() if line[:1] not in ("", " ")]
+        long = [line for line in prose if len(line) > 80 and not line.startswith("usage:")]
+        assert long == [], name
+    examples = help_of(capsys, "chat")
+    assert "\n  acp-codegen chat -- acp-codegen demo-agent --slow 0.3\n" in examples  # as written
+
+
 def test_help_says_the_defaults_and_what_validate_takes(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

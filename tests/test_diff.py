@@ -113,6 +113,49 @@ def test_the_base_schema_loads_and_equals_itself(tmp_path: Path) -> None:
     assert _diff(tmp_path, lambda d: None) == []
 
 
+def test_the_same_bytes_twice_are_loaded_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Loading is nearly all of a diff's time: a schema against its copy is read, checked and
+    parsed once (and still refused when it cannot be used)."""
+    from acp_codegen.commands import pipeline
+
+    loaded: list[Path] = []
+    real = pipeline.load_protocol
+
+    def counting(path: Path, *args: Any, **kwargs: Any) -> Any:
+        loaded.append(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "load_protocol", counting)
+    (tmp_path / "old.json").write_text(json.dumps(_base()))
+    (tmp_path / "copy.json").write_text(json.dumps(_base()))
+    assert main(["diff", str(tmp_path / "old.json"), str(tmp_path / "copy.json")]) == 0
+    assert "no changes" in capsys.readouterr().out
+    assert loaded == [tmp_path / "old.json"]
+    invalid = _base()
+    invalid["$defs"]["PromptRequest"]["properties"]["mode"] = {"$ref": "#/$defs/Nope"}
+    (tmp_path / "bad.json").write_text(json.dumps(invalid))
+    assert main(["diff", str(tmp_path / "bad.json"), str(tmp_path / "bad.json")]) == 2
+    assert "#/$defs/PromptRequest/properties/mode" in capsys.readouterr().err
+
+
+def test_diff_loads_without_importing_the_renderer(tmp_path: Path) -> None:
+    """The renderer (black, jinja, the emitters) is most of loading's import time; diff
+    renders nothing."""
+    (tmp_path / "old.json").write_text(json.dumps(_base()))
+    (tmp_path / "new.json").write_text(json.dumps(_base() | {"title": "other"}))
+    code = (
+        "import sys; from pathlib import Path; from acp_codegen.commands.diff import diff_files; "
+        f"diff_files(Path({str(tmp_path / 'old.json')!r}), Path({str(tmp_path / 'new.json')!r})); "
+        "print(sorted(m for m in ('black', 'jinja2', 'acp_codegen.emit.render') "
+        "if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    assert (proc.returncode, proc.stdout) == (0, "[]\n"), proc.stderr
+
+
 def test_a_removed_request_breaks_its_caller(tmp_path: Path) -> None:
     def edit(d: Doc) -> None:
         del d["$defs"]["PromptRequest"], d["$defs"]["PromptResponse"]

@@ -148,6 +148,46 @@ def test_the_installed_tool_scaffolds_an_agent_from_its_shipped_templates(
     assert current.returncode == 0, current.stdout + current.stderr
 
 
+_OWN_FILES = (
+    "from acp_codegen.write import fingerprint as f; "
+    "print(f.generator_digest()); print(*(rel for rel, _ in f._own_files()), sep=chr(10))"
+)
+
+
+def test_the_generator_fingerprint_is_the_same_installed_as_in_the_checkout(
+    installed: Path, tmp_path: Path
+) -> None:
+    """The manifest's fingerprint hashes the generator's own files: a file the wheel carries
+    inside the package but the checkout keeps outside it (the example agent) would make every
+    committed manifest stale for a pip-installed tool, so `check` never takes its fast path."""
+    proc = run([str(installed / "python"), "-c", _OWN_FILES], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    here = run([sys.executable, "-c", _OWN_FILES], tmp_path)
+    assert here.returncode == 0, here.stderr
+    wheel_digest, *wheel_files = proc.stdout.splitlines()
+    checkout_digest, *checkout_files = here.stdout.splitlines()
+    assert set(wheel_files) ^ set(checkout_files) == set()
+    assert wheel_digest == checkout_digest
+
+
+def test_the_installed_check_of_the_committed_tree_is_current_without_rendering(
+    installed: Path, tmp_path: Path
+) -> None:
+    """The checkout's committed generated/ is current for the installed tool too: a no-op
+    generate leaves its manifest's bytes alone."""
+    tree = tmp_path / "clone"
+    tree.mkdir()
+    (tree / "pyproject.toml").write_bytes((REPO / "pyproject.toml").read_bytes())
+    for folder in ("schema", "generated"):
+        copied = run(["cp", "-r", str(REPO / folder), str(tree / folder)], tmp_path)
+        assert copied.returncode == 0, copied.stderr
+    manifest = tree / "generated" / "acp_bindings" / ".acp-codegen-manifest.json"
+    before = manifest.read_bytes()
+    proc = run([str(installed / "acp-codegen"), "generate"], tree)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert manifest.read_bytes() == before
+
+
 # ------------------------------------------------------------------ the README, as a stranger
 
 README_EXAMPLE = re.compile(r"<!-- example: (\w+) -->\n```(\w+)\n(.*?)```", re.DOTALL)

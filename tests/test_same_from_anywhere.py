@@ -150,3 +150,27 @@ def test_a_broken_pyproject_above_the_output_is_not_ours_to_refuse(
     assert run_in(project, monkeypatch, "vendor", "--into", str(into), *schema) == 0
     line = regenerate_line(into, "models.py")
     assert line.startswith(f"acp-codegen vendor --into src/myproj/_vendor/acp --package {PACKAGE}")
+
+
+def test_adding_a_pyproject_later_changes_no_header(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vendored with no pyproject.toml anywhere, from the folder that later gets one: the
+    command names `--into` from there (runnable there as written), from a subfolder it is the
+    same, and the table added later leaves every file as it was."""
+    schema = ["--schema", "spec/schema.json", "--package", PACKAGE]
+    into = project / "src" / "myproj" / "_vendor" / "acp"
+    assert run_in(project, monkeypatch, "vendor", "--into", "src/myproj/_vendor/acp", *schema) == 0
+    line = regenerate_line(into, "models.py")
+    assert line == (
+        f"acp-codegen vendor --into src/myproj/_vendor/acp --package {PACKAGE} "
+        "--schema spec/schema.json"
+    )
+    first = contents(into)
+    from_src = ["--into", "myproj/_vendor/acp", "--schema", "../spec/schema.json"]
+    assert run_in(project / "src", monkeypatch, "vendor", "--check", *from_src, "--package",
+                  PACKAGE) == 0  # fmt: skip
+    (project / "pyproject.toml").write_text(TABLE, encoding="utf-8")
+    assert run_in(project, monkeypatch, "vendor", "--check", "--into", str(into), *schema) == 0
+    assert run_in(project, monkeypatch, "vendor", "--into", str(into), *schema) == 0
+    assert contents(into) == first

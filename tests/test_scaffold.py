@@ -86,12 +86,11 @@ def test_the_project_depends_on_pydantic_only(scaffolded: Path) -> None:
     assert config["project"]["name"] == NAME
     assert config["project"]["dependencies"] == [f"pydantic>={PYDANTIC_MINIMUM},<3"]
     assert config["project"]["scripts"] == {NAME: f"{PACKAGE}.__main__:main"}
-    # mypy too: the project sets up `[tool.mypy]` and its README runs it.
-    # mypy too: the project sets up `[tool.mypy]` and its README runs it; aiohttp only for
-    # `--http` (the `http` extra).
+    # aiohttp only for `--http` (the `http` extra), and for mypy: the project sets up
+    # `[tool.mypy]` and its README runs it over the bindings, whose transports import aiohttp.
     assert config["project"]["optional-dependencies"] == {
         "http": ["aiohttp>=3.14,<4"],
-        "test": ["pytest>=8", "mypy>=1.10"],
+        "test": ["pytest>=8", "mypy>=1.10", "aiohttp>=3.14,<4"],
     }
     assert "mypy" in config["tool"]
     imported: set[str] = set()

@@ -70,6 +70,16 @@ def test_its_tests_pass_in_a_fresh_venv(project: tuple[Path, Path]) -> None:
     assert "5 passed" in proc.stdout
 
 
+def test_mypy_passes_after_the_documented_install(project: tuple[Path, Path]) -> None:
+    """The README's `mypy src tests` after its `pip install -e ".[test]"`: the vendored
+    bindings' remote transports import aiohttp (and yarl), which the test extra must bring."""
+    folder, bin_dir = project
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert ".venv/bin/python -m mypy src tests" in readme
+    proc = run([str(bin_dir / "python"), "-m", "mypy", "src", "tests"], folder)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_the_console_script_serves_turns_over_pipes(project: tuple[Path, Path]) -> None:
     """The project's tests again, against the installed console script instead of python -m."""
     folder, bin_dir = project

@@ -491,3 +491,16 @@ def test_comparison_detects_changes(
         ("ContentChunk", "content", "type"),
         ("(methods)", "initialize", "side"),
     } <= new
+
+
+def test_the_schema_readme_names_the_upstream_release_and_the_prompt_answer() -> None:
+    """schema/README.md says which upstream release the schema matches (the one compared here)
+    and what `session/prompt` answers: the insertion receipt, not alpha.3's `{}`."""
+    text = (REPO / "schema" / "README.md").read_text(encoding="utf-8")
+    release = UPSTREAM_DIR.name.removeprefix("sdk-")
+    assert f"{release}, kept in `tests/fixtures/upstream/{UPSTREAM_DIR.name}/`" in text
+    ours = json.loads((REPO / "schema" / "acp.schema.json").read_text(encoding="utf-8"))
+    answer = ours["$defs"]["PromptResponse"]
+    assert answer["required"] == ["messageId"]
+    assert "insertion receipt `{messageId}`" in " ".join(text.split())
+    assert "empty object" not in text and "(2.0.0-alpha.3)" not in text

@@ -9,10 +9,12 @@ import re
 from pathlib import Path
 
 import pytest
+from acp_codegen._bindings.merge_rules import MERGE_RULES
 from acp_codegen.commands.cli import main
-from acp_codegen.commands.pipeline import load_protocol, render_files
+from acp_codegen.commands.pipeline import V1_READ_AS_V2, load_protocol, render_files
 from acp_codegen.emit.render import Target
 from acp_codegen.paths import BUNDLED_V1_SCHEMA
+from acp_codegen.runtime.v1.client_updates import V1UpdateReader
 from acp_codegen.write.manifest import MANIFEST
 from conftest import REPO, SCHEMA, load_script
 
@@ -148,3 +150,28 @@ def test_v1_beside_v2_does_not_say_its_lifecycle_is_left_to_the_author(
     said = capsys.readouterr().err
     assert "note:" in said  # the v1 schema's other notes are still printed
     assert "prompt lifecycle is not generated" not in said
+
+
+def test_v1_beside_v2_notes_say_the_client_folds_plans_and_mode_updates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # v1's overlay has no rule for `plan` and `current_mode_update` (v1 plans have no id, modes
+    # are no v2 entity), but the package's Client reads them as v2 updates its state folds: a
+    # note that they go to `unknown` (printed by every generate and check in a clone) is false.
+    monkeypatch.chdir(tmp_path)
+    args = ["--schema", str(SCHEMA), "--v1-schema", str(V1_SCHEMA)]
+    assert main(["generate", "--out", "both", "--package", "pkg", *args]) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "has no merge rule" in line]
+    (note,) = said
+    assert "plan" in note and "current_mode_update" in note and "Client folds them" in note
+    # ... and it is true: each becomes an update the v2 state has a merge rule for
+    reader = V1UpdateReader()
+    reader.session_setup({"modes": {"currentModeId": "a", "availableModes": [{"id": "a"}]}})
+    for tag, fields in (("plan", {"entries": []}), ("current_mode_update", {"currentModeId": "a"})):
+        assert tag in V1_READ_AS_V2
+        read = reader.read({"sessionUpdate": tag, **fields})
+        assert read and all(update["sessionUpdate"] in MERGE_RULES for update in read), read
+    # alone, a v1 package's own SessionState does keep them under `unknown`, and says so
+    assert main(["generate", "--out", "alone", "--package", "pkg", "--schema", str(V1_SCHEMA)]) == 0
+    alone = capsys.readouterr().err
+    assert "has no merge rule for plan, current_mode_update; SessionState keeps" in alone

@@ -8,6 +8,7 @@ import os
 import re
 import selectors
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -89,6 +90,28 @@ def test_through_a_pipe_the_answer_is_written_as_it_streams(tmp_path: Path) -> N
         b"[connected: stream-agent speaks ACP v2]\n"
         b"agent: first second third\n[turn ended: end_turn]\n"
     )
+
+
+def test_ctrl_c_during_the_turn_exits_130_like_every_other_command(tmp_path: Path) -> None:
+    fifo = tmp_path / "never"  # the agent waits on it for ever: only Ctrl-C ends the turn
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_codegen", "chat", "--prompt", "go", "--", *ODD, "stream",
+         str(fifo)],
+        cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    with proc:
+        read_until(proc, b"agent: first second")
+        proc.send_signal(signal.SIGINT)
+        _, errors = proc.communicate(timeout=HANG_GUARD)
+    assert proc.returncode == 130, errors
+    assert b"interrupted" in errors and b"Traceback" not in errors
+
+
+def test_the_demo_agent_counts_one_in_the_singular() -> None:
+    proc = chat("--prompt", "a", "--approve", "--", *DEMO)
+    assert proc.returncode == 0, proc.stderr
+    assert "  | 1 character, 1 word\n" in proc.stdout
 
 
 def test_without_approve_the_permission_is_cancelled_and_the_exit_code_follows() -> None:

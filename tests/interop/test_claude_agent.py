@@ -15,7 +15,6 @@ from .real_drive import HANG_GUARD, V1Client, drive, texts
 
 pytestmark = pytest.mark.network  # installs the agent from its registry once (then cached)
 
-ITEM_1 = "issue 36 item 1 (v2 setup answers are not folded), client36"
 
 
 def test_our_client_opens_a_v2_session_with_claude_agent_acp(
@@ -44,7 +43,6 @@ def test_over_v1_claude_agent_acps_session_new_answer_is_folded(
     assert [choice["value"] for choice in fast["options"]] == ["on", "off"]
 
 
-@pytest.mark.xfail(strict=True, reason=ITEM_1)
 def test_claude_agent_acps_session_new_answer_is_folded(
     claude_agent_argv: list[str], tmp_path: Path
 ) -> None:
@@ -73,7 +71,6 @@ def test_a_turn_with_claude_agent_acp_offline_ends_in_error(
     assert after["unknown"] == []
 
 
-@pytest.mark.xfail(strict=True, reason=ITEM_1)
 def test_chats_slash_help_lists_claude_agent_acps_commands(
     claude_agent_argv: list[str], tmp_path: Path
 ) -> None:

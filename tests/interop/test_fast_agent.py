@@ -21,7 +21,6 @@ from .real_drive import HANG_GUARD, V1Client, drive, first_answer, reloaded, tex
 pytestmark = pytest.mark.network  # installs fast-agent from its registry once (then cached)
 
 PROMPT = "hello there"
-ITEM_3 = "issue 36 item 3 (a v2 answer with a v1 body), client36"
 
 
 def test_our_v1_client_runs_a_turn_with_fast_agent(
@@ -65,7 +64,6 @@ def test_fast_agent_answers_a_v2_initialize_with_version_2_and_a_v1_body(
     assert "info" not in result and "capabilities" not in result  # v2's names for them
 
 
-@pytest.mark.xfail(strict=True, reason=ITEM_3)
 def test_our_client_offering_v2_still_runs_a_turn_with_fast_agent(
     fast_agent_argv: list[str], tmp_path: Path
 ) -> None:
@@ -76,7 +74,6 @@ def test_our_client_offering_v2_still_runs_a_turn_with_fast_agent(
     assert texts(seen.after_turn) == [("user", PROMPT), ("agent", PROMPT)]
 
 
-@pytest.mark.xfail(strict=True, reason=ITEM_3)
 def test_chat_runs_a_turn_with_fast_agent(fast_agent_argv: list[str], tmp_path: Path) -> None:
     env = agent_home(tmp_path / "home")
     argv = [sys.executable, "-m", "acp_codegen", "chat", "--cwd", str(tmp_path)]
@@ -96,7 +93,6 @@ def test_chat_runs_a_turn_with_fast_agent(fast_agent_argv: list[str], tmp_path: 
     assert proc.stdout.endswith("[turn ended: end_turn]\n")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 36 item 4 (a v1 re-load appends its replay)")
 def test_reloading_a_session_held_rebuilds_it_from_fast_agents_replay(
     fast_agent_argv: list[str], tmp_path: Path
 ) -> None:

@@ -119,6 +119,12 @@ async def v1_session(v1: ModuleType, *, files: bool = False) -> tuple[Asks, RawP
     assert params["protocolVersion"] == 2 and params["info"] == INFO == params["clientInfo"]
     assert params["clientCapabilities"]["fs"] == {"readTextFile": files, "writeTextFile": False}
     assert params["clientCapabilities"]["terminal"] is False
+    # What every session state folds: a gating agent sends it as it is (core/client_gates.py).
+    assert params["clientCapabilities"]["session"] == {
+        "notices": {},
+        "compaction": {},
+        "configOptions": {"boolean": {}},
+    }
     assert side.protocol_version == 1 and side.agent_info == {"name": "old", "version": "0"}
     # Settled: the connection reads v1's messages through v1's checks, no longer via the router.
     checked = side.connection.dispatcher

@@ -18,6 +18,7 @@ from .console import NORMAL, Console, common_options
 from .diff import command as diff_command
 from .examples import EXAMPLES, add_examples
 from .exits import EXIT_HELP, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from .help_format import HelpFormatter
 from .inspect import command as inspect_command
 from .scaffold import command as new_command
 from .shipped import add_shipped_parsers, run_demo, run_schema
@@ -51,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="acp-codegen",
         description="Generate typed Python bindings for the Agent Client Protocol.",
         epilog=EXIT_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
         parents=[common_options("global_verbosity")],
         usage="acp-codegen [-h] [-q | -v] [--version] COMMAND ...",
     )
@@ -206,7 +207,7 @@ def _generate_or_check(args: argparse.Namespace, console: Console) -> int:
     out = checked_folder(where.settings.out if args.out is None else args.out, "--out")
     package = checked_package(where.settings.package if args.package is None else args.package)
     folder = checked_folder(out / package, "--out/--package", replaced=True)
-    where = where.rooted_at(folder, holder=out.parent)
+    where = where.rooted_at(folder, named=("--out", out))
     command = command_line(
         ["acp-codegen", "generate"],
         where.schema_option(),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from .help_format import HelpFormatter
+
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "generate": (
         "acp-codegen generate    # the shipped schema into ./generated/acp_bindings",
@@ -50,4 +52,4 @@ def add_examples(parser: argparse.ArgumentParser, name: str) -> None:
     lines = "\n".join(f"  {line}" for line in EXAMPLES[name])
     text = f"example{'s' if len(EXAMPLES[name]) > 1 else ''}:\n{lines}"
     parser.epilog = text if not parser.epilog else f"{text}\n\n{parser.epilog}"
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.formatter_class = HelpFormatter

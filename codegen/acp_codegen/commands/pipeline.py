@@ -14,7 +14,6 @@ from ..emit.ahead import ahead
 from ..emit.dcg import PYDANTIC_MINIMUM
 from ..emit.gc_tuning import quiet_gc
 from ..emit.models_cache import from_environment as models_cache
-from ..emit.render import PARENT_RUNTIME, render_package
 from ..emit.target import SUBPACKAGE_V1, Target
 from ..load.newer import automation_notes, protocol_version
 from ..load.overlay import (
@@ -30,9 +29,17 @@ from ..load.validate import check
 from ..model.errors import Problem, SchemaError
 from ..model.ir import Protocol
 from ..model.naming import is_identifier
+from ..runtime.v1.constants import CURRENT_MODE_UPDATE, V1_PLAN
 from ..write.fingerprint import generator_digest, input_fingerprint
 from ..write.manifest import MANIFEST, build_manifest
 from .kept_notes import portable
+
+# v1 updates that have no v1 merge rule but that the package's Client reads as v2 updates it
+# folds (runtime/v1/client_updates.py): beside v2, the overlay's note says so.
+V1_READ_AS_V2 = {
+    V1_PLAN: "the session's plan",
+    CURRENT_MODE_UPDATE: "the mode config option",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +66,7 @@ def generate(inputs: Inputs, target: Target, note: Callable[[str], None]) -> dic
             files = render_files(replace(protocol, notes=kept), target)
             _tell(protocol.notes, note)  # before the checks' verdict, as ever
             return files
-        with loading(inputs.v1_schema, inputs.v1_shown) as v1:
+        with loading(inputs.v1_schema, inputs.v1_shown, read_as_v2=V1_READ_AS_V2) as v1:
             if inputs.v1_bundled:  # the tool's own v1 input: its notes tell the user nothing
                 v1 = replace(v1, notes=())
             else:  # beside v2, the package's Agent and Client serve v1 through the lifecycle
@@ -96,20 +103,24 @@ def load_protocol(
 
 @contextmanager
 def loading(
-    schema: Path, display_name: str | None = None, overlay: Path | None = None
+    schema: Path,
+    display_name: str | None = None,
+    overlay: Path | None = None,
+    read_as_v2: Mapping[str, str] | None = None,
 ) -> Iterator[Protocol]:
     """`load_protocol` for a caller with more work on the protocol: where a spare core exists,
     the schema checks (~0.7 s) run in a child while the block builds on the protocol, and
     leaving the block waits for them. Their problems win over anything the block raised (work
     on an input the checks reject proves nothing); without a spare core they run first, as in
-    `load_protocol`, and the block never sees an unchecked protocol."""
+    `load_protocol`, and the block never sees an unchecked protocol. `read_as_v2`: see
+    `apply_overlay`."""
     name = display_name or str(schema)
     doc, raw = load_document(schema, name)
     with ahead(partial(check, doc, name)) as checked:
         if checked.done and (found := checked.result()):
             raise SchemaError(found)
         try:
-            yield _build(doc, raw, name, overlay)
+            yield _build(doc, raw, name, overlay, read_as_v2)
         except Exception:
             if found := checked.result():
                 raise SchemaError(found) from None
@@ -118,7 +129,13 @@ def loading(
             raise SchemaError(found)
 
 
-def _build(doc: dict[str, Any], raw: bytes, name: str, overlay: Path | None) -> Protocol:
+def _build(
+    doc: dict[str, Any],
+    raw: bytes,
+    name: str,
+    overlay: Path | None,
+    read_as_v2: Mapping[str, str] | None = None,
+) -> Protocol:
     chosen: Overlay | None = None
     if overlay is not None:
         chosen = load_overlay(overlay)
@@ -129,7 +146,7 @@ def _build(doc: dict[str, Any], raw: bytes, name: str, overlay: Path | None) -> 
             chosen = load_overlay(built_in, f"{built_in.name} (built in)")
     notes: list[str] = []
     if chosen is not None:
-        doc, notes = apply_overlay(doc, chosen, name)
+        doc, notes = apply_overlay(doc, chosen, name, read_as_v2)
         notes.insert(0, f"{name}: merge rules and patch fields from overlay {chosen.name}")
     protocol = build_protocol(doc, raw, name)
     return replace(protocol, notes=(*notes, *protocol.notes))
@@ -144,6 +161,10 @@ def render_files(
 
     With `v1`, the package also carries that protocol as the subpackage `v1/`: the modules a
     package generated from it alone would have, importing the parent's runtime."""
+    # Imported here: black, jinja and the emitters are most of loading's import time, and
+    # `diff` and `validate` load without rendering.
+    from ..emit.render import PARENT_RUNTIME, render_package
+
     cache = models_cache(generator_digest)  # ACP_CODEGEN_CACHE_DIR, when it names a folder
     files = render_package(protocol, target, v1=v1, models_cache=cache)  # drives v1 agents too
     extra: dict[str, tuple[str, str]] = {}

@@ -82,8 +82,19 @@ def run_schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# Typed at, the agent answers every line with a parse error: a person at a terminal is told
+# what it is for (on stderr: stdout is the protocol's).
+TERMINAL_HINT = (
+    "demo-agent speaks ACP (JSON-RPC) on stdin/stdout for a client to drive, not a person: try "
+    "`acp-codegen chat -- acp-codegen demo-agent`. Ctrl-D or Ctrl-C stops it."
+)
+
+
 def run_demo(args: argparse.Namespace) -> int:
     from .. import _bindings
+
+    if args.http is None and sys.stdin.isatty():
+        print(TERMINAL_HINT, file=sys.stderr, flush=True)
 
     sys.modules.setdefault("acp_bindings", _bindings)
     sys.argv = [str(DEMO_AGENT), *([] if args.slow is None else ["--slow", args.slow])]

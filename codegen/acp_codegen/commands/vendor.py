@@ -73,7 +73,7 @@ def run_vendor(args: argparse.Namespace) -> int:
     where = Where.from_cwd(args.schema, args.overlay, console, args.v1_schema)
     package = checked_package(args.package, dotted=True)
     into = checked_folder(args.into, "--into", replaced=True)
-    where = where.rooted_at(into, holder=into.parent)
+    where = where.rooted_at(into, named=("--into", into))
     _note_import_path(into, package, console)
     command = command_line(
         ["acp-codegen", "vendor", "--into", where.shown(into), "--package", package],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 from collections.abc import Iterable
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..emit.target import SUBPACKAGE_V1, Target
 from ..write.fingerprint import current_file_count, input_fingerprint
 from ..write.leftovers import pending
-from ..write.manifest import sha256
+from ..write.manifest import MANIFEST, sha256
 from ..write.writer import files_on_disk
 from .config import Settings, find_pyproject, has_table, load_settings
 from .console import Console
@@ -72,15 +73,22 @@ class Where:
             told.step(f"v1 schema: {v1}")
         return cls(root, settings, path, bundled, chosen, told, v1, v1_bundled)
 
-    def rooted_at(self, output: Path, holder: Path) -> Where:
+    def rooted_at(self, output: Path, named: tuple[str, Path]) -> Where:
         """This place with the project root of the output folder `output`, so the regenerate
         command (and so every header and the manifest) is the same from any current directory:
         the nearest folder above `output` whose pyproject.toml holds `[tool.acp-codegen]`, else
-        the nearest with a pyproject.toml, else `holder`, the folder the output is named in."""
+        the nearest with a pyproject.toml. Without one, the root `output`'s manifest was named
+        from (`named`: the option naming the output in the command, and the path it names), so
+        adding a pyproject.toml there later changes nothing; else the current directory when the
+        output is inside it, else the folder the output is named in."""
         folder = output.resolve()
         found = [candidate.parent for candidate in _pyprojects_above(folder)]
         tabled = [parent for parent in found if _holds_table(parent / "pyproject.toml")]
-        root = (tabled or found or [holder.resolve()])[0]
+        option, path = named
+        cwd = Path.cwd().resolve()
+        fallback = cwd if folder.is_relative_to(cwd) else path.resolve().parent
+        recorded = [] if found else _recorded_root(output, option, path)
+        root = (tabled or found or recorded or [fallback])[0]
         self.console.step(f"project root: {root}" + ("" if found else " (no pyproject.toml)"))
         return replace(self, root=root)
 
@@ -181,6 +189,25 @@ class Where:
         if self.overlay is not None:
             names["overlay"] = str(self.overlay)
         return names
+
+
+def _recorded_root(output: Path, option: str, path: Path) -> list[Path]:
+    """The folder `output`'s manifest named `path` from (as `option`'s relative value in its
+    regenerate command); none when there is no such manifest or the name does not fit."""
+    try:
+        data = json.loads((output / MANIFEST).read_text(encoding="utf-8"))
+        words = shlex.split(data["regenerate"])
+        named = Path(words[words.index(option) + 1])
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return []
+    absolute = path.resolve()
+    if (
+        named.is_absolute()
+        or ".." in named.parts
+        or absolute.parts[-len(named.parts) :] != named.parts
+    ):
+        return []
+    return [absolute.parents[len(named.parts) - 1]]
 
 
 def _holds_table(pyproject: Path) -> bool:

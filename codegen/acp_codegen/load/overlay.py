@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -131,9 +132,12 @@ def has_merge_rules(doc: dict[str, Any]) -> bool:
 
 
 def apply_overlay(
-    doc: dict[str, Any], overlay: Overlay, file: str
+    doc: dict[str, Any], overlay: Overlay, file: str, read_as_v2: Mapping[str, str] | None = None
 ) -> tuple[dict[str, Any], list[str]]:
-    """A copy of `doc` annotated by `overlay`, and notes naming what did not fit."""
+    """A copy of `doc` annotated by `overlay`, and notes naming what did not fit.
+
+    `read_as_v2`: the update tags without a rule here that the package's Client folds all the
+    same, reading them as v2 updates (a v1 schema beside v2), by tag -> what they become."""
     out = copy.deepcopy(doc)
     defs: dict[str, Any] = out["$defs"]
     notes: list[str] = []
@@ -164,9 +168,17 @@ def apply_overlay(
             f"the variant here: {'; '.join(misfit)}; SessionState keeps those updates under "
             "`unknown`"
         )
-    if unruled:
+    read = [tag for tag in unruled if tag in (read_as_v2 or {})]
+    if read:  # the note must not say they are lost: the Client, the user's reader, folds them
+        what = "; ".join(f"{tag} as {(read_as_v2 or {})[tag]}" for tag in read)
         notes.append(
-            f"{file}: overlay {overlay.name} has no merge rule for {', '.join(unruled)}; "
+            f"{file}: overlay {overlay.name} has no merge rule for {', '.join(read)}; the "
+            f"package's Client folds them all the same ({what}), and only this schema's own "
+            "SessionState, fed them directly, keeps them under `unknown`"
+        )
+    if rest := [tag for tag in unruled if tag not in read]:
+        notes.append(
+            f"{file}: overlay {overlay.name} has no merge rule for {', '.join(rest)}; "
             "SessionState keeps those updates under `unknown`"
         )
     skipped = []

@@ -47,11 +47,14 @@ def _own_files() -> list[tuple[str, Path]]:
         rel = path.relative_to(PACKAGE_DIR)
         # bundled/ is input, covered by the schema's own hash; _bindings/ is output (generated/
         # shipped inside the tool, whose manifest holds this digest: hashing it would never
-        # settle); templates/ is hashed below, wherever it lives
+        # settle); templates/ is hashed below, wherever it lives; examples/ (the demo agent)
+        # shapes no output and lives outside the package in a checkout: hashing it would make a
+        # pip-installed tool's digest differ from the checkout's
         skipped = "__pycache__" in rel.parts or rel.parts[0] in (
             "bundled",
             "_bindings",
             "templates",
+            "examples",
         )
         if path.suffix in _SOURCE_SUFFIXES and not skipped:
             found[rel.as_posix()] = path

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ..console import Console
-from ..exits import EXIT_DIFFERS, EXIT_USAGE
+from ..exits import EXIT_INTERRUPTED, EXIT_USAGE
+from ..help_format import HelpFormatter
 from .command_env import ALLOW_OPTION, AllowedEnv
 from .remote import add_remote_options, agent_target
 
@@ -70,7 +71,7 @@ def agent_command_parser(
         help=text,
         description=text,
         epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
         parents=parents,
         usage=usage,
     )
@@ -147,9 +148,9 @@ def run(args: argparse.Namespace) -> int:
     except ChatError as error:
         Console().error(str(error))
         return error.code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C with --prompt (interactively it cancels the turn)
         Console().explain("interrupted")
-        return EXIT_DIFFERS
+        return EXIT_INTERRUPTED
 
 
 def usage_error(message: str) -> int:

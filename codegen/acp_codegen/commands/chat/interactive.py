@@ -18,7 +18,7 @@ from ..exits import EXIT_OK
 from .command_env import AllowedEnv
 from .gate import Gate, Question
 from .keys import Terminal
-from .link import AgentLink
+from .link import AgentLink, ChatError
 from .permissions import CANCELLED, answer_text, keys_hint, selected
 from .remote import RemoteTarget
 from .screens import Asking, PlainScreen, Screen, TurnView, asking
@@ -57,6 +57,7 @@ class Chat:
             show_traffic=self.screen.aside,
             notice=self.note,
             tell=self.note,
+            on_drop=self.note,
             reconnect=True,
         )
         self.cwd = cwd
@@ -191,6 +192,8 @@ class Chat:
         return True
 
     async def run_turn(self, text: str) -> None:
+        if not await self._connected():
+            return
         before = self.link.snapshot()
 
         def now(*, ended: bool = False) -> Turn:
@@ -206,6 +209,22 @@ class Chat:
             failure = await self._follow(turn, view, now)
         if failure is not None:
             self.screen.note(failure)
+
+    async def _connected(self) -> bool:
+        """A prompt typed while the connection is being reattached waits for it, saying so:
+        no turn is drawn (the agent is not working on it, it has not got it). False when the
+        user quits meanwhile; the link's `ChatError` when it gives up (nothing was sent)."""
+        if not self.link.reconnecting:
+            return True
+        self.screen.note("[not connected: the prompt waits until chat is reconnected]")
+        return await self.until_quit(self._reconnected()) is not None
+
+    async def _reconnected(self) -> bool:
+        try:
+            await self.link.reattach()
+        except ChatError as error:
+            raise ChatError(f"{error}; the prompt was not sent", error.code) from None
+        return True
 
     async def _follow(
         self, turn: asyncio.Task[str | None], view: TurnView, now: Callable[..., Turn]
@@ -230,7 +249,10 @@ class Chat:
         finally:
             self.link.listen(None)
             self.redraw, self.view = None, None
-            view.finish(now(ended=turn.done()))
+            # a turn that failed (the agent died, the connection was lost for good) did not
+            # end: the stop reason in the session is the previous turn's
+            ended = turn.done() and not turn.cancelled() and turn.exception() is None
+            view.finish(now(ended=ended))
             self.turn = None
         return failure
 

@@ -69,6 +69,7 @@ class AgentLink:
         notice: Callable[[str], None] | None = None,
         on_record: Callable[[dict[str, Any]], None] | None = None,
         tell: Callable[[str], None] | None = None,
+        on_drop: Callable[[str], None] | None = None,  # told when a reattach begins
         backoff: Backoff = PATIENCE,
         reconnect: bool = False,
     ) -> None:
@@ -93,7 +94,7 @@ class AgentLink:
         self._session: ClientSession | None = None
         self.agent_name = self.remote.shown if self.remote is not None else self.argv[0]
         self.protocol_version: int | None = None  # negotiated at initialize
-        self._tell = tell  # where the one line about a reconnect goes
+        self._tell, self._on_drop = tell, on_drop  # where the lines about a reattach go
         self.backoff = backoff
         self.reconnect = reconnect and self.remote is not None  # reattach when it drops
         self._reattaching = asyncio.Lock()
@@ -234,9 +235,16 @@ class AgentLink:
             dropped = isinstance(process, RemoteAgent) and process.connection.closed
             if not (self.reconnect and dropped):
                 raise
-        await self.reattach()
+        try:
+            await self.reattach()
+        except ChatError as error:  # the prompt was sent: how its turn ended, nobody can say
+            raise ChatError(f"{error}; how the turn ended is unknown", error.code) from None
         stop = self.snapshot()["stopReason"]
         return stop if isinstance(stop, str) else None
+
+    @property
+    def reconnecting(self) -> bool:  # a turn now would wait for a reattach, or fail (gave up)
+        return self.reconnect and (self.dropped or self._reattaching.locked() or bool(self._lost))
 
     @property
     def process(self) -> AgentProcess | RemoteAgent | None:
@@ -258,6 +266,8 @@ class AgentLink:
                 raise self._lost
             if not self.dropped:
                 return  # someone else reattached while we waited
+            if self._on_drop is not None:
+                self._on_drop(visible_line(f"[lost {self.agent_name}: reconnecting]"))
             session_id = self.session.session_id
             sessions = open_sessions(self._client.lifecycle, self.session)
             listener, self._client.listener = self._client.listener, None

@@ -11,6 +11,7 @@ from ..console import RED, Console
 from ..exits import EXIT_DIFFERS as EXIT_BREAKING
 from ..exits import EXIT_OK
 from ..exits import EXIT_USAGE as EXIT_SCHEMA
+from ..help_format import HelpFormatter
 from . import diff_files
 from .render import as_json, as_text
 from .rules import LEGEND, rules_table
@@ -30,7 +31,7 @@ def add_command(
         + rules_table()
         + "\n\n"
         + textwrap.fill(LEGEND, width=96),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
         parents=parents,
     )
     cmd.add_argument("old", type=Path, metavar="OLD", help="the schema peers were built on")

@@ -99,11 +99,14 @@ class V1Tables:
 
 def client_capabilities(handled: Collection[str], auth_terminal: bool = False) -> JsonObject:
     """v1 `clientCapabilities` for the services the application answers: a file capability
-    per handled fs method, `terminal` only when every `terminal/*` method is handled."""
+    per handled fs method, `terminal` only when every `terminal/*` method is handled; and the
+    session updates every session state folds as v2's (notices, compactions, boolean options),
+    so a gating agent sends them rather than leaving them out or degrading them."""
     return {
         "fs": {"readTextFile": FS_READ in handled, "writeTextFile": FS_WRITE in handled},
         "terminal": all(method in handled for method in TERMINAL_METHODS),
         "auth": {"terminal": auth_terminal},
+        "session": {"notices": {}, "compaction": {}, "configOptions": {"boolean": {}}},
     }
 
 
