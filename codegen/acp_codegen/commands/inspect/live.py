@@ -324,7 +324,8 @@ class LiveInspector:
                 lifecycle.auth_methods,
             ),
             "sessions": sessions,
-            "session": conversation_view(snapshot),
+            "session": conversation_view(snapshot, self.log.turns.plan_turns(len(self.log))),
+            "turns": self.log.turns.views(),
             "sessionId": current,
             "running": self.running,
             "permission": (

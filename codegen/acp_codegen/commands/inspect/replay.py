@@ -11,7 +11,7 @@ from ..._bindings import MalformedUpdateError, SessionSnapshot, session_snapshot
 from ..._bindings.state import SessionState
 from .trace_file import TraceFile
 from .traffic_log import UPDATE_METHOD, TrafficLog
-from .view import agent_view, conversation_view, session_title
+from .view import agent_view, carried_diffs, conversation_view, session_title
 
 INITIALIZE = "initialize"
 SETUPS = ("session/new", "session/load", "session/resume")
@@ -181,7 +181,10 @@ class TraceReplay:
             "total": len(self.log),
             "agent": fold.agent,
             "sessions": sessions,
-            "session": conversation_view(snapshot) if snapshot else None,
+            "session": (
+                conversation_view(snapshot, self.log.turns.plan_turns(at)) if snapshot else None
+            ),
+            "turns": self.log.turns.views(),
             "sessionId": shown,
             "running": bool(fold.prompts),
             "permission": permission,
@@ -195,11 +198,14 @@ def permission_view(key: Any, params: dict[str, Any]) -> dict[str, Any]:
     """A permission request as the dialog shows it (read-only in a trace)."""
     options = params.get("options")
     description = params.get("description")
+    subject = params.get("subject")  # v2: what is asked about; v1: the tool call itself
+    tool_call = subject.get("toolCall") if isinstance(subject, dict) else params.get("toolCall")
     return {
         "id": key,
         "title": params.get("title") or "The agent asks for permission",
         # below the title: for a v1 command, its program, folder and every variable
         "description": description if isinstance(description, str) else None,
+        "diffs": carried_diffs(tool_call),
         "options": [
             {"id": option.get("optionId"), "name": option.get("name"), "kind": option.get("kind")}
             for option in (options if isinstance(options, list) else [])
