@@ -43,7 +43,7 @@ class DiffAgent(Agent):
             [models.PermissionOption(option_id="allow", name="Apply", kind="allow_once")],
             subject=subject,
         )
-        await call.update(status="completed", content=[DIFF])
+        await call.update(status="completed", content=[models.Diff.model_validate(DIFF)])
         return "end_turn"
 
 

@@ -90,7 +90,7 @@
     }
     const nextTurns = view.turns || [];
     const key = JSON.stringify(nextTurns);
-    if (key !== turnsKey) { turns = nextTurns; turnsKey = key; filterTraffic(); }
+    if (key !== turnsKey) { turns = nextTurns; turnsKey = key; filterTraffic(true); }
     else drawTraffic();
   }
 
@@ -291,7 +291,7 @@
 
   function addTraffic(summaries) {
     for (const summary of summaries) traffic[summary.n] = summary;
-    filterTraffic();
+    filterTraffic(true);
   }
 
   function passes(summary) {
@@ -302,8 +302,9 @@
     return !method || (summary.label + " " + summary.method).toLowerCase().includes(method);
   }
 
-  function filterTraffic() {
+  function filterTraffic(follow) {
     // The list: each turn's heading before its prompt line, then its lines (none when folded).
+    // `follow`: new lines came; a live list scrolled to its end stays there.
     const box = $("traffic-scroll");
     const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - ROW;
     shown = [];
@@ -316,7 +317,7 @@
       if (traffic[i] && passes(traffic[i])) shown.push(i);
     }
     $("traffic-spacer").style.height = shown.length * ROW + "px";
-    if (atEnd && view && view.mode === "live") box.scrollTop = box.scrollHeight;  // follow
+    if (follow && atEnd && view && view.mode === "live") box.scrollTop = box.scrollHeight;
     drawTraffic();
   }
 
@@ -354,7 +355,7 @@
     row.title = text + (turn.prompt ? "\n" + turn.prompt : "");
     row.addEventListener("click", () => {
       if (folded.has(turn.n)) folded.delete(turn.n); else folded.add(turn.n);
-      filterTraffic();
+      filterTraffic(false);
     });
     return row;
   }
@@ -483,7 +484,7 @@
   $("goto-line").addEventListener("click", () => goTo(selected + 1));
   $("traffic-scroll").addEventListener("scroll", drawTraffic);
   for (const id of ["filter-method", "filter-dir", "filter-problems"]) {
-    $(id).addEventListener("input", filterTraffic);
+    $(id).addEventListener("input", () => filterTraffic(false));
   }
   $("new-session").addEventListener("click", () => act("/api/session", { new: true }));
   $("list-sessions").addEventListener("click", () => act("/api/session", { list: true }));
