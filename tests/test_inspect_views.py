@@ -1,0 +1,149 @@
+"""The inspector's reading of the traffic, without a browser: the turns found in a trace (v2
+ends a turn with the session's idle state, v1 with the prompt's answer), their timing and the
+plans each touched; diffs as files and hunks, v1's whole texts and v2's patch alike, also in
+a permission question."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acp_codegen._bindings._runtime.v1.client_updates import _diff
+from acp_codegen._bindings._runtime.wire.jsonvalue import JsonObject
+from acp_codegen.commands.inspect.diff_view import MAX_DIFF_LINES, diff_view
+from acp_codegen.commands.inspect.replay import permission_view
+from acp_codegen.commands.inspect.traffic_log import TrafficLog
+
+SESSION = "s1"
+
+
+def record(second: float, direction: str, **message: Any) -> dict[str, Any]:
+    time = f"2026-01-01T00:00:{second:09.6f}+00:00"
+    return {"time": time, "dir": direction, "message": {"jsonrpc": "2.0", **message}}
+
+
+def prompt(second: float, request_id: int, text: str) -> dict[str, Any]:
+    params = {"sessionId": SESSION, "prompt": [{"type": "text", "text": text}]}
+    return record(second, "send", id=request_id, method="session/prompt", params=params)
+
+
+def update(second: float, **fields: Any) -> dict[str, Any]:
+    params = {"sessionId": SESSION, "update": fields}
+    return record(second, "recv", method="session/update", params=params)
+
+
+def log_of(records: list[dict[str, Any]]) -> TrafficLog:
+    log = TrafficLog()
+    for item in records:
+        log.add(item)
+    return log
+
+
+def test_v2_turns_end_with_the_idle_state_and_are_timed() -> None:
+    plan = {"type": "items", "planId": "p1", "entries": []}
+    log = log_of(
+        [
+            prompt(1.0, 3, "first"),
+            record(1.01, "recv", id=3, result={"messageId": "m"}),  # v2: the turn goes on
+            update(1.02, sessionUpdate="user_message", messageId="m", content=[]),  # an echo
+            update(1.25, sessionUpdate="plan_update", plan=plan),
+            update(2.0, sessionUpdate="state_update", state="idle", stopReason="end_turn"),
+            prompt(3.0, 4, "second"),
+            update(3.5, sessionUpdate="plan_update", plan={**plan, "planId": "p2"}),
+        ]
+    )
+    first, second = log.turns.views()
+    assert first == {
+        "n": 1,
+        "session": SESSION,
+        "start": 0,
+        "end": 4,
+        "prompt": "first",
+        "stop": "end_turn",
+        "updates": 3,
+        "firstUpdate": 0.25,  # the prompt's echo is not the agent's first word
+        "duration": 1.0,
+    }
+    assert (second["start"], second["end"], second["duration"]) == (5, None, 0.5)
+    assert log.turns.plan_turns(len(log)) == {"p1": 1, "p2": 2}
+    assert log.turns.plan_turns(5) == {"p1": 1}  # as of a line before the second turn
+
+
+def test_v1_turns_end_with_the_prompts_answer_or_an_error() -> None:
+    log = log_of(
+        [
+            prompt(1.0, 1, "look"),
+            update(1.5, sessionUpdate="plan", entries=[]),
+            record(2.0, "recv", id=1, result={"stopReason": "cancelled"}),
+            prompt(3.0, 2, "again"),
+            record(3.25, "recv", id=2, error={"code": -32603, "message": "no"}),
+        ]
+    )
+    first, second = log.turns.views()
+    assert (first["end"], first["stop"], first["firstUpdate"]) == (2, "cancelled", 0.5)
+    assert (second["end"], second["stop"], second["updates"]) == (4, "error", 0)
+    assert log.turns.plan_turns(len(log)) == {"plan": 1}
+
+
+def test_a_v1_diff_is_diffed_and_reads_as_its_v2_form() -> None:
+    v1: JsonObject = {
+        "type": "diff", "path": "/w/a.py", "oldText": "a\nb\nc\n", "newText": "a\nB\nc\nd\n"
+    }  # fmt: skip
+    view = diff_view(v1)
+    assert view == diff_view(_diff(v1))  # the client's own v1 to v2 conversion reads the same
+    assert view["files"] == [{"operation": "modify", "path": "/w/a.py", "oldPath": None}]
+    (hunk,) = view["hunks"]
+    assert hunk["header"] == "@@ -1,3 +1,4 @@"
+    assert hunk["lines"] == [
+        ["ctx", 1, 1, "a"],
+        ["del", 2, None, "b"],
+        ["add", None, 2, "B"],
+        ["ctx", 3, 3, "c"],
+        ["add", None, 4, "d"],
+    ]
+    created = diff_view({"type": "diff", "path": "/w/new.txt", "oldText": None, "newText": "x"})
+    assert created["files"][0]["operation"] == "add"
+    assert created["hunks"][0]["lines"] == [["add", None, 1, "x"]]
+
+
+def test_a_v2_patch_of_two_files_and_a_bound() -> None:
+    text = (
+        "diff --git a/src/x.py b/src/x.py\n--- a/src/x.py\n+++ b/src/x.py\n"
+        "@@ -10,2 +10,2 @@ def f():\n-    old\n+    new\n     kept\n"
+        "diff --git a/y b/z\n--- a/y\n+++ b/z\n@@ -1 +1 @@\n-1\n+2\n\\ No newline at end of file\n"
+    )
+    changes = [
+        {"operation": "modify", "path": "/src/x.py"},
+        {"operation": "move", "oldPath": "/y", "path": "/z"},
+    ]
+    view = diff_view({"changes": changes, "patch": {"format": "git_patch", "text": text}})
+    assert [f["operation"] for f in view["files"]] == ["modify", "move"]
+    assert view["files"][1]["oldPath"] == "/y"
+    assert [(h["file"], h["header"]) for h in view["hunks"]] == [
+        ("/src/x.py", "@@ -10,2 +10,2 @@ def f():"),
+        ("/z", "@@ -1 +1 @@"),
+    ]
+    assert view["hunks"][0]["lines"][2] == ["ctx", 11, 11, "    kept"]
+    assert view["hunks"][1]["lines"] == [["del", 1, None, "1"], ["add", None, 1, "2"]]
+    assert diff_view({"changes": changes})["hunks"] == []  # no patch: the files alone
+    long = "@@ -1 +1 @@\n" + "+x\n" * (MAX_DIFF_LINES + 7)
+    bounded = diff_view({"changes": [], "patch": {"format": "git_patch", "text": long}})
+    assert (len(bounded["hunks"][0]["lines"]), bounded["omitted"]) == (MAX_DIFF_LINES, 7)
+
+
+def test_a_permission_question_carries_its_diffs_on_v1_and_v2() -> None:
+    v1_diff: JsonObject = {"type": "diff", "path": "/a", "oldText": "1\n", "newText": "2\n"}
+    v2_diff = _diff(v1_diff)
+    options = [{"optionId": "ok", "name": "Apply", "kind": "allow_once"}]
+    v2 = {
+        "title": "Apply?",
+        "options": options,
+        "subject": {"type": "tool_call", "toolCall": {"toolCallId": "c", "content": [v2_diff]}},
+    }
+    v1 = {
+        "toolCall": {"toolCallId": "c", "title": "Edit", "content": [v1_diff]},
+        "options": options,
+    }
+    for params in (v1, v2):
+        (shown,) = permission_view(1, params)["diffs"]
+        assert shown == diff_view(v1_diff)
+    assert permission_view(1, {"options": options})["diffs"] == []
