@@ -63,24 +63,23 @@ class Turns:
         message = record.get("message")
         if not isinstance(message, dict):
             return
-        time = _time(record.get("time"))
         sent = record.get("dir") == "send"
         method = message.get("method")
         params = message.get("params")
         params = params if isinstance(params, dict) else {}
         session = params.get("sessionId")
         if sent and method == PROMPT and isinstance(session, str):
-            self._begin(n, session, time, message, params)
+            self._begin(n, session, _time(record), message, params)
         elif not sent and method == UPDATE and isinstance(session, str):
             turn = self._running.get(session)
             if turn is not None:
-                self._update(turn, n, time, params.get("update"))
+                self._update(turn, n, _time(record), params.get("update"))
         elif not sent and method is None and _key(message.get("id")) in self._asked:
             turn = self._asked.pop(_key(message.get("id")))
             result = message.get("result")
             stop = result.get("stopReason") if isinstance(result, dict) else None
             if "error" in message or isinstance(stop, str):
-                self._end(turn, n, time, stop if isinstance(stop, str) else "error")
+                self._end(turn, n, _time(record), stop if isinstance(stop, str) else "error")
 
     def _begin(
         self, n: int, session: str, time: float | None, message: dict[str, Any], params: Any
@@ -144,8 +143,10 @@ def _prompt_text(prompt: Any) -> str:
     return text if len(text) <= MAX_PROMPT else text[: MAX_PROMPT - 1] + "…"
 
 
-def _time(value: Any) -> float | None:
-    """A record's `time` (ISO 8601) as seconds since the epoch; None when absent or bad."""
+def _time(record: dict[str, Any]) -> float | None:
+    """A record's `time` (ISO 8601) as seconds since the epoch; None when absent or bad. Read
+    only for the lines of a turn: a long trace's other lines cost no parsing."""
+    value = record.get("time")
     if not isinstance(value, str):
         return None
     try:
