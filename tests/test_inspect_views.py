@@ -1,15 +1,15 @@
 """The inspector's reading of the traffic, without a browser: the turns found in a trace (v2
 ends a turn with the session's idle state, v1 with the prompt's answer), their timing and the
-plans each touched; diffs as files and hunks, v1's whole texts and v2's patch alike, also in
-a permission question."""
+plans each touched; diffs as the page gets them (model/diff_view.py's files and hunks, each
+line numbered), v1's whole texts and v2's patch alike, also in a permission question."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from acp_codegen._bindings._runtime.v1.client_updates import _diff
-from acp_codegen._bindings._runtime.wire.jsonvalue import JsonObject
-from acp_codegen.commands.inspect.diff_view import MAX_DIFF_LINES, diff_view
+from acp_codegen._bindings._runtime.wire.jsonvalue import JsonObject, JsonValue
+from acp_codegen.commands.inspect.diff_view import MAX_DIFF_LINES, page_diff
 from acp_codegen.commands.inspect.replay import permission_view
 from acp_codegen.commands.inspect.traffic_log import TrafficLog
 
@@ -84,14 +84,17 @@ def test_v1_turns_end_with_the_prompts_answer_or_an_error() -> None:
     assert log.turns.plan_turns(len(log)) == {"plan": 1}
 
 
-def test_a_v1_diff_is_diffed_and_reads_as_its_v2_form() -> None:
+def test_a_v1_diff_is_numbered_as_its_v2_form() -> None:
     v1: JsonObject = {
         "type": "diff", "path": "/w/a.py", "oldText": "a\nb\nc\n", "newText": "a\nB\nc\nd\n"
     }  # fmt: skip
-    view = diff_view(v1)
-    assert view == diff_view(_diff(v1))  # the client's own v1 to v2 conversion reads the same
-    assert view["files"] == [{"operation": "modify", "path": "/w/a.py", "oldPath": None}]
-    (hunk,) = view["hunks"]
+    view = page_diff(v1)
+    assert view == page_diff(_diff(v1))  # the client's own v1 to v2 conversion reads the same
+    (file,) = view["files"]
+    assert (file["operation"], file["path"], file["added"], file["removed"]) == (
+        "modify", "/w/a.py", 2, 1
+    )  # fmt: skip
+    (hunk,) = file["hunks"]
     assert hunk["header"] == "@@ -1,3 +1,4 @@"
     assert hunk["lines"] == [
         ["ctx", 1, 1, "a"],
@@ -100,34 +103,41 @@ def test_a_v1_diff_is_diffed_and_reads_as_its_v2_form() -> None:
         ["ctx", 3, 3, "c"],
         ["add", None, 4, "d"],
     ]
-    created = diff_view({"type": "diff", "path": "/w/new.txt", "oldText": None, "newText": "x"})
+    created = page_diff({"type": "diff", "path": "/w/new.txt", "oldText": None, "newText": "x"})
     assert created["files"][0]["operation"] == "add"
-    assert created["hunks"][0]["lines"] == [["add", None, 1, "x"]]
+    assert created["files"][0]["hunks"][0]["lines"] == [["add", None, 1, "x"]]
 
 
-def test_a_v2_patch_of_two_files_and_a_bound() -> None:
+def test_a_v2_patch_numbered_from_its_hunk_headers_and_bounded() -> None:
     text = (
         "diff --git a/src/x.py b/src/x.py\n--- a/src/x.py\n+++ b/src/x.py\n"
         "@@ -10,2 +10,2 @@ def f():\n-    old\n+    new\n     kept\n"
-        "diff --git a/y b/z\n--- a/y\n+++ b/z\n@@ -1 +1 @@\n-1\n+2\n\\ No newline at end of file\n"
+        "diff --git a/y b/z\nrename from y\nrename to z\n--- a/y\n+++ b/z\n"
+        "@@ -1 +1 @@\n-1\n+2\u202e\n\\ No newline at end of file\n"
     )
-    changes = [
+    changes: list[JsonValue] = [
         {"operation": "modify", "path": "/src/x.py"},
         {"operation": "move", "oldPath": "/y", "path": "/z"},
     ]
-    view = diff_view({"changes": changes, "patch": {"format": "git_patch", "text": text}})
-    assert [f["operation"] for f in view["files"]] == ["modify", "move"]
-    assert view["files"][1]["oldPath"] == "/y"
-    assert [(h["file"], h["header"]) for h in view["hunks"]] == [
-        ("/src/x.py", "@@ -10,2 +10,2 @@ def f():"),
-        ("/z", "@@ -1 +1 @@"),
+    view = page_diff({"type": "diff", "changes": changes, "patch": {"format": "p", "text": text}})
+    first, moved = view["files"]
+    assert first["hunks"][0]["header"] == "@@ -10,2 +10,2 @@ def f():"
+    assert first["hunks"][0]["lines"] == [
+        ["del", 10, None, "    old"],
+        ["add", None, 10, "    new"],
+        ["ctx", 11, 11, "    kept"],
     ]
-    assert view["hunks"][0]["lines"][2] == ["ctx", 11, 11, "    kept"]
-    assert view["hunks"][1]["lines"] == [["del", 1, None, "1"], ["add", None, 1, "2"]]
-    assert diff_view({"changes": changes})["hunks"] == []  # no patch: the files alone
-    long = "@@ -1 +1 @@\n" + "+x\n" * (MAX_DIFF_LINES + 7)
-    bounded = diff_view({"changes": [], "patch": {"format": "git_patch", "text": long}})
-    assert (len(bounded["hunks"][0]["lines"]), bounded["omitted"]) == (MAX_DIFF_LINES, 7)
+    assert (moved["operation"], moved["oldPath"], moved["path"]) == ("move", "/y", "/z")
+    *lines, note = moved["hunks"][0]["lines"]
+    assert lines == [["del", 1, None, "1"], ["add", None, 1, "2\\u202e"]]  # made visible
+    assert note == ["note", None, None, "\\ No newline at end of file"]
+    assert page_diff({"type": "diff", "changes": changes})["files"][0]["hunks"] == []
+    assert page_diff({"type": "content"}) == {"files": []}
+    long = "--- a/f\n+++ b/f\n@@ -0,0 +1,9000 @@\n" + "+x\n" * 9000
+    bounded = page_diff({"type": "diff", "changes": [], "patch": {"format": "p", "text": long}})
+    (file,) = bounded["files"]
+    assert len(file["hunks"][0]["lines"]) == MAX_DIFF_LINES - 1  # its header is a row too
+    assert file["hidden"] == 9000 - (MAX_DIFF_LINES - 1)
 
 
 def test_a_permission_question_carries_its_diffs_on_v1_and_v2() -> None:
@@ -145,5 +155,5 @@ def test_a_permission_question_carries_its_diffs_on_v1_and_v2() -> None:
     }
     for params in (v1, v2):
         (shown,) = permission_view(1, params)["diffs"]
-        assert shown == diff_view(v1_diff)
+        assert shown == page_diff(v1_diff)
     assert permission_view(1, {"options": options})["diffs"] == []

@@ -79,7 +79,7 @@ def test_a_diff_in_the_question_and_the_tool_call(
     page.fill("#prompt-text", "edit the notes")
     page.click("#send")
     asked = page.locator("#permission-diffs .diff")
-    expect(asked.locator(".diff-file")).to_have_text("modify /work/project/notes.txt")
+    expect(asked.locator(".diff-file")).to_have_text("modify /work/project/notes.txt +2 -1")
     expect(asked.locator(".hunk-header")).to_have_text("@@ -1,30 +1,31 @@")
     expect(asked.locator(".diff-line.del")).to_have_text("2-line 2")  # old number, no new one
     # The agent's markup is a line of text, not an element.
@@ -92,12 +92,13 @@ def test_a_diff_in_the_question_and_the_tool_call(
     expect(added.last).to_be_hidden()
     fold.locator("summary").click()
     expect(added.last).to_have_text("31+the new end")
+    expect(added.last).to_be_visible()
     screenshot(page, "inspect-diff")
     page.click('#permission-options button[data-option="allow"]')
     expect(page.locator("#state")).to_have_text("idle · end_turn")
     tool = page.locator("#tool-calls .tool-call")
     expect(tool).to_contain_text("Edit notes.txt (edit) completed")
-    expect(tool.locator(".diff-file")).to_have_text("modify /work/project/notes.txt")
+    expect(tool.locator(".diff-file")).to_have_text("modify /work/project/notes.txt +2 -1")
     expect(tool.locator(".diff-line.add").first).to_contain_text("window.pwned")
     expect(tool).not_to_contain_text('"patch"')  # not the JSON it came as
     assert page.evaluate("window.pwned") is None

@@ -10,7 +10,7 @@ from typing import Any, cast
 from ..._bindings import SessionSnapshot, joined_content
 from ..._bindings._runtime.core.prompt_content import prompt_content_problems
 from ..chat.transcript import block_text, terminal_text
-from .diff_view import diff_view
+from .diff_view import page_diff
 
 # A resource block as the prompt box attaches a file: allowed when the agent says so.
 SAMPLE_RESOURCE = {"type": "resource", "resource": {"uri": "file:///x", "text": ""}}
@@ -116,7 +116,7 @@ def _tool_call(key: str, call: Mapping[str, Any]) -> dict[str, Any]:
                 texts = [block["text"]]
                 content.append({"kind": "content", "block": block["kind"], "texts": texts})
         elif kind == "diff":
-            content.append({"kind": "diff", **diff_view(item)})
+            content.append({"kind": "diff", **page_diff(item)})
         elif kind == "terminal":
             content.append({"kind": "terminal", "text": str(item.get("terminalId"))})
         else:
@@ -139,7 +139,7 @@ def carried_diffs(tool_call: Any) -> list[dict[str, Any]]:
     them: what the person is asked to approve."""
     content = tool_call.get("content") if isinstance(tool_call, dict) else None
     return [
-        diff_view(item)
+        page_diff(item)
         for item in (content if isinstance(content, list) else [])
         if isinstance(item, dict) and item.get("type") == "diff"
     ]

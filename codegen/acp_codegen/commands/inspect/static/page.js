@@ -16,6 +16,7 @@
   let turns = [];     // the prompt turns, from the view: headings of the traffic list
   let turnsKey = "";
   const folded = new Set();  // turns whose lines the traffic list hides
+  const unfolded = new Set();  // the long hunks opened, by place: kept open as the view redraws
 
   function el(tag, text, className) {
     const node = document.createElement(tag);
@@ -224,44 +225,48 @@
     for (const location of call.locations) {
       node.append(el("div", location.path + (location.line ? ":" + location.line : ""), "block-tag"));
     }
-    for (const item of call.content) {
+    call.content.forEach((item, i) => {
       if (item.kind === "diff") {
-        node.append(diffNode(item));
+        node.append(diffNode(item, "toolCall:" + call.id + ":" + i));
       } else {
         node.append(el("pre", item.text, item.block === "text" ? "output" : "block-tag"));
       }
-    }
+    });
     return node;
   }
 
-  function diffNode(diff) {
-    // Files, then hunks; a long hunk shows its first lines and folds the rest.
+  function diffNode(diff, place) {
+    // Each file, then its hunks; a long hunk shows its first lines and folds the rest.
     const box = el("div", null, "diff");
-    for (const file of diff.files) {
+    diff.files.forEach((file, f) => {
       const paths = (file.oldPath ? file.oldPath + " → " : "") + file.path;
-      box.append(el("div", file.operation + " " + paths, "diff-file"));
-    }
-    for (const hunk of diff.hunks) {
-      const node = el("div", null, "hunk");
-      node.append(el("div", (diff.files.length === 1 ? "" : hunk.file + " ") + hunk.header, "hunk-header"));
-      const rows = hunk.lines.map(diffLine);
-      node.append(...rows.slice(0, FOLD_LINES));
-      if (rows.length > FOLD_LINES) {
-        const rest = el("details", null, "diff-fold");
-        rest.append(el("summary", (rows.length - FOLD_LINES) + " more lines"), ...rows.slice(FOLD_LINES));
-        node.append(rest);
-      }
-      box.append(node);
-    }
-    if (diff.omitted) box.append(el("div", diff.omitted + " more lines not shown", "block-tag"));
-    if (!diff.hunks.length && !diff.files.length) box.append(el("div", "(an empty diff)", "block-tag"));
+      const counts = file.hunks.length || file.hidden ? " +" + file.added + " -" + file.removed : "";
+      box.append(el("div", file.operation + " " + paths + counts, "diff-file"));
+      file.hunks.forEach((hunk, h) => {
+        const node = el("div", null, "hunk");
+        node.append(el("div", hunk.header, "hunk-header"));
+        const rows = hunk.lines.map(diffLine);
+        node.append(...rows.slice(0, FOLD_LINES));
+        if (rows.length > FOLD_LINES) {
+          const rest = el("details", null, "diff-fold");
+          const key = place + ":" + f + ":" + h;
+          rest.open = unfolded.has(key);
+          rest.addEventListener("toggle", () => { if (rest.open) unfolded.add(key); else unfolded.delete(key); });
+          rest.append(el("summary", (rows.length - FOLD_LINES) + " more lines"), ...rows.slice(FOLD_LINES));
+          node.append(rest);
+        }
+        box.append(node);
+      });
+      if (file.hidden) box.append(el("div", file.hidden + " more lines not shown", "block-tag"));
+    });
+    if (!diff.files.length) box.append(el("div", "(an empty diff)", "block-tag"));
     return box;
   }
 
   function diffLine(line) {
     const [mark, oldNumber, newNumber, text] = line;
     const row = el("div", null, "diff-line " + mark);
-    const sign = mark === "add" ? "+" : mark === "del" ? "-" : " ";
+    const sign = mark === "add" ? "+" : mark === "del" ? "-" : mark === "ctx" ? " " : "";
     row.append(el("span", oldNumber, "number"), el("span", newNumber, "number"), el("span", sign + text, "text"));
     return row;
   }
@@ -271,7 +276,9 @@
     $("permission-options").replaceChildren();
     $("permission-diffs").replaceChildren();
     if (!permission) return;
-    for (const diff of permission.diffs || []) $("permission-diffs").append(diffNode(diff));
+    (permission.diffs || []).forEach((diff, i) => {
+      $("permission-diffs").append(diffNode(diff, "permission:" + permission.id + ":" + i));
+    });
     $("permission-title").textContent = permission.title;
     // A v1 command's program, folder and every variable: all of what decides what runs.
     $("permission-details").hidden = !permission.description;
