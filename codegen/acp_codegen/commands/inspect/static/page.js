@@ -10,7 +10,7 @@
   const report = reportText ? JSON.parse(reportText) : null;
   let view = null;
   let traffic = [];   // summaries, by line number
-  let shown = [];     // indices into traffic that pass the filters
+  let shown = [];     // indices into traffic that pass the filters, and {heading: index into turns}
   let selected = null;
   let moving = null;  // the position the slider asked for while a view was loading
   let turns = [];     // the prompt turns, from the view: headings of the traffic list
@@ -89,9 +89,10 @@
       $("position").textContent = "after line " + view.at + " of " + view.total;
       $("export-html").href = "/api/export/html?token=" + encodeURIComponent(token) + "&at=" + view.at;
     }
-    const nextTurns = view.turns || [];
-    const key = JSON.stringify(nextTurns);
-    if (key !== turnsKey) { turns = nextTurns; turnsKey = key; filterTraffic(true); }
+    // The list is rebuilt only when a turn begins or ends; a running turn's figures are redrawn.
+    turns = view.turns || [];
+    const key = turns.map((turn) => turn.start + "-" + turn.end).join(",");
+    if (key !== turnsKey) { turnsKey = key; filterTraffic(true); }
     else drawTraffic();
   }
 
@@ -318,7 +319,7 @@
     let next = 0;
     let open = null;
     for (let i = 0; i < traffic.length; i++) {
-      while (next < turns.length && turns[next].start <= i) { open = turns[next++]; shown.push(open); }
+      while (next < turns.length && turns[next].start <= i) { shown.push({ heading: next }); open = turns[next++]; }
       if (open && open.end !== null && i > open.end) open = null;
       if (open && folded.has(open.n)) continue;
       if (traffic[i] && passes(traffic[i])) shown.push(i);
@@ -335,7 +336,7 @@
     const last = Math.min(shown.length, first + Math.ceil(box.clientHeight / ROW) + 10);
     const rows = [];
     for (let i = first; i < last; i++) {
-      if (typeof shown[i] !== "number") { rows.push(turnRow(shown[i], i)); continue; }
+      if (typeof shown[i] !== "number") { rows.push(turnRow(turns[shown[i].heading], i)); continue; }
       const summary = traffic[shown[i]];
       const row = el("div", null, "traffic-row");
       row.style.top = i * ROW + "px";
