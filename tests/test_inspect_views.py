@@ -5,11 +5,15 @@ line numbered), v1's whole texts and v2's patch alike, also in a permission ques
 
 from __future__ import annotations
 
+import asyncio
+from types import SimpleNamespace
 from typing import Any
 
+from acp_codegen._bindings import models
 from acp_codegen._bindings._runtime.v1.client_updates import _diff
 from acp_codegen._bindings._runtime.wire.jsonvalue import JsonObject, JsonValue
 from acp_codegen.commands.inspect.diff_view import MAX_DIFF_LINES, page_diff
+from acp_codegen.commands.inspect.live import LiveInspector
 from acp_codegen.commands.inspect.replay import permission_view
 from acp_codegen.commands.inspect.traffic_log import TrafficLog
 
@@ -157,3 +161,27 @@ def test_a_permission_question_carries_its_diffs_on_v1_and_v2() -> None:
         (shown,) = permission_view(1, params)["diffs"]
         assert shown == page_diff(v1_diff)
     assert permission_view(1, {"options": options})["diffs"] == []
+
+
+def test_a_v1_write_asked_on_the_page_carries_its_diff() -> None:
+    """A question chat's gate passes on with a write's diff (`Question.diff`) is asked as a
+    permission request about a tool call with that diff, which the dialog draws."""
+    diff = _diff({"type": "diff", "path": "/a", "oldText": "1\n", "newText": "2\n"})
+    asked: list[Any] = []
+
+    async def ask(request: Any) -> Any:
+        asked.append(request)
+        return models.SelectedPermissionOutcome(outcome="selected", option_id="allow")
+
+    page = SimpleNamespace(
+        _cancelled=False, link=SimpleNamespace(session=SimpleNamespace(session_id="s")), _ask=ask
+    )
+    question = SimpleNamespace(title="write /a", details=(), diff=diff)
+    assert asyncio.run(LiveInspector._confirm(page, question))  # type: ignore[arg-type]
+    (request,) = asked
+    params = request.model_dump(mode="json", by_alias=True)
+    (shown,) = permission_view(1, params)["diffs"]
+    assert shown["files"][0]["path"] == "/a"
+    plain = SimpleNamespace(title="run ls", details=("ls",))  # a command: no diff, no subject
+    assert asyncio.run(LiveInspector._confirm(page, plain))  # type: ignore[arg-type]
+    assert asked[1].subject is None
