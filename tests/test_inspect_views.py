@@ -1,7 +1,8 @@
 """The inspector's reading of the traffic, without a browser: the turns found in a trace (v2
 ends a turn with the session's idle state, v1 with the prompt's answer), their timing and the
-plans each touched; diffs as the page gets them (model/diff_view.py's files and hunks, each
-line numbered), v1's whole texts and v2's patch alike, also in a permission question."""
+plans each touched; a v1 trace replayed as the client reads v1; diffs as the page gets them
+(model/diff_view.py's files and hunks, each line numbered), v1's whole texts and v2's patch
+alike, also in a permission question."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from acp_codegen._bindings._runtime.v1.client_updates import _diff
 from acp_codegen._bindings._runtime.wire.jsonvalue import JsonObject, JsonValue
 from acp_codegen.commands.inspect.diff_view import MAX_DIFF_LINES, page_diff
 from acp_codegen.commands.inspect.live import LiveInspector
-from acp_codegen.commands.inspect.replay import permission_view
+from acp_codegen.commands.inspect.replay import TraceReplay, permission_view
 from acp_codegen.commands.inspect.traffic_log import TrafficLog
 
 SESSION = "s1"
@@ -185,3 +186,44 @@ def test_a_v1_write_asked_on_the_page_carries_its_diff() -> None:
     plain = SimpleNamespace(title="run ls", details=("ls",))  # a command: no diff, no subject
     assert asyncio.run(LiveInspector._confirm(page, plain))  # type: ignore[arg-type]
     assert asked[1].subject is None
+
+
+def test_a_v1_trace_replays_as_the_client_reads_v1() -> None:
+    """initialize settled on 1: the prompt is the user's message, the states v1 does not send
+    are made up, updates are read in their v2 form (a diff as files and hunks), and a
+    permission question's diff is drawn."""
+    v1_diff = {"type": "diff", "path": "/a", "oldText": "1\n", "newText": "2\n"}
+    call = {"toolCallId": "c", "title": "Edit", "content": [v1_diff]}
+    options = [{"optionId": "ok", "name": "Apply", "kind": "allow_once"}]
+    asked = {"sessionId": SESSION, "toolCall": call, "options": options}
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "ok"}}
+    answer = {"outcome": {"outcome": "selected", "optionId": "ok"}}
+    info = {"name": "old-agent", "version": "1"}
+    hello = {"protocolVersion": 1, "agentInfo": info, "agentCapabilities": {}}
+    log = log_of(
+        [
+            record(0.0, "send", id=1, method="initialize", params={"protocolVersion": 1}),
+            record(0.1, "recv", id=1, result=hello),
+            record(0.2, "send", id=2, method="session/new", params={"cwd": "/"}),
+            record(0.3, "recv", id=2, result={"sessionId": SESSION}),
+            prompt(1.0, 3, "edit"),
+            update(1.1, sessionUpdate="tool_call", **call),
+            record(1.2, "recv", id=9, method="session/request_permission", params=asked),
+            record(1.3, "send", id=9, result=answer),
+            update(1.4, **chunk),
+            record(1.5, "recv", id=3, result={"stopReason": "end_turn"}),
+        ]
+    )
+    replay = TraceReplay(log, "v1.jsonl")
+    asking = replay.view(7)
+    assert asking["agent"]["name"] == "old-agent"
+    assert asking["session"]["state"] == "requires_action"
+    (drawn,) = asking["permission"]["diffs"]
+    assert drawn == page_diff(v1_diff)
+    (tool_call,) = asking["session"]["toolCalls"]
+    assert tool_call["content"] == [{"kind": "diff", **page_diff(v1_diff)}]
+    assert replay.view(8)["session"]["state"] == "running"
+    done = replay.view()["session"]
+    assert (done["state"], done["stopReason"]) == ("idle", "end_turn")
+    assert [m["role"] for m in done["messages"]] == ["user", "agent"]
+    assert not any(line.problems for line in log.lines)
