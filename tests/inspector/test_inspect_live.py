@@ -30,7 +30,7 @@ def test_a_turn_with_a_permission_request(start_inspector: StartInspector, page:
     expect(page.locator("#permission-title")).to_have_text("Inspect the prompt?")
     expect(page.locator("#state")).to_have_text("requires_action")
     expect(page.locator("#cancel")).to_be_enabled()
-    tool = page.locator(".tool-call")
+    tool = page.locator("#tool-calls .tool-call")
     expect(tool).to_contain_text("Inspect the prompt (read) pending")
     page.click('#permission-options button[data-option="allow"]')
     expect(page.locator("#state")).to_have_text("idle · end_turn")

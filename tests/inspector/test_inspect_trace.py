@@ -100,10 +100,10 @@ def test_exports_a_trace_and_a_page_that_needs_no_server(
     page.fill("#filter-method", "tool_call_update")
     page.locator(".traffic-row").first.click()
     expect(page.locator("#line-touches")).to_contain_text("changes toolCall call_")
-    expect(page.locator(".tool-call")).to_have_class("tool-call highlight")
+    expect(page.locator("#tool-calls .tool-call")).to_have_class("tool-call highlight")
     page.fill("#filter-method", "agent_message_chunk")
     page.locator(".traffic-row").first.click()
-    expect(page.locator(".tool-call")).to_have_class("tool-call")
+    expect(page.locator("#tool-calls .tool-call")).to_have_class("tool-call")
     expect(page.locator(".message.agent.highlight")).to_have_count(1)
     assert requested == [report.as_uri()]  # nothing fetched: no server, no network
 

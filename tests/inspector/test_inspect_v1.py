@@ -35,7 +35,7 @@ def test_a_v1_turn_with_a_permission_request(start_inspector: StartInspector, pa
     expect(dialog).to_be_visible()
     expect(page.locator("#permission-title")).to_have_text("Look at the prompt")
     expect(page.locator("#state")).to_have_text("requires_action")
-    tool = page.locator(".tool-call")
+    tool = page.locator("#tool-calls .tool-call")
     expect(tool).to_contain_text("Look at the prompt (read) pending")
     page.click('#permission-options button[data-option="allow"]')
     expect(page.locator("#state")).to_have_text("idle · end_turn")

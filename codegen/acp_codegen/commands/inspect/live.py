@@ -162,14 +162,21 @@ class LiveInspector:
     async def _confirm(self, question: Question) -> bool:
         """A v1 agent's file write or command (or a remote agent's read), asked on the page as
         a permission request (v1 has no permission request of its own for these), a command's
-        details (program, folder, every variable) as its description. Refused once the turn is
-        cancelled."""
+        details (program, folder, every variable) as its description, a write's diff (when
+        chat's `Question` carries one) as the tool call's, drawn like any other. Refused once
+        the turn is cancelled."""
         if self._cancelled:
             return False
+        diff = getattr(question, "diff", None)  # `Question.diff` comes with chat's v1 diffs
+        subject = None
+        if isinstance(diff, dict):
+            call = {"toolCallId": "fs/write_text_file", "content": [diff]}
+            subject = models.ToolCallPermissionSubject.model_validate({"toolCall": call})
         request = models.RequestPermissionRequest(
             session_id=self.link.session.session_id,
             title=f"The agent asks to {question.title}",
             description="\n".join(question.details) or None,
+            subject=subject,
             options=[
                 models.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
                 models.PermissionOption(option_id="reject", name="Refuse", kind="reject_once"),
@@ -324,7 +331,8 @@ class LiveInspector:
                 lifecycle.auth_methods,
             ),
             "sessions": sessions,
-            "session": conversation_view(snapshot),
+            "session": conversation_view(snapshot, self.log.turns.plan_turns(len(self.log))),
+            "turns": self.log.turns.views(),
             "sessionId": current,
             "running": self.running,
             "permission": (

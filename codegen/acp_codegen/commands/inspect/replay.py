@@ -1,6 +1,9 @@
 """`inspect --trace FILE`: the session state as of any line of a recorded trace, rebuilt with the
 runtime's own `SessionState` (the fold every client session uses) from the received updates,
-with no agent. Moving forward folds on; moving back folds again from the start."""
+with no agent. Moving forward folds on; moving back folds again from the start. A v1 trace
+(initialize settled on 1) is read as the client reads v1: each update through the runtime's
+`V1UpdateReader` (its v2 form: diffs as patches, the one plan), the prompt recorded as the
+user's message, the states v1 does not send made up from the prompt and its answer."""
 
 from __future__ import annotations
 
@@ -8,10 +11,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..._bindings import MalformedUpdateError, SessionSnapshot, session_snapshot
+from ..._bindings._runtime.v1.client_updates import V1UpdateReader, state_update
+from ..._bindings._runtime.wire.protocol import STATE_IDLE, STATE_REQUIRES_ACTION, STATE_RUNNING
 from ..._bindings.state import SessionState
 from .trace_file import TraceFile
 from .traffic_log import UPDATE_METHOD, TrafficLog
-from .view import agent_view, conversation_view, session_title
+from .view import agent_view, carried_diffs, conversation_view, session_title
 
 INITIALIZE = "initialize"
 SETUPS = ("session/new", "session/load", "session/resume")
@@ -32,6 +37,8 @@ class Fold:
         self.permissions: dict[Any, dict[str, Any]] = {}  # open requests by JSON-RPC id
         self.prompts: dict[Any, str] = {}  # session/prompt ids not yet answered: their session
         self._asked: dict[Any, tuple[str, Any]] = {}  # our request ids: (method, params)
+        self.v1 = False  # initialize settled on v1: updates read as the client reads them
+        self._readers: dict[str, V1UpdateReader] = {}
 
     def step(self, record: dict[str, Any]) -> str | None:
         """Fold one record; returns the problem the runtime found with it, if any."""
@@ -58,34 +65,66 @@ class Fold:
             if method == PROMPT and isinstance(session_id, str):
                 _put(self.prompts, _key(message["id"]), session_id)
                 self.current = session_id
+                if self.v1:  # v1 agents echo nothing and send no states
+                    prompt = params.get("prompt")
+                    _, user = self._reader(session_id).user_prompt(
+                        prompt if isinstance(prompt, list) else []
+                    )
+                    return self._apply(session_id, [user, state_update(STATE_RUNNING)])
         elif sent and method == CANCEL and isinstance(session_id, str):
             if session_id in self.sessions:
                 self.sessions[session_id].mark_cancelled()
             self.permissions.clear()  # the client answers them all cancelled
         elif not sent and method == PERMISSION and "id" in message:
             _put(self.permissions, _key(message["id"]), params)
+            if self.v1 and isinstance(session_id, str):
+                return self._apply(session_id, [state_update(STATE_REQUIRES_ACTION)])
         elif not sent and method == UPDATE_METHOD and isinstance(session_id, str):
-            state = self._session(session_id)
+            update = params.get("update")
+            update = update if isinstance(update, dict) else {}
+            if self.v1:
+                return self._apply(session_id, self._reader(session_id).read(dict(update)))
+            return self._apply(session_id, [update])
+        return None
+
+    def _apply(self, session_id: str, updates: list[Any]) -> str | None:
+        state = self._session(session_id)
+        for update in updates:
             try:
-                state.apply(params.get("update") or {})
+                state.apply(update)
             except MalformedUpdateError as error:
                 return f"malformed update, not folded: {error}"
         return None
 
+    def _reader(self, session_id: str) -> V1UpdateReader:
+        if session_id not in self._readers:
+            self._readers[session_id] = V1UpdateReader()
+        return self._readers[session_id]
+
     def _answer(self, sent: bool, message: dict[str, Any]) -> None:
         key = _key(message.get("id"))
         if sent:  # our answer to the agent's request
-            self.permissions.pop(key, None)
+            asked = self.permissions.pop(key, None)
+            state = self.sessions.get(str((asked or {}).get("sessionId")))
+            if self.v1 and state and not self.permissions and state.state == STATE_REQUIRES_ACTION:
+                state.apply(state_update(STATE_RUNNING))  # v1 asks no more: back to work
             return
-        self.prompts.pop(key, None)
+        prompted = self.prompts.pop(key, None)
         method, params = self._asked.pop(key, ("", {}))
         result = message.get("result")
         result = result if isinstance(result, dict) else {}
+        if self.v1 and prompted is not None:  # the turn ends with the prompt's answer
+            self._reader(prompted).end_message()
+            stop = result.get("stopReason")
+            self._apply(
+                prompted, [state_update(STATE_IDLE, stop if isinstance(stop, str) else None)]
+            )
         if method == INITIALIZE and "result" in message:
+            self.v1 = result.get("protocolVersion") == 1
             self.agent = agent_view(
-                result.get("info"),
+                result.get("agentInfo" if self.v1 else "info"),
                 result.get("protocolVersion"),
-                result.get("capabilities") or {},
+                result.get("agentCapabilities" if self.v1 else "capabilities") or {},
                 list(result.get("authMethods") or []),
             )
         elif method in SETUPS and "result" in message:
@@ -93,6 +132,10 @@ class Fold:
             if isinstance(session_id, str):
                 self._session(session_id)
                 self.current = session_id
+                if self.v1:  # its modes and config options
+                    reader = self._reader(session_id)
+                    reader.end_message()
+                    self._apply(session_id, reader.session_setup(result))
 
     def _session(self, session_id: str) -> SessionState:
         if session_id not in self.sessions:
@@ -181,7 +224,10 @@ class TraceReplay:
             "total": len(self.log),
             "agent": fold.agent,
             "sessions": sessions,
-            "session": conversation_view(snapshot) if snapshot else None,
+            "session": (
+                conversation_view(snapshot, self.log.turns.plan_turns(at)) if snapshot else None
+            ),
+            "turns": self.log.turns.views(),
             "sessionId": shown,
             "running": bool(fold.prompts),
             "permission": permission,
@@ -195,11 +241,14 @@ def permission_view(key: Any, params: dict[str, Any]) -> dict[str, Any]:
     """A permission request as the dialog shows it (read-only in a trace)."""
     options = params.get("options")
     description = params.get("description")
+    subject = params.get("subject")  # v2: what is asked about; v1: the tool call itself
+    tool_call = subject.get("toolCall") if isinstance(subject, dict) else params.get("toolCall")
     return {
         "id": key,
         "title": params.get("title") or "The agent asks for permission",
         # below the title: for a v1 command, its program, folder and every variable
         "description": description if isinstance(description, str) else None,
+        "diffs": carried_diffs(tool_call),
         "options": [
             {"id": option.get("optionId"), "name": option.get("name"), "kind": option.get("kind")}
             for option in (options if isinstance(options, list) else [])

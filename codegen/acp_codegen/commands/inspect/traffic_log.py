@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .trace_file import MAX_TRACE_BYTES, Stored, TraceFile, TraceFileError
+from .turns import Turns
 
 UPDATE_METHOD = "session/update"
 MAX_LABEL: Final = 120  # characters of a list entry's label
@@ -60,6 +61,7 @@ class TrafficLog:
         self.on_add: Callable[[], None] | None = None
         self._methods: dict[tuple[str, Any], str] = {}  # (direction, id) of requests: method
         self._labels: dict[str, str] = {}
+        self.turns = Turns()  # the prompt turns, found as lines are added
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -68,6 +70,7 @@ class TrafficLog:
         """Add a record; with `stored`, only its summary is kept (it is read again from there)."""
         line = Line(len(self.lines), None if stored is not None else record, stored)
         self._summarize(line, record)
+        self.turns.see(line.n, record)
         self.lines.append(line)
         if self.on_add is not None:
             self.on_add()

@@ -10,6 +10,7 @@ from typing import Any, cast
 from ..._bindings import SessionSnapshot, joined_content
 from ..._bindings._runtime.core.prompt_content import prompt_content_problems
 from ..chat.transcript import block_text, terminal_text
+from .diff_view import page_diff
 
 # A resource block as the prompt box attaches a file: allowed when the agent says so.
 SAMPLE_RESOURCE = {"type": "resource", "resource": {"uri": "file:///x", "text": ""}}
@@ -53,8 +54,12 @@ def session_title(snapshot: SessionSnapshot) -> str | None:
     return title if isinstance(title, str) else None
 
 
-def conversation_view(snapshot: SessionSnapshot) -> dict[str, Any]:
-    """One session's state as the page draws it."""
+def conversation_view(
+    snapshot: SessionSnapshot, plan_turns: Mapping[str, int] | None = None
+) -> dict[str, Any]:
+    """One session's state as the page draws it; `plan_turns`: the turn each plan belongs to
+    (the last that updated it), so the page shows plans turn by turn."""
+    owners = plan_turns or {}
     return {
         "state": snapshot["state"],
         "stopReason": snapshot["stopReason"],
@@ -78,7 +83,11 @@ def conversation_view(snapshot: SessionSnapshot) -> dict[str, Any]:
             for key, terminal in snapshot["terminals"].items()
         ],
         "plans": [
-            {"id": key, "entries": cast(Mapping[str, Any], plan).get("entries") or []}
+            {
+                "id": key,
+                "entries": cast(Mapping[str, Any], plan).get("entries") or [],
+                "turn": owners.get(key),
+            }
             for key, plan in snapshot["plans"].items()
         ],
         "usage": snapshot["usage"],
@@ -107,9 +116,7 @@ def _tool_call(key: str, call: Mapping[str, Any]) -> dict[str, Any]:
                 texts = [block["text"]]
                 content.append({"kind": "content", "block": block["kind"], "texts": texts})
         elif kind == "diff":
-            content.append(
-                {"kind": "diff", "changes": item.get("changes") or [], "patch": item.get("patch")}
-            )
+            content.append({"kind": "diff", **page_diff(item)})
         elif kind == "terminal":
             content.append({"kind": "terminal", "text": str(item.get("terminalId"))})
         else:
@@ -125,3 +132,14 @@ def _tool_call(key: str, call: Mapping[str, Any]) -> dict[str, Any]:
         "locations": call.get("locations") or [],
         "content": content,
     }
+
+
+def carried_diffs(tool_call: Any) -> list[dict[str, Any]]:
+    """The diffs a tool call carries (a permission request's, v1 or v2), as the page draws
+    them: what the person is asked to approve."""
+    content = tool_call.get("content") if isinstance(tool_call, dict) else None
+    return [
+        page_diff(item)
+        for item in (content if isinstance(content, list) else [])
+        if isinstance(item, dict) and item.get("type") == "diff"
+    ]

@@ -4,14 +4,19 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const ROW = 22;
+  const FOLD_LINES = 12;  // of a longer hunk, the first lines shown; the rest behind a summary
   const token = new URLSearchParams(location.search).get("token") || "";
   const reportText = $("report").textContent.trim();
   const report = reportText ? JSON.parse(reportText) : null;
   let view = null;
   let traffic = [];   // summaries, by line number
-  let shown = [];     // indices into traffic that pass the filters
+  let shown = [];     // indices into traffic that pass the filters, and {heading: index into turns}
   let selected = null;
   let moving = null;  // the position the slider asked for while a view was loading
+  let turns = [];     // the prompt turns, from the view: headings of the traffic list
+  let turnsKey = "";
+  const folded = new Set();  // turns whose lines the traffic list hides
+  const unfolded = new Set();  // the long hunks opened, by place: kept open as the view redraws
 
   function el(tag, text, className) {
     const node = document.createElement(tag);
@@ -84,7 +89,11 @@
       $("position").textContent = "after line " + view.at + " of " + view.total;
       $("export-html").href = "/api/export/html?token=" + encodeURIComponent(token) + "&at=" + view.at;
     }
-    drawTraffic();
+    // The list is rebuilt only when a turn begins or ends; a running turn's figures are redrawn.
+    turns = view.turns || [];
+    const key = turns.map((turn) => turn.start + "-" + turn.end).join(",");
+    if (key !== turnsKey) { turnsKey = key; filterTraffic(true); }
+    else drawTraffic();
   }
 
   function renderAgent(agent) {
@@ -146,9 +155,11 @@
       node.append(el("pre", terminal.output));
       $("terminals").append(node);
     }
-    for (const plan of session.plans) {
-      const node = el("div");
+    for (const plan of session.plans) {  // each plan its own box, named by its turn
+      const node = el("div", null, "plan");
       node.dataset.part = "plan:" + plan.id;
+      node.title = plan.id;
+      node.append(el("div", plan.turn ? "turn " + plan.turn : "plan " + plan.id, "plan-head"));
       for (const entry of plan.entries) {
         const row = el("div", null, "plan-entry");
         row.append(el("span", entry.status, "status " + entry.status), el("span", " " + entry.content));
@@ -215,20 +226,60 @@
     for (const location of call.locations) {
       node.append(el("div", location.path + (location.line ? ":" + location.line : ""), "block-tag"));
     }
-    for (const item of call.content) {
+    call.content.forEach((item, i) => {
       if (item.kind === "diff") {
-        node.append(el("pre", JSON.stringify({ changes: item.changes, patch: item.patch }, null, 2)));
+        node.append(diffNode(item, "toolCall:" + call.id + ":" + i));
       } else {
         node.append(el("pre", item.text, item.block === "text" ? "output" : "block-tag"));
       }
-    }
+    });
     return node;
+  }
+
+  function diffNode(diff, place) {
+    // Each file, then its hunks; a long hunk shows its first lines and folds the rest.
+    const box = el("div", null, "diff");
+    diff.files.forEach((file, f) => {
+      const paths = (file.oldPath ? file.oldPath + " → " : "") + file.path;
+      const counts = file.hunks.length || file.hidden ? " +" + file.added + " -" + file.removed : "";
+      box.append(el("div", file.operation + " " + paths + counts, "diff-file"));
+      file.hunks.forEach((hunk, h) => {
+        const node = el("div", null, "hunk");
+        node.append(el("div", hunk.header, "hunk-header"));
+        const rows = hunk.lines.map(diffLine);
+        node.append(...rows.slice(0, FOLD_LINES));
+        if (rows.length > FOLD_LINES) {
+          const rest = el("details", null, "diff-fold");
+          const key = place + ":" + f + ":" + h;
+          rest.open = unfolded.has(key);
+          rest.addEventListener("toggle", () => { if (rest.open) unfolded.add(key); else unfolded.delete(key); });
+          rest.append(el("summary", (rows.length - FOLD_LINES) + " more lines"), ...rows.slice(FOLD_LINES));
+          node.append(rest);
+        }
+        box.append(node);
+      });
+      if (file.hidden) box.append(el("div", file.hidden + " more lines not shown", "block-tag"));
+    });
+    if (!diff.files.length) box.append(el("div", "(an empty diff)", "block-tag"));
+    return box;
+  }
+
+  function diffLine(line) {
+    const [mark, oldNumber, newNumber, text] = line;
+    const row = el("div", null, "diff-line " + mark);
+    const sign = mark === "add" ? "+" : mark === "del" ? "-" : mark === "ctx" ? " " : "";
+    row.append(el("span", oldNumber, "number"), el("span", newNumber, "number"), el("span", sign + text, "text"));
+    return row;
   }
 
   function renderPermission(permission) {
     $("permission").hidden = !permission;
     $("permission-options").replaceChildren();
+    $("permission-diffs").replaceChildren();
     if (!permission) return;
+    (permission.diffs || []).forEach((diff, i) => {
+      $("permission-diffs").append(diffNode(diff, "permission:" + permission.id + ":" + i));
+    });
     $("permission-title").textContent = permission.title;
     // A v1 command's program, folder and every variable: all of what decides what runs.
     $("permission-details").hidden = !permission.description;
@@ -248,7 +299,7 @@
 
   function addTraffic(summaries) {
     for (const summary of summaries) traffic[summary.n] = summary;
-    filterTraffic();
+    filterTraffic(true);
   }
 
   function passes(summary) {
@@ -259,13 +310,22 @@
     return !method || (summary.label + " " + summary.method).toLowerCase().includes(method);
   }
 
-  function filterTraffic() {
+  function filterTraffic(follow) {
+    // The list: each turn's heading before its prompt line, then its lines (none when folded).
+    // `follow`: new lines came; a live list scrolled to its end stays there.
     const box = $("traffic-scroll");
     const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - ROW;
     shown = [];
-    for (let i = 0; i < traffic.length; i++) if (traffic[i] && passes(traffic[i])) shown.push(i);
+    let next = 0;
+    let open = null;
+    for (let i = 0; i < traffic.length; i++) {
+      while (next < turns.length && turns[next].start <= i) { shown.push({ heading: next }); open = turns[next++]; }
+      if (open && open.end !== null && i > open.end) open = null;
+      if (open && folded.has(open.n)) continue;
+      if (traffic[i] && passes(traffic[i])) shown.push(i);
+    }
     $("traffic-spacer").style.height = shown.length * ROW + "px";
-    if (atEnd && view && view.mode === "live") box.scrollTop = box.scrollHeight;  // follow
+    if (follow && atEnd && view && view.mode === "live") box.scrollTop = box.scrollHeight;
     drawTraffic();
   }
 
@@ -276,6 +336,7 @@
     const last = Math.min(shown.length, first + Math.ceil(box.clientHeight / ROW) + 10);
     const rows = [];
     for (let i = first; i < last; i++) {
+      if (typeof shown[i] !== "number") { rows.push(turnRow(turns[shown[i].heading], i)); continue; }
       const summary = traffic[shown[i]];
       const row = el("div", null, "traffic-row");
       row.style.top = i * ROW + "px";
@@ -289,6 +350,38 @@
       rows.push(row);
     }
     $("traffic-spacer").replaceChildren(...rows);
+  }
+
+  function turnRow(turn, i) {
+    const row = el("div", null, "turn-row");
+    row.style.top = i * ROW + "px";
+    row.dataset.turn = String(turn.n);
+    if (view && view.mode === "trace" && turn.start >= view.at) row.classList.add("later");
+    const sign = folded.has(turn.n) ? "▸ " : "▾ ";
+    const text = sign + turnText(turn);
+    row.append(el("span", text));
+    row.title = text + (turn.prompt ? "\n" + turn.prompt : "");
+    row.addEventListener("click", () => {
+      if (folded.has(turn.n)) folded.delete(turn.n); else folded.add(turn.n);
+      filterTraffic(false);
+    });
+    return row;
+  }
+
+  function turnText(turn) {
+    // turn 2 · first update 41 ms · 1.20 s · 18 updates, 15/s · end_turn · "the prompt"
+    const parts = ["turn " + turn.n];
+    if (turn.firstUpdate !== null) parts.push("first update " + seconds(turn.firstUpdate));
+    if (turn.duration !== null) parts.push(seconds(turn.duration));
+    let updates = turn.updates + (turn.updates === 1 ? " update" : " updates");
+    if (turn.duration) updates += ", " + Math.round(turn.updates / turn.duration) + "/s";
+    parts.push(updates, turn.end === null ? "running" : turn.stop || "ended");
+    if (turn.prompt) parts.push("“" + turn.prompt + "”");
+    return parts.join(" · ");
+  }
+
+  function seconds(value) {
+    return value < 1 ? Math.round(value * 1000) + " ms" : value.toFixed(2) + " s";
   }
 
   async function showLine(n) {
@@ -309,12 +402,32 @@
     $("line-json").textContent = JSON.stringify(detail.record, null, 2);
     $("goto-line").hidden = !view || view.mode !== "trace";
     for (const node of document.querySelectorAll(".highlight")) node.classList.remove("highlight");
+    $("line-changed").replaceChildren();
+    $("line-changed").hidden = true;
     if (touches) {
       const part = touches.key ? touches.entity + ":" + touches.key : touches.entity;
       const target = document.querySelector('[data-part="' + CSS.escape(part) + '"]') ||
         document.querySelector('[data-part="' + CSS.escape(touches.entity) + '"]');
-      if (target) { target.classList.add("highlight"); target.scrollIntoView({ block: "nearest" }); }
+      if (target) {
+        showChanged(target);
+        target.classList.add("highlight");
+        target.scrollIntoView({ block: "nearest" });
+      }
     }
+  }
+
+  function showChanged(target) {
+    // Beside the line's JSON: the part of the state it changed, as the conversation shows it
+    // now (a copy of nodes built with textContent: still text, never markup).
+    const copy = target.cloneNode(true);
+    copy.removeAttribute("id");
+    for (const node of [copy, ...copy.querySelectorAll("[data-part], [id]")]) {
+      delete node.dataset.part;
+      node.removeAttribute("id");
+    }
+    const where = view && view.mode === "trace" ? " (as of line " + view.at + ")" : "";
+    $("line-changed").append(el("div", "what it changed" + where, "pane-head"), copy);
+    $("line-changed").hidden = false;
   }
 
   // -- moving through a trace --------------------------------------------------------------------
@@ -344,27 +457,42 @@
     }
   }
 
+  function here() {
+    // Where the replay is, or is going: a step taken while a view loads goes on from there.
+    return moving !== null ? moving : view.at;
+  }
+
   async function goTo(at) {
     if (!view || view.mode !== "trace") return;
     moving = Math.max(0, Math.min(view.total, at));
+    $("slider").value = String(moving);  // the slider follows the buttons and the keys
     while (moving !== null) {  // the latest position asked for wins; steps in between are skipped
       const target = moving;
       await load(target);
       if (moving === target) moving = null;
     }
+    $("slider").value = String(view.at);
   }
 
   // -- wiring ------------------------------------------------------------------------------------
 
   $("slider").addEventListener("input", () => goTo(Number($("slider").value)));
   $("step-first").addEventListener("click", () => goTo(0));
-  $("step-back").addEventListener("click", () => goTo(view.at - 1));
-  $("step-forward").addEventListener("click", () => goTo(view.at + 1));
+  $("step-back").addEventListener("click", () => goTo(here() - 1));
+  $("step-forward").addEventListener("click", () => goTo(here() + 1));
+  document.addEventListener("keydown", (event) => {
+    // Left and right step through a trace from wherever the page is (the slider, focused,
+    // moves itself; a text field keeps its keys).
+    if (!view || view.mode !== "trace" || report || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target.closest && event.target.closest("input, textarea, select")) return;
+    if (event.key === "ArrowLeft") { event.preventDefault(); goTo(here() - 1); }
+    if (event.key === "ArrowRight") { event.preventDefault(); goTo(here() + 1); }
+  });
   $("step-last").addEventListener("click", () => goTo(view.total));
   $("goto-line").addEventListener("click", () => goTo(selected + 1));
   $("traffic-scroll").addEventListener("scroll", drawTraffic);
   for (const id of ["filter-method", "filter-dir", "filter-problems"]) {
-    $(id).addEventListener("input", filterTraffic);
+    $(id).addEventListener("input", () => filterTraffic(false));
   }
   $("new-session").addEventListener("click", () => act("/api/session", { new: true }));
   $("list-sessions").addEventListener("click", () => act("/api/session", { list: true }));
