@@ -163,13 +163,13 @@ class LiveInspector:
         """A v1 agent's file write or command (or a remote agent's read), asked on the page as
         a permission request (v1 has no permission request of its own for these), a command's
         details (program, folder, every variable) as its description, a write's diff (when
-        chat's `Question` carries one) as the tool call's, drawn like any other. Refused once
+        the `Question` carries one) as the tool call's, drawn like any other. Refused once
         the turn is cancelled."""
         if self._cancelled:
             return False
-        diff = getattr(question, "diff", None)  # `Question.diff` comes with chat's v1 diffs
+        diff = question.diff
         subject = None
-        if isinstance(diff, dict):
+        if diff is not None:
             call = {"toolCallId": "fs/write_text_file", "content": [diff]}
             subject = models.ToolCallPermissionSubject.model_validate({"toolCall": call})
         request = models.RequestPermissionRequest(
