@@ -7,6 +7,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -16,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from acp_codegen.commands.chat.agent_stderr import RUNTIME_LOGGER
 from acp_codegen.commands.pipeline import load_protocol, render_files, render_tree
 from acp_codegen.emit.models_cache import CACHE_DIR_VARIABLE
 from acp_codegen.emit.render import Target
@@ -220,6 +222,18 @@ def models_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ.pop(CACHE_DIR_VARIABLE, None)
     else:
         os.environ[CACHE_DIR_VARIABLE] = before
+
+
+@pytest.fixture(autouse=True)
+def runtime_log_level() -> Iterator[None]:
+    """chat's `main`, run in process by some tests, sets the runtime's logger to CRITICAL for
+    its run (commands/chat/agent_stderr.py); a later test in the same process that reads the
+    runtime's warnings must not inherit that."""
+    logger = logging.getLogger(RUNTIME_LOGGER)
+    level, handlers = logger.level, list(logger.handlers)
+    yield
+    logger.setLevel(level)
+    logger.handlers[:] = handlers
 
 
 def once_per_run(folder: Path, name: str, make: Callable[[], str]) -> str:

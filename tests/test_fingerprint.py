@@ -77,7 +77,9 @@ def test_a_no_op_run_renders_nothing(
     assert stats(work / "out") == before
 
 
-@pytest.mark.parametrize("change", ["edit", "delete", "stray", "cache-only", "schema", "target"])
+@pytest.mark.parametrize(
+    "change", ["edit", "delete", "stray", "cache-only", "elsewhere", "schema", "target"]
+)
 def test_any_difference_falls_back_to_a_full_render(
     work: Path, renders: Renders, monkeypatch: pytest.MonkeyPatch, change: str
 ) -> None:
@@ -97,13 +99,18 @@ def test_any_difference_falls_back_to_a_full_render(
         doc = json.loads((work / "schema.json").read_text(encoding="utf-8"))
         doc["$defs"]["ContentChunk"]["description"] = "Edited."
         (work / "schema.json").write_text(json.dumps(doc), encoding="utf-8")
-    else:  # the same folder, seen from elsewhere: another regenerate command
+    elif change == "elsewhere":  # the same folder and command, typed from inside the output
         monkeypatch.chdir(work / "out")
         args = ["--schema", "../schema.json", "--out", ".", "--package", "pkg"]
+    else:  # the same bytes under another name: another header, another regenerate command
+        (work / "other.json").write_bytes((work / "schema.json").read_bytes())
+        args = ["--schema", "other.json", "--out", "out", "--package", "pkg"]
     renders.count = 0
-    expected = 0 if change == "cache-only" else 1
-    assert main(["check", *args]) == (0 if change == "cache-only" else 1)
-    assert renders.count == expected, "caches are no difference; everything else is"
+    same = change in ("cache-only", "elsewhere")
+    assert main(["check", *args]) == (0 if same else 1)
+    # Caches are no difference, nor where the command is typed from (the project's root is
+    # the one the manifest was written from); everything else is.
+    assert renders.count == (0 if same else 1)
 
 
 def test_a_generator_change_refreshes_only_the_manifest(

@@ -183,7 +183,9 @@ def test_a_v1_write_asked_on_the_page_carries_its_diff() -> None:
     params = request.model_dump(mode="json", by_alias=True)
     (shown,) = permission_view(1, params)["diffs"]
     assert shown["files"][0]["path"] == "/a"
-    plain = SimpleNamespace(title="run ls", details=("ls",))  # a command: no diff, no subject
+    plain = SimpleNamespace(
+        title="run ls", details=("ls",), diff=None
+    )  # a command: no diff, no subject
     assert asyncio.run(LiveInspector._confirm(page, plain))  # type: ignore[arg-type]
     assert asked[1].subject is None
 

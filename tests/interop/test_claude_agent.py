@@ -16,7 +16,6 @@ from .real_drive import HANG_GUARD, V1Client, drive, texts
 pytestmark = pytest.mark.network  # installs the agent from its registry once (then cached)
 
 
-
 def test_our_client_opens_a_v2_session_with_claude_agent_acp(
     claude_agent_argv: list[str], tmp_path: Path
 ) -> None:
@@ -32,15 +31,15 @@ def test_over_v1_claude_agent_acps_session_new_answer_is_folded(
     claude_agent_argv: list[str], tmp_path: Path
 ) -> None:
     # It speaks v1 too: there the options of its answer are in the snapshot (its commands come
-    # in an update after the answer). Our v1 client does not advertise boolean options, so it
-    # sends its two booleans as on/off selects.
+    # in an update after the answer). Our v1 client advertises boolean options (it folds them
+    # as v2 does), so it sends its two booleans as booleans, not the on/off selects it gives a
+    # client that does not (tests/interop/test_v1_interop.py shows that degraded form).
     seen = drive(claude_agent_argv, tmp_path, tmp_path / "home", client=V1Client)
     assert seen.version == 1 and seen.agent_info["version"] == CLAUDE_AGENT_VERSION
     options = {option["configId"]: option for option in seen.after_new["configOptions"]}
     assert list(options) == ["mode", "model", "effort", "fast", "ultracode"]
     fast = options["fast"]
-    assert (fast["type"], fast["currentValue"]) == ("select", "off")
-    assert [choice["value"] for choice in fast["options"]] == ["on", "off"]
+    assert (fast["type"], fast["currentValue"]) == ("boolean", False)
 
 
 def test_claude_agent_acps_session_new_answer_is_folded(

@@ -88,7 +88,9 @@ class PlainTurn:
 
     def __init__(self, log: PlainLog) -> None:
         self._log = log
-        self._asked: set[int] = set()
+        # The question last written, held (not its id(): a later request object may be made at
+        # the address of an answered one, and would never be written).
+        self._asked: models.RequestPermissionRequest | None = None
         self._last_heard = time.monotonic()
         self._pause_told = False
 
@@ -98,8 +100,8 @@ class PlainTurn:
 
     def update(self, turn: Turn, asking: Asking | None) -> None:
         self._log.show(turn)
-        if asking is not None and id(asking[0]) not in self._asked:
-            self._asked.add(id(asking[0]))
+        if asking is not None and asking[0] is not self._asked:
+            self._asked = asking[0]
             self._log.note("\n".join(permission_lines(asking)))
         if asking is not None:  # a question is no pause: the silence counts from its answer
             self._last_heard = time.monotonic()
