@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -44,9 +45,8 @@ def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A venv holding a non-editable install of this checkout; returns its bin folder. Under
-    xdist the workers of one run share it: pip builds in the checkout's `build/`, so two builds
-    at once break each other; the first worker installs under a lock, the others reuse it (the
-    tests only run what it holds)."""
+    xdist the workers of one run share it: the first worker installs under a lock, the others
+    reuse it (the tests only run what it holds)."""
     if not _can_build_wheels():
         pytest.skip("cannot build a wheel offline here (needs setuptools>=70.1 and pip>=22.3)")
     base = tmp_path_factory.getbasetemp()
@@ -61,6 +61,24 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "venv" / "bin"
 
 
+def _source_copy(root: Path) -> Path:
+    """The checkout's files as a clone would have them (tracked, and new ones not ignored),
+    copied under `root`: built in place, setuptools would pack whatever an old build left in
+    the checkout's `build/` (modules since moved or deleted) into the wheel."""
+    listed = run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], REPO)
+    assert listed.returncode == 0, listed.stderr
+    source = root / "source"
+    for name in filter(None, listed.stdout.split("\0")):
+        path = REPO / name
+        if path.is_file() and not path.is_symlink():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, source / name)
+        elif path.is_symlink():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            (source / name).symlink_to(os.readlink(path))
+    return source
+
+
 def _install(root: Path) -> None:
     venv = root / "venv"
     made = run([sys.executable, "-m", "venv", "--without-pip", str(venv)], root)
@@ -73,7 +91,7 @@ def _install(root: Path) -> None:
         sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8"
     )
     pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps"]
-    proc = run([*pip, "--no-build-isolation", "--no-index", "-q", str(REPO)], root)
+    proc = run([*pip, "--no-build-isolation", "--no-index", "-q", str(_source_copy(root))], root)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
