@@ -19,7 +19,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, run_folder
 
 
 def _release(distribution: str) -> tuple[int, int]:
@@ -49,9 +49,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     reuse it (the tests only run what it holds)."""
     if not _can_build_wheels():
         pytest.skip("cannot build a wheel offline here (needs setuptools>=70.1 and pip>=22.3)")
-    base = tmp_path_factory.getbasetemp()
-    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "installed-tool"
-    root.mkdir(exist_ok=True)
+    root = run_folder(tmp_path_factory, "installed-tool")
     with (root / "lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed
         done = root / "installed"

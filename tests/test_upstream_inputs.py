@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from acp_codegen.load.marks import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, SKIP_INVALID_ITEMS
 from acp_codegen.load.overlay import V2_OVERLAY
-from conftest import REPO, UPSTREAM
+from conftest import REPO, UPSTREAM, run_folder
 from pipes_turn import guarded_run, prompt_turn
 
 HISTORY = REPO / "tests" / "fixtures" / "upstream"
@@ -95,9 +95,7 @@ def generated_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict
     """The folder the inputs are generated into and how each run went. Under xdist every worker
     of this run shares one folder (the run's base temp): the first generates under a lock, the
     others read what it wrote; the tests only read the output."""
-    base = tmp_path_factory.getbasetemp()
-    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "upstream-inputs"
-    root.mkdir(exist_ok=True)
+    root = run_folder(tmp_path_factory, "upstream-inputs")
     runs = root / "runs.json"
     with (root / "lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed

@@ -8,11 +8,12 @@ import io
 from typing import Any, cast
 
 import pytest
-from acp_codegen._bindings import SessionSnapshot, models
+from acp_codegen._bindings import models
 from acp_codegen.commands.chat.plain import render_turn
 from acp_codegen.commands.chat.screens import asking, permission_lines
 from acp_codegen.commands.chat.transcript import Turn, turn_since
 from acp_codegen.commands.console import NORMAL
+from test_chat_render import snapshot
 
 PATCH = (
     "diff --git a/src/app.py b/src/app.py\n--- a/src/app.py\n+++ b/src/app.py\n"
@@ -32,15 +33,6 @@ NEW_FILE = {
         "text": f"--- /dev/null\n+++ b/w/big.txt\n@@ -0,0 +1,80 @@\n{NEW_TEXT}",
     },
 }
-
-
-def snapshot(**fields: Any) -> SessionSnapshot:
-    empty: dict[str, Any] = {
-        "state": "running", "stopReason": None, "messages": [], "toolCalls": {},
-        "terminals": {}, "plans": {}, "usage": None, "availableCommands": None,
-        "configOptions": None, "sessionInfo": None, "unknown": [],
-    }  # fmt: skip
-    return cast(SessionSnapshot, {**empty, **fields})
 
 
 def edit_call(*content: dict[str, Any]) -> dict[str, Any]:
