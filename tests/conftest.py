@@ -86,6 +86,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker more than this process may use cores. Many tests spend their time
+    waiting on a child (an agent, a terminal, pip, a browser), and a spare worker fills a core
+    while another waits."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return cores + 1
+
+
 SCHEMA = REPO / "schema" / "acp.schema.json"
 FIXTURE_SCHEMAS = REPO / "tests" / "fixtures" / "schemas"
 FIXTURE_UPSTREAM = REPO / "tests" / "fixtures" / "upstream"
