@@ -97,6 +97,17 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return cores + 1
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under xdist, an idle worker takes queued tests from a busy one (`--dist worksteal`) unless
+    the command line chose a distribution: the suite's long tests (installs, browsers, whole
+    packages) would otherwise end the run on one worker while the others wait."""
+    chosen = any(
+        arg == "--dist" or arg.startswith("--dist=") for arg in config.invocation_params.args
+    )
+    if getattr(config.option, "dist", "no") == "load" and not chosen:
+        config.option.dist = "worksteal"
+
+
 SCHEMA = REPO / "schema" / "acp.schema.json"
 FIXTURE_SCHEMAS = REPO / "tests" / "fixtures" / "schemas"
 FIXTURE_UPSTREAM = REPO / "tests" / "fixtures" / "upstream"
