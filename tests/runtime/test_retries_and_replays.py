@@ -14,7 +14,7 @@ import pytest
 from acp_codegen._bindings._runtime.agent.prompt_keys import PROMPT_KEY_LIMIT, PromptKeys
 from acp_codegen._bindings._runtime.rpc.connection import Connection
 
-from .streams import RawPeer, connection_pair, guard, run, stream_pair
+from .streams import RawPeer, guard, run, stream_pair
 from .test_client_setup_answers import TEXT, V2_HELLO, OnlyV2Client, answer, initialized, update
 
 
@@ -238,7 +238,13 @@ def test_our_client_sends_the_key_and_sees_a_complete_replay() -> None:
 
     async def main() -> None:
         client = acp.Client()
-        await connection_pair(agent.dispatcher, client.dispatcher)
+        (reader, writer), (peer_reader, peer_writer) = await stream_pair()
+        for connection, side in (
+            (Connection(reader, writer), agent),
+            (Connection(peer_reader, peer_writer), client),
+        ):
+            connection.dispatcher = side.dispatcher(connection)
+            connection.start()
         await client.lifecycle.initialize()
         session = await client.lifecycle.new_session(cwd="/tmp")
         assert session.replay is None
@@ -250,7 +256,7 @@ def test_our_client_sends_the_key_and_sees_a_complete_replay() -> None:
             session.session_id, "/tmp", replayFrom={"type": "start"}
         )
         assert resumed.replay == "complete"
-        assert [m["messageId"] for m in resumed.snapshot()["messages"]][0] == first
+        assert resumed.snapshot()["messages"][0]["messageId"] == first
 
     run(main())
 
