@@ -11,7 +11,7 @@ from typing import Any
 
 import acp_codegen._bindings as acp
 import pytest
-from acp_codegen._bindings._runtime.agent.prompt_keys import PROMPT_KEY_LIMIT, PromptKeys
+from acp_codegen._bindings._runtime.agent import prompt_keys
 from acp_codegen._bindings._runtime.rpc.connection import Connection
 
 from .streams import RawPeer, guard, run, stream_pair
@@ -160,23 +160,23 @@ def test_a_retry_while_the_first_turn_runs_gets_the_first_receipt_and_starts_not
     run(main())
 
 
-def test_keys_are_per_session_and_bounded_least_recently_used_first() -> None:
-    keys = PromptKeys(limit=2)
-    keys.remember("a", "m-a")
-    keys.remember("b", "m-b")
-    assert keys.seen("a") == "m-a"  # now the most recently used
-    keys.remember("c", "m-c")
-    assert dict(keys) == {"a": "m-a", "c": "m-c"}  # "b" went first
-    assert keys.seen("b") is None
-    assert PromptKeys().limit == PROMPT_KEY_LIMIT
-    with pytest.raises(ValueError):
-        PromptKeys(limit=0)
+def test_keys_are_per_session_and_bounded_least_recently_used_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    keys: dict[str, str] = {}
+    prompt_keys.remember(keys, "a", "m-a", limit=2)
+    prompt_keys.remember(keys, "b", "m-b", limit=2)
+    assert prompt_keys.seen(keys, "a") == "m-a"  # now the most recently used
+    prompt_keys.remember(keys, "c", "m-c", limit=2)
+    assert keys == {"a": "m-a", "c": "m-c"}  # "b" went first
+    assert prompt_keys.seen(keys, "b") is None
+    assert prompt_keys.PROMPT_KEY_LIMIT == 1024
 
     agent = CountingAgent()
+    monkeypatch.setattr(prompt_keys, "PROMPT_KEY_LIMIT", 1)
 
     async def main() -> None:
         connection, peer, session_id = await served(agent)
-        agent.sessions[session_id].prompt_keys = PromptKeys(limit=1)
         one = await call(peer, 10, "session/prompt", prompt(session_id, "one", key="k-1"))
         await until_idle(peer)
         await call(peer, 11, "session/prompt", prompt(session_id, "two", key="k-2"))
@@ -189,7 +189,7 @@ def test_keys_are_per_session_and_bounded_least_recently_used_first() -> None:
         assert (await call(peer, 14, "session/prompt", elsewhere))["result"] != again["result"]
         await until_idle(peer)
         assert agent.ran == ["one", "two", "one", "three"]
-        assert dict(agent.sessions[session_id].prompt_keys) == {"k-1": again["result"]["messageId"]}
+        assert agent.sessions[session_id].prompt_keys == {"k-1": again["result"]["messageId"]}
         await connection.close()
 
     run(main())

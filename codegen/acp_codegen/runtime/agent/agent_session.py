@@ -55,7 +55,6 @@ from ..wire.protocol import (
     USER_MESSAGE,
 )
 from .handles import Content, MessageStream, Terminal, ToolCall
-from .prompt_keys import PromptKeys
 
 
 class SessionDialect(Protocol):
@@ -156,7 +155,7 @@ class AgentSession:
         self._chunk_runs, self._live, self._history_limit = chunk_runs, live, history_limit
         check_history_limit(history_limit)  # now, though the recorder comes later
         self.last_state: JsonObject | None = None  # the latest state report
-        self.prompt_keys = PromptKeys()  # idempotency key -> messageId (prompt_keys.py)
+        self.prompt_keys: dict[str, str] = {}  # idempotency key -> messageId (prompt_keys.py)
         self._dialect: SessionDialect | None = None  # the wire's when not v2's (see `speak`)
         self._dialect_for: Callable[[AgentSession], SessionDialect] | None = None
 

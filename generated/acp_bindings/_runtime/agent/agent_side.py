@@ -76,6 +76,7 @@ from ..wire.protocol import (
     SUPPORTED_PROTOCOL_VERSIONS,
 )
 from ..wire.tables import MergeRule
+from . import prompt_keys
 from .agent_session import Accepted, AgentSession, Prompt, new_id
 from .dialect import AgentDialect, V2AgentWire, VersionDialect
 from .session_store import SessionStore
@@ -313,7 +314,7 @@ class AgentSide:
         if problems:
             raise RpcError.invalid_params(problems)
         key = params.get("idempotencyKey")  # v2 after 2.4.0 (prompt_keys.py); checked: a str
-        first = session.prompt_keys.seen(key) if key is not None else None
+        first = prompt_keys.seen(session.prompt_keys, key) if key is not None else None
         if first is not None:  # a retry: nothing inserted, nothing run, the first answer
             return self._prompt_result(Prompt(message_id=first, content=[]))
         prompt = Prompt(message_id=new_id("msg_user"), content=copy_json(content))
@@ -321,7 +322,7 @@ class AgentSide:
         self.checks.result(SESSION_PROMPT, result)  # an invalid answer accepts nothing
         self.turns.accept(session, Accepted(prompt, answer_written()))
         if key is not None:
-            session.prompt_keys.remember(key, prompt.message_id)
+            prompt_keys.remember(session.prompt_keys, key, prompt.message_id)
         return result
 
     def _prompt_result(self, prompt: Prompt) -> dict[str, Any]:
