@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.remote.agents import REPO, Client, demo_agent_class, run, served
-from tests.remote.test_remote_detached_sessions import url_of, until
+from tests.remote.test_remote_detached_sessions import until, url_of
 
 SCHEMES = ["http", "ws"]
 TEXT = [{"type": "text", "text": "words"}]
