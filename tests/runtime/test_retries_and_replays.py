@@ -293,3 +293,64 @@ def test_a_resume_that_fails_is_truncated_unless_replay_complete_came(
         await ours.close()
 
     run(main())
+
+
+# -- v1 gets nothing new -----------------------------------------------------------------------
+
+V1_HELLO = {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}}
+V1_INIT = {
+    "protocolVersion": 1,
+    "clientCapabilities": {},
+    "clientInfo": {"name": "c", "version": "1"},
+}
+
+
+def test_a_v1_load_replays_without_replay_complete() -> None:
+    agent = CountingAgent()
+
+    async def main() -> None:
+        (reader, writer), (peer_reader, peer_writer) = await stream_pair()
+        connection = Connection(reader, writer)
+        connection.dispatcher = agent.dispatcher(connection)
+        connection.start()
+        peer = RawPeer(peer_reader, peer_writer)
+        assert (await call(peer, 1, "initialize", V1_INIT))["result"]["protocolVersion"] == 1
+        setup = {"cwd": "/tmp", "mcpServers": []}
+        session_id = (await call(peer, 2, "session/new", setup))["result"]["sessionId"]
+        said: list[Any] = []
+        params = {"sessionId": session_id, "prompt": [{"type": "text", "text": "one"}]}
+        await peer.send({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": params})
+        assert (await reply_to(peer, 3, said))["result"]["stopReason"] == "end_turn"
+        assert said  # the turn spoke
+        seen: list[Any] = []
+        load = {"sessionId": session_id, **setup}
+        await peer.send({"jsonrpc": "2.0", "id": 4, "method": "session/load", "params": load})
+        assert "result" in await reply_to(peer, 4, seen)
+        assert seen and "replay_complete" not in tags(seen)
+        await connection.close()
+
+    run(main())
+
+
+def test_our_client_sends_a_v1_agent_no_key_and_keeps_no_replay_status() -> None:
+    class OnlyV1Client(acp.Client):
+        protocol_versions = (1,)
+
+    async def main() -> None:
+        client = OnlyV1Client()
+        ours, peer = await initialized(client, V1_HELLO)
+        opening = asyncio.ensure_future(client.lifecycle.new_session("/work"))
+        await answer(peer, "session/new", {"sessionId": "s1"})
+        session = await guard(opening)
+        prompting = asyncio.ensure_future(session.prompt(TEXT, idempotency_key="k"))
+        sent = await answer(peer, "session/prompt", {"stopReason": "end_turn"})
+        assert "idempotencyKey" not in sent["params"]
+        await guard(prompting)
+        loading = asyncio.ensure_future(
+            client.lifecycle.resume_session("s1", "/work", replayFrom={"type": "start"})
+        )
+        await answer(peer, "session/load", {})  # v1: the replay asked for is a load
+        assert (await guard(loading)).replay is None
+        await ours.close()
+
+    run(main())
