@@ -100,13 +100,34 @@ def test_alpha3_to_2_4_0_prompt_response_gains_a_required_message_id() -> None:
     assert not _find(changes, "types", "StopReason", "removed").breaking
 
 
-def test_our_schema_is_upstreams_latest_v2() -> None:
-    """The canonical schema follows upstream's v2 as SDK 2.4.0 publishes it: `diff` sees no
-    change either way (what we add is ours: x- keywords, titles, descriptions; the structural
-    differences that are not protocol changes are listed in docs/design.md, section 5)."""
+# What the canonical schema has beyond SDK 2.4.0: upstream's v2 items published after it (each
+# cited in docs/design.md, section 5, "Beyond 2.4.0"), as `acp-codegen diff 2.4.0 OURS` lists
+# them: (category, subject, change). Add a row here with each item brought in.
+POST_2_4_0: frozenset[tuple[str, str, str]] = frozenset(
+    {
+        # idempotent prompts
+        ("types", "IdempotencyKey", "added"),
+        ("fields", "PromptRequest.idempotencyKey", "added"),
+        # the end of a resume's replay
+        ("types", "ReplayComplete", "added"),
+        ("session-updates", "replay_complete", "added"),
+    }
+)
+
+
+def test_our_schema_is_upstreams_v2_2_4_0_plus_what_upstream_added_since() -> None:
+    """The canonical schema follows upstream's v2 as SDK 2.4.0 publishes it plus exactly the
+    items upstream added after it (`POST_2_4_0`), none of them breaking: what else we add is
+    ours (x- keywords, titles, descriptions; the structural differences that are not protocol
+    changes are listed in docs/design.md, section 5)."""
     _need(V240)
-    assert diff_files(V240, OURS) == []
-    assert diff_files(OURS, V240) == []
+    forward = diff_files(V240, OURS)
+    assert {(c.category, c.subject, c.change) for c in forward} == POST_2_4_0
+    assert len(forward) == len(POST_2_4_0)
+    assert not any(c.breaking for c in forward)
+    # Back to 2.4.0, the same items are the ones missing, and nothing else differs.
+    back = {(c.category, c.subject) for c in diff_files(OURS, V240)}
+    assert back == {(category, subject) for category, subject, _ in POST_2_4_0}
     # ...and the draft it started from is behind by breaking changes: the prompt receipt and
     # the required elicitation schema fields (typed error data is not one: its open branch
     # accepts anything).
@@ -140,13 +161,20 @@ def test_our_v1_schema_is_upstreams_v1_as_2_4_0_ships_it() -> None:
     assert "description" in command["required"]
 
 
-def test_cli_finds_no_change_between_ours_and_upstreams_2_4_0(
+def test_cli_finds_no_change_from_2_4_0_in_v1_and_only_the_later_items_in_v2(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _need(V1_240, V240)
-    for upstream, ours in ((V1_240, OURS_V1), (V240, OURS)):
-        assert main(["diff", str(upstream), str(ours)]) == 0
-        assert capsys.readouterr().out == f"no changes from {upstream} to {ours}\n"
+    assert main(["diff", str(V1_240), str(OURS_V1)]) == 0
+    assert capsys.readouterr().out == f"no changes from {V1_240} to {OURS_V1}\n"
+    assert main(["diff", str(V240), str(OURS)]) == 0  # nothing breaking
+    out = capsys.readouterr().out
+    assert out.endswith(
+        f"{len(POST_2_4_0)} change(s) from {V240} to {OURS}: 0 breaking, "
+        f"{len(POST_2_4_0)} compatible\n"
+    )
+    for _, subject, _ in POST_2_4_0:
+        assert subject in out
 
 
 # One process per hash seed renders both formats from one diff, with the renderers `diff --format`

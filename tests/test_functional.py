@@ -233,12 +233,14 @@ def test_side_base_classes_have_every_handler_the_runtime_does_not_serve(
 # ------------------------------------------------------------------ session updates
 
 
-def test_schema_has_the_19_session_update_variants() -> None:
+def test_schema_has_the_20_session_update_variants() -> None:
     """The 16 of the first v2 drafts, plus `notice`, `compaction_update` and
-    `compaction_summary_chunk` (upstream's v2 as SDK 2.4.0 publishes it)."""
-    assert len(_UPDATE_TAGS) == 19, _UPDATE_TAGS
-    assert len(set(_UPDATE_TAGS)) == 19
+    `compaction_summary_chunk` (upstream's v2 as SDK 2.4.0 publishes it), plus
+    `replay_complete` (upstream after 2.4.0)."""
+    assert len(_UPDATE_TAGS) == 20, _UPDATE_TAGS
+    assert len(set(_UPDATE_TAGS)) == 20
     assert {"notice", "compaction_update", "compaction_summary_chunk"} <= set(_UPDATE_TAGS)
+    assert "replay_complete" in _UPDATE_TAGS
 
 
 @pytest.mark.parametrize("size", ["minimal", "full"])
@@ -473,7 +475,7 @@ def test_merge_rules_match_x_merge(canonical: GeneratedPackage) -> None:
     merge = canonical.submodule("merge_rules")
     assert merge.UPDATE_TAG == _UPDATE_TAG_PROPERTY
     assert set(merge.MERGE_RULES) == set(_UPDATE_TAGS)
-    assert len(merge.MERGE_RULES) == 19
+    assert len(merge.MERGE_RULES) == 20
     for tag in _UPDATE_TAGS:
         raw = branch_schema(_DEFS[_UPDATE_UNION], _UPDATE_TAG_PROPERTY, tag)["x-merge"]
         rule = merge.MERGE_RULES[tag]

@@ -103,7 +103,9 @@ def test_every_update_variant_appears_with_its_merge_rule(
         row = next(ln for ln in text.splitlines() if f"</a>`{tag}` |" in ln)
         assert f'<a id="update-{tag.replace("_", "-")}"></a>' in row
         logged = rule["op"] == "append" and "field" not in rule  # a log entity: the update itself
-        assert ("Log: the update" if logged else verbs[rule["op"]]) in row, row
+        marker = rule["entity"] == "replay"  # a marker: no state
+        verb = "Marker (" if marker else "Log: the update" if logged else verbs[rule["op"]]
+        assert verb in row, row
         assert f"`{rule['entity']}`" in row
         if "key" in rule:
             assert f"identified by `{rule['key']}`" in row

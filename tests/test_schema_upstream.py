@@ -1,7 +1,8 @@
 """Cross-check schema/acp.schema.json against upstream's published ACP v2 schema.
 
 Structure and names must match upstream's latest published v2
-(`tests/fixtures/upstream/sdk-2.4.0/`).
+(`tests/fixtures/upstream/sdk-2.4.0/`), plus the v2 items upstream defined after it (their
+entries' reason: "upstream after 2.4.0, <url>").
 Every deliberate difference is listed in tests/upstream_differences.json with a reason. The test
 fails on a difference that is not listed, and on a listed difference that no longer exists.
 """
@@ -395,6 +396,24 @@ def test_table_is_well_formed(table: list[dict[str, Any]]) -> None:
         assert (
             isinstance(entry.get("reason"), str) and entry["reason"].strip()
         ), f"no reason: {entry}"
+
+
+AFTER_2_4_0 = "upstream after 2.4.0"
+
+
+def test_what_only_ours_has_is_what_upstream_added_after_2_4_0(
+    diffs: dict[Key, tuple[Any, Any]], table: list[dict[str, Any]]
+) -> None:
+    """Every definition, property or variant the canonical schema has and 2.4.0 lacks is one
+    upstream defined later, listed with where (docs/design.md, section 5, "Beyond 2.4.0"): the
+    reason names it so and gives a URL; no entry claims it for anything 2.4.0 has too."""
+    reasons = {key: entry["reason"] for key, entry in zip(table_keys(table), table, strict=True)}
+    only_ours = {key for key, (upstream, ours) in diffs.items() if upstream is None and ours}
+    assert only_ours, "the canonical schema has upstream's post-2.4.0 items"
+    for key in only_ours:
+        assert reasons.get(key, "").startswith(AFTER_2_4_0 + ", https://"), fmt(key, diffs[key])
+    claimed = {key for key, reason in reasons.items() if reason.startswith(AFTER_2_4_0)}
+    assert claimed <= set(diffs), sorted(claimed - set(diffs), key=repr)
 
 
 def test_no_unlisted_difference(

@@ -142,6 +142,11 @@ MERGE_RULES: Final[Mapping[str, MergeRule]] = MappingProxyType(
             field="summary",
             source="/content",
         ),
+        "replay_complete": MergeRule(
+            tag="replay_complete",
+            entity="replay",
+            op="replace",
+        ),
     }
 )
 

@@ -1757,6 +1757,20 @@ IconTheme = TypeAliasType(
 )
 
 
+IdempotencyKey = TypeAliasType(
+    "IdempotencyKey",
+    Annotated[
+        str,
+        Field(
+            description="Opaque key the Client picks for one prompt submission and repeats on every retry of it; compared exactly (case matters), and only within the session the prompt names.",
+            max_length=255,
+            min_length=1,
+            title="IdempotencyKey",
+        ),
+    ],
+)
+
+
 class ImageContent(BaseModel):
     """
     An image given inline as base64 data.
@@ -3473,6 +3487,13 @@ class PromptRequest(BaseModel):
             min_length=1,
         ),
     ]
+    idempotency_key: Annotated[
+        IdempotencyKey | None | MISSING,
+        Field(
+            alias="idempotencyKey",
+            description="Client-chosen key naming this submission across retries. An Agent that has already accepted a prompt with this key in this session inserts nothing and answers with the `messageId` it gave the first time. Absent or null: every request is a new submission.",
+        ),
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -3607,6 +3628,29 @@ IdleStateUpdate = TypeAliasType(
         Discriminator(_route_IdleStateUpdate),
     ],
 )
+
+
+class ReplayComplete(BaseModel):
+    """
+    End-of-replay marker for a `session/resume` that asked for `replayFrom`: sent once, after the last replayed update and before the answer, also when nothing was replayed. Updates before it are history, updates after it are live. Never sent without `replayFrom`, nor when the replay could not be finished: a replay that ends without it and without a successful answer is incomplete.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["replay_complete"], Field(alias="sessionUpdate")] = (
+        "replay_complete"
+    )
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
 
 
 class ReplayFromStart(BaseModel):
@@ -5751,6 +5795,7 @@ _SessionUpdate_TAGS = frozenset(
         "notice",
         "compaction_update",
         "compaction_summary_chunk",
+        "replay_complete",
     }
 )
 
@@ -5808,6 +5853,7 @@ SessionUpdate = TypeAliasType(
         | Annotated[Notice, Tag("notice")]
         | Annotated[CompactionUpdate, Tag("compaction_update")]
         | Annotated[CompactionSummaryChunk, Tag("compaction_summary_chunk")]
+        | Annotated[ReplayComplete, Tag("replay_complete")]
         | Annotated[OtherSessionUpdate, Tag("other")],
         Discriminator(_route_SessionUpdate),
     ],

@@ -369,6 +369,9 @@ TOLERANCE: Final = ToleranceTable(
         "RefusalIdleStateUpdate": {
             "background": FieldRule(type="BackgroundWork"),
         },
+        "ReplayComplete": {
+            "_meta": FieldRule(default_on_error=True),
+        },
         "ReplayFromStart": {
             "_meta": FieldRule(default_on_error=True),
         },
@@ -628,6 +631,7 @@ TOLERANCE: Final = ToleranceTable(
             "notice": "Notice",
             "compaction_update": "CompactionUpdate",
             "compaction_summary_chunk": "CompactionSummaryChunk",
+            "replay_complete": "ReplayComplete",
         },
         "StateUpdate": {
             "running": "RunningStateUpdate",

@@ -53,3 +53,17 @@ def test_our_client_drives_an_agent_written_with_the_ts_sdk(
     ts_prefix: Path, tmp_path: Path
 ) -> None:
     our_client_turn(["node", str(TS_AGENT), str(ts_prefix)], tmp_path)
+
+
+def test_the_ts_client_of_2_4_0_takes_the_replay_complete_of_a_resume(
+    ts_prefix: Path, tmp_path: Path
+) -> None:
+    """Our agent ends a `replayFrom` replay with `replay_complete` (upstream after 2.4.0); the
+    2.4.0 SDK, which predates it, reads it through its open update union without complaint."""
+    argv = ["node", str(HERE / "ts_resume_client.mjs"), str(ts_prefix), str(tmp_path)]
+    summary = summary_of([*argv, "--", *DEMO_AGENT])
+    assert summary["sdkErrors"] == []
+    assert summary["resumed"] == {}
+    assert summary["updates"][-1] == "replay_complete"
+    assert summary["updates"].count("replay_complete") == 1
+    assert summary["agentExitCode"] == 0

@@ -8,7 +8,13 @@ name from the schema goes through `markdown.code`.
 from __future__ import annotations
 
 from ..model.ir import MergeRule
-from ..runtime.state.merge_plan import KEYED_ENTITIES, LOG_ENTITIES, SLOT_ENTITIES, STATE_ENTITY
+from ..runtime.state.merge_plan import (
+    KEYED_ENTITIES,
+    LOG_ENTITIES,
+    MARKER_ENTITIES,
+    SLOT_ENTITIES,
+    STATE_ENTITY,
+)
 from .markdown import code
 
 
@@ -33,6 +39,11 @@ def merge_sentence(rule: MergeRule | None) -> str:
     if rule.op == "append" and rule.entity in LOG_ENTITIES:
         return (
             f"Log: the update (tag left out) is added to the end of the {entity} list; a live"
+            " event, never replayed by an agent."
+        )
+    if rule.entity in MARKER_ENTITIES:
+        return (
+            f"Marker ({entity}): changes no state (`SessionState.marks` counts it); a live"
             " event, never replayed by an agent."
         )
     if rule.op == "append":
@@ -63,4 +74,6 @@ def stored_as(entity: str) -> str:
     if entity in LOG_ENTITIES:
         shown = code(LOG_ENTITIES[entity], cell=True)
         return f"a list in arrival order; in a snapshot under {shown}"
+    if entity in MARKER_ENTITIES:
+        return "nothing: a marker in the update stream, counted (`SessionState.marks`)"
     return "not known to this runtime"

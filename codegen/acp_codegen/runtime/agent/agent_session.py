@@ -119,7 +119,8 @@ class AgentSession:
     that whole message: history.py) and `last_state` the latest of those: `session/resume`
     replays both, the newest `history_limit` bytes of JSON (None: no bound; `history_dropped`
     counts what went; an author who persists sessions restores them in `load_session`).
-    `client_gates` says what the client may be sent, and in which form (core/client_gates.py)."""
+    `client_gates` says what the client may be sent, and in which form (core/client_gates.py);
+    `prompt_keys` the prompts' idempotency keys, kept with the session (prompt_keys.py)."""
 
     def __init__(
         self,
@@ -154,8 +155,8 @@ class AgentSession:
         self._chunk_runs, self._live, self._history_limit = chunk_runs, live, history_limit
         check_history_limit(history_limit)  # now, though the recorder comes later
         self.last_state: JsonObject | None = None  # the latest state report
-        # The connection's wire dialect when it is not v2's (see `speak`).
-        self._dialect: SessionDialect | None = None
+        self.prompt_keys: dict[str, str] = {}  # idempotency key -> messageId (prompt_keys.py)
+        self._dialect: SessionDialect | None = None  # the wire's when not v2's (see `speak`)
         self._dialect_for: Callable[[AgentSession], SessionDialect] | None = None
 
     @property
@@ -278,10 +279,9 @@ class AgentSession:
 
     def _accepts(self, update: JsonObject) -> bool:
         """Would this update pass the outgoing check (for a whole form the history keeps)?"""
+        params = {"sessionId": self.session_id, "update": update}
         try:
-            self._checks.notification(
-                SESSION_UPDATE, {"sessionId": self.session_id, "update": update}
-            )
+            self._checks.notification(SESSION_UPDATE, params)
         except ValidationError:
             return False
         return True

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, Generic, Protocol
+from typing import Any, Final, Generic, Literal, Protocol
 
 from pydantic import BaseModel
 from typing_extensions import TypeVar  # a TypeVar default (PEP 696) before Python 3.13
@@ -27,6 +27,7 @@ from typing_extensions import TypeVar  # a TypeVar default (PEP 696) before Pyth
 from ..core.client_view import SessionView
 from ..rpc.connection import Connection
 from ..rpc.task_owner import TaskOwner
+from ..state.merge_plan import REPLAY_ENTITY
 from ..state.session_state import SessionState
 from ..wire.errors import ConnectionClosed, MalformedUpdateError, ProtocolUsageError
 from ..wire.jsonvalue import JsonValue, as_object
@@ -34,6 +35,13 @@ from ..wire.protocol import SESSION_CANCEL, SESSION_CLOSE, STATE_IDLE, is_taken_
 from .permission_request import PermissionRequest
 
 logger = logging.getLogger(__name__)
+
+# How the replay of the last `session/resume` with `replayFrom` ended (v2): "complete" when
+# the agent's `replay_complete` came or the resume was answered (an agent from before the
+# marker ends its replay with the answer), "truncated" when it failed or the connection was
+# lost before either.
+ReplayStatus = Literal["complete", "truncated"]
+REPLAY_FROM: Final = "replayFrom"
 
 # The static type of a session's snapshot: generated clients bind it to their `SessionSnapshot`
 # TypedDict, so `session.snapshot()` is typed; a bare `ClientSession` reads as a Mapping.
@@ -49,7 +57,7 @@ class SessionHost(Protocol):
     def is_state_update(self, update: JsonValue | BaseModel) -> bool: ...
     def check_prompt(self, session_id: str, content: JsonValue) -> None: ...
     async def send_prompt(
-        self, session: ClientSession[Any], blocks: list[JsonValue]
+        self, session: ClientSession[Any], blocks: list[JsonValue], key: str | None = None
     ) -> str | None: ...
     async def request(self, method: str, params: JsonValue) -> JsonValue: ...
     async def notify(self, method: str, params: JsonValue) -> None: ...
@@ -70,6 +78,7 @@ class ClientSession(SessionView, Generic[SnapshotT_co]):
         # Made by the first wait for idle: a client keeps every session it set up, and what
         # each holds is walked by the cyclic collector (an Event is two objects).
         self._idle_changed: asyncio.Event | None = None
+        self.replay: ReplayStatus | None = None  # None: never resumed here with replayFrom
 
     def snapshot(self) -> SnapshotT_co:
         """The session's state as plain JSON (typed by the generated `SessionSnapshot`)."""
@@ -79,6 +88,25 @@ class ClientSession(SessionView, Generic[SnapshotT_co]):
         """Start the state afresh (a replay of the whole history follows); the one it held."""
         before, self.state = self.state, self.client.new_state()
         return before
+
+    def reopened(self, params: Mapping[str, JsonValue] | None = None) -> None:
+        """Set up or resumed (with `params`) on this connection: open and ours again; the
+        replay it asked for, if any, is over."""
+        SessionView.reopened(self)
+        if params is not None and params.get(REPLAY_FROM) is not None:
+            self.replay = "complete"
+
+    def setup_failed(
+        self, params: Mapping[str, JsonValue], before: SessionState[SnapshotT_co] | None
+    ) -> None:
+        """A resume of this session failed or its connection was lost: the state it held
+        before a rebuilding replay (`before`) comes back; the replay asked for, if any, is
+        complete only if `replay_complete` came (into the rebuilt state) before the end."""
+        if params.get(REPLAY_FROM) is not None:
+            marked = before is not None and self.state.marks(REPLAY_ENTITY) > 0
+            self.replay = "complete" if marked else "truncated"
+        if before is not None:
+            self.state = before
 
     def apply(self, update: JsonValue | BaseModel, *, owned: bool = False) -> None:
         """Fold one update; a malformed one is logged and skipped (it cannot be answered).
@@ -99,9 +127,18 @@ class ClientSession(SessionView, Generic[SnapshotT_co]):
                 self._idle_changed.set()
                 self._idle_changed = None  # the next wait makes a new one
 
-    async def prompt(self, content: Sequence[Mapping[str, object] | BaseModel]) -> str | None:
+    async def prompt(
+        self,
+        content: Sequence[Mapping[str, object] | BaseModel],
+        *,
+        idempotency_key: str | None = None,
+    ) -> str | None:
         """Send `session/prompt` (blocks as dicts or generated models); returns the id of the
         user message the prompt became in the snapshot.
+
+        `idempotency_key` (v2, 1 to 255 characters): name this submission and send the same
+        key again to retry it after a lost answer; the agent then inserts nothing new and
+        answers with the first attempt's messageId. A v1 agent is sent no key.
 
         v2: returns once the agent accepted the prompt, with the id from its answer (the
         insertion receipt; None from an agent of a draft that answers `{}`); the turn goes on.
@@ -113,12 +150,17 @@ class ClientSession(SessionView, Generic[SnapshotT_co]):
         if refusal is not None:
             raise ProtocolUsageError(refusal)
         self.client.check_prompt(self.session_id, blocks)
-        return await self.client.send_prompt(self, blocks)
+        return await self.client.send_prompt(self, blocks, idempotency_key)
 
-    async def run_turn(self, content: Sequence[Mapping[str, object] | BaseModel]) -> str | None:
+    async def run_turn(
+        self,
+        content: Sequence[Mapping[str, object] | BaseModel],
+        *,
+        idempotency_key: str | None = None,
+    ) -> str | None:
         """Prompt, then wait for the first idle report after it; returns its stop reason."""
         seen = self.turns_ended
-        await self.prompt(content)
+        await self.prompt(content, idempotency_key=idempotency_key)
         while not self.ended_since(seen):
             await self._wait_for_change()
         return self.state.stop_reason

@@ -193,9 +193,11 @@ class ClientSide(Generic[SnapshotT]):
         self._wire.check_notification(method, params)
         await self.connection.notify(method, params)
 
-    async def send_prompt(self, session: ClientSession[Any], blocks: list[JsonValue]) -> str | None:
+    async def send_prompt(
+        self, session: ClientSession[Any], blocks: list[JsonValue], key: str | None = None
+    ) -> str | None:
         """`session/prompt` on the negotiated version's wire (see `ClientSession.prompt`)."""
-        return await self._wire.prompt(session, blocks)
+        return await self._wire.prompt(session, blocks, key)
 
     # -- calls to the agent ---------------------------------------------------------------------
 
@@ -271,8 +273,7 @@ class ClientSide(Generic[SnapshotT]):
         if refusal is not None:
             raise ProtocolUsageError(refusal)
         params = self._wire.setup_params(method, params)
-        # A whole replay of a session held here rebuilds its state (a fresh one the replay
-        # folds into, kept only once the agent answers): it never adds to what was there.
+        # A whole replay rebuilds a held session's state afresh (kept once the agent answers).
         held = self.sessions.get(session_id) if session_id is not None else None
         if session_id is not None and rebuilds_state(method, params):
             self._wire.replay_begins(session_id)
@@ -281,8 +282,8 @@ class ClientSide(Generic[SnapshotT]):
         try:
             result = await self.request(method, params)
         except BaseException:
-            if held is not None and before is not None:
-                held.state = before  # refused or lost: what was held stays
+            if held is not None:  # refused or lost: what was held stays; a replay was cut short
+                held.setup_failed(params, before)
             raise
         finally:
             self._setups_in_flight -= 1
@@ -297,7 +298,7 @@ class ClientSide(Generic[SnapshotT]):
             self, session_id
         )
         # Open and ours again when resumed; its cwd kept, to resume it after a lost connection.
-        session.reopened()
+        session.reopened(params)
         session.cwd = str(params.get("cwd", session.cwd))
         self.sessions[session_id] = session
         for update in self._early_updates.pop(session_id, []):

@@ -67,8 +67,11 @@ class ClientDialect(Protocol):
     def loads_instead(
         self, session_id: str, params: JsonObject, agent_capabilities: JsonValue
     ) -> bool: ...
-    async def prompt(self, session: ClientSession[Any], blocks: list[JsonValue]) -> str | None:
-        """One `session/prompt`; the id of the user message it became, when told."""
+    async def prompt(
+        self, session: ClientSession[Any], blocks: list[JsonValue], key: str | None = None
+    ) -> str | None:
+        """One `session/prompt` (with `idempotencyKey` `key` where the wire has one); the id
+        of the user message it became, when told."""
         ...
 
     def prompt_capabilities(self, agent_capabilities: JsonValue) -> JsonValue:
@@ -237,9 +240,13 @@ class V2ClientWire:
     ) -> bool:
         return False  # v2's resume replays (`replayFrom`) itself
 
-    async def prompt(self, session: ClientSession[Any], blocks: list[JsonValue]) -> str | None:
+    async def prompt(
+        self, session: ClientSession[Any], blocks: list[JsonValue], key: str | None = None
+    ) -> str | None:
         """The answer is v2's insertion receipt: its `messageId` names the user message."""
-        params = {"sessionId": session.session_id, "prompt": blocks}
+        params: JsonObject = {"sessionId": session.session_id, "prompt": blocks}
+        if key is not None:
+            params["idempotencyKey"] = key
         answer = await self._connection.request(SESSION_PROMPT, params)
         message_id = answer.get("messageId") if isinstance(answer, dict) else None
         return message_id if isinstance(message_id, str) else None

@@ -18,21 +18,14 @@ from typing import Any, Generic, TypeVar, cast
 from pydantic import BaseModel, ValidationError
 
 from ..wire.errors import MalformedUpdateError
-from ..wire.jsonvalue import (
-    ABSENT,
-    Absent,
-    JsonMapping,
-    JsonObject,
-    JsonValue,
-    copy_json,
-    resolve,
-)
+from ..wire.jsonvalue import ABSENT, Absent, JsonMapping, JsonObject, JsonValue, copy_json, resolve
 from ..wire.protocol import FINISHED_TOOL_CALL_STATUSES, STATE_IDLE, TOOL_CALL_CANCELLED
 from ..wire.tables import MergeRule
 from .frozen import freeze_item
 from .merge_plan import (
     KEYED_ENTITIES,
     LOG_ENTITIES,
+    MARKER_ENTITIES,
     SLOT_ENTITIES,
     STATE_ENTITY,
     CompiledRule,
@@ -103,6 +96,7 @@ class SessionState(Generic[SnapshotT]):
         self._stop_reason: str | None = None
         self._unknown: list[JsonValue] | None = None
         self._work_tool_calls: dict[str, None] = {}  # tool calls of the current active work
+        self._marks: dict[str, int] = {}  # markers applied, by entity (MARKER_ENTITIES)
 
     @property
     def state(self) -> str | None:
@@ -111,6 +105,10 @@ class SessionState(Generic[SnapshotT]):
     @property
     def stop_reason(self) -> str | None:
         return self._stop_reason
+
+    def marks(self, entity: str) -> int:
+        """How many markers of `entity` (a marker changes no state: merge_plan.py) came."""
+        return self._marks.get(entity, 0)
 
     def apply(self, update: object, *, owned: bool = False) -> None:
         """Fold one `update` object; raise `MalformedUpdateError` (a ValueError) and change
@@ -204,6 +202,8 @@ class SessionState(Generic[SnapshotT]):
             return self._prepare_state(tag, compiled, members)
         if entity in KEYED_ENTITIES:
             return self._prepare_keyed(tag, compiled, data, members, copy)
+        if entity in MARKER_ENTITIES:
+            return lambda: self._marks.__setitem__(entity, self._marks.get(entity, 0) + 1)
         return self._prepare_slot(tag, compiled, members, copy)
 
     def _source(self, tag: str, compiled: CompiledRule, members: JsonObject) -> JsonValue:

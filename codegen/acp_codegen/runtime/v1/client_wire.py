@@ -229,9 +229,12 @@ class V1ClientWire:
         logger.warning("session %r: resumed without replay (no loadSession)", session_id)
         return False
 
-    async def prompt(self, session: ClientSession[Any], blocks: list[JsonValue]) -> str:
+    async def prompt(
+        self, session: ClientSession[Any], blocks: list[JsonValue], key: str | None = None
+    ) -> str:
         """One v1 turn (see `ClientSession.prompt`); the session is idle afterwards, also when
-        the request failed (then without a stop reason) or was abandoned."""
+        the request failed (then without a stop reason) or was abandoned. v1 has no
+        idempotency key: `key` is not sent."""
         params: JsonObject = {"sessionId": session.session_id, "prompt": blocks}
         self.check_request(SESSION_PROMPT, params)  # before the state shows a turn
         reader = self.reader(session.session_id)

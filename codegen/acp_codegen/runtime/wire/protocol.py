@@ -48,6 +48,8 @@ PLAN_UPDATE: Final = "plan_update"
 USAGE_UPDATE: Final = "usage_update"
 SESSION_INFO_UPDATE: Final = "session_info_update"
 NOTICE: Final = "notice"
+# v2 (after 2.4.0): ends the replay of a `session/resume` with `replayFrom` (sessions.py).
+REPLAY_COMPLETE: Final = "replay_complete"
 # The `_meta` member of the notice an agent sends a connection whose session another
 # connection took over (session_owner.py); our client marks the session closed on it.
 TAKEN_OVER_META: Final = "sessionTakenOver"

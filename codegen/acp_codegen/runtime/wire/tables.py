@@ -27,6 +27,7 @@ Entity = Literal[
     "configOptions",
     "sessionInfo",
     "state",
+    "replay",
 ]
 MergeOp = Literal["upsert", "append", "replace"]
 

@@ -28,7 +28,8 @@ A prompt accepted while a turn is running is answered the same way (step 1) and 
 `user_message` in acceptance order. The handler can collect such prompts with
 `session.take_prompts()`; those it has not taken when it returns are handed to `on_prompt` one
 by one within the same foreground work (still running, no idle in between). See `turns` for
-cancellation.
+cancellation. A prompt whose `idempotencyKey` the session has seen (prompt_keys.py) accepts
+nothing: it is answered with the receipt the first one got, also while that one still runs.
 
 What depends on the protocol version is said by an `AgentDialect` (dialect.py): v2's here;
 v1's adapter (`v1.agent_side.V1AgentSide`) serves v1's requests over this same object and hands
@@ -64,6 +65,7 @@ from ..wire.jsonvalue import JsonObject, JsonValue, copy_json
 from ..wire.protocol import (
     CANCELLABLE,
     INITIALIZE,
+    REPLAY_COMPLETE,
     SESSION_CANCEL,
     SESSION_CLOSE,
     SESSION_DELETE,
@@ -74,6 +76,7 @@ from ..wire.protocol import (
     SUPPORTED_PROTOCOL_VERSIONS,
 )
 from ..wire.tables import MergeRule
+from . import prompt_keys
 from .agent_session import Accepted, AgentSession, Prompt, new_id
 from .dialect import AgentDialect, V2AgentWire, VersionDialect
 from .session_store import SessionStore
@@ -146,6 +149,7 @@ class AgentSide:
             runs,
             live=live,
             history_limit=history_limit,
+            replay_marker=REPLAY_COMPLETE in (rules or {}),
         )
         self.capabilities = advertised_capabilities(
             capabilities or {}, delete=self.registry.serves_delete
@@ -309,10 +313,16 @@ class AgentSide:
         problems = prompt_content_problems(content, self.capabilities)
         if problems:
             raise RpcError.invalid_params(problems)
+        key = params.get("idempotencyKey")  # v2 after 2.4.0 (prompt_keys.py); checked: a str
+        first = prompt_keys.seen(session.prompt_keys, key) if key is not None else None
+        if first is not None:  # a retry: nothing inserted, nothing run, the first answer
+            return self._prompt_result(Prompt(message_id=first, content=[]))
         prompt = Prompt(message_id=new_id("msg_user"), content=copy_json(content))
         result = self._prompt_result(prompt)
         self.checks.result(SESSION_PROMPT, result)  # an invalid answer accepts nothing
         self.turns.accept(session, Accepted(prompt, answer_written()))
+        if key is not None:
+            prompt_keys.remember(session.prompt_keys, key, prompt.message_id)
         return result
 
     def _prompt_result(self, prompt: Prompt) -> dict[str, Any]:

@@ -21,8 +21,10 @@ delete hook.
   does not know is offered to `load_session`, else -32002. With `replayFrom: {"type": "start"}`
   the session's recorded history (the updates sent except state reports, runs of chunks
   kept as the whole message they start: history.py) is replayed as
-  `session/update`s, followed by the last state report (where the session stands now), before
-  the answer; another replay type is -32602.
+  `session/update`s, then `replay_complete` (when the schema has it: v2 after 2.4.0; exactly
+  once, also for an empty replay, never without `replayFrom` nor after a failed send), then
+  the last state report (where the session stands now), before the answer; another replay
+  type is -32602.
 
 Sessions live in a `SessionStore` (the connection's own, or one every connection of a served
 agent shares), which also bounds how long and how many detached ones are kept. Each session
@@ -46,7 +48,12 @@ from ..rpc.peer import Peer
 from ..state.history import DEFAULT_HISTORY_LIMIT, ChunkRun
 from ..wire.errors import ConnectionClosed, ErrorCode, RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue, to_json
-from ..wire.protocol import SESSION_UPDATE, SUPPORTED_PROTOCOL_VERSIONS
+from ..wire.protocol import (
+    REPLAY_COMPLETE,
+    SESSION_UPDATE,
+    SUPPORTED_PROTOCOL_VERSIONS,
+    UPDATE_TAG_FIELD,
+)
 from .agent_session import AgentSession, SessionDialect, new_id
 from .session_owner import (
     ATTACHED_ELSEWHERE,
@@ -119,8 +126,11 @@ class SessionRegistry:
         page_size: int = DEFAULT_PAGE_SIZE,
         live: frozenset[str] = frozenset(),
         history_limit: int | None = DEFAULT_HISTORY_LIMIT,
+        replay_marker: bool = False,
     ) -> None:
         self._peer = peer
+        # Whether the schema has v2's end-of-replay marker (`replay_complete`, after 2.4.0).
+        self._replay_marker = replay_marker
         self._runner = runner
         self._checks = checks
         self._chunk_runs = dict(chunk_runs or {})
@@ -263,9 +273,12 @@ class SessionRegistry:
             raise invalid(["replayFrom", "type"], f"cannot replay from {replay_type!r}")
         session = await self.reopen(params)
         if replay is not None:
-            # The history, then the session's current state (state reports are not replayed
-            # one by one: only where the session stands now).
-            for update in [*session.history, *filter(None, [session.last_state])]:
+            # The history, the end-of-replay marker (once, also after an empty replay; not
+            # reached when a send fails), then the session's current state (state reports are
+            # not replayed one by one: only where the session stands now).
+            done: JsonObject = {UPDATE_TAG_FIELD: REPLAY_COMPLETE}
+            marker = [done] if self._replay_marker and session.dialect is None else []
+            for update in [*session.history, *marker, *filter(None, [session.last_state])]:
                 await self._peer.notify(SESSION_UPDATE, {"sessionId": session_id, "update": update})
         hook = self.hooks.on_resume_session
         extra = await hook(session) if hook else None

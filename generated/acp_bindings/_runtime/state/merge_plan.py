@@ -35,6 +35,10 @@ SLOT_ENTITIES: Final[tuple[Entity, ...]] = (
     "sessionInfo",
 )
 STATE_ENTITY: Final = "state"
+# Markers in the update stream that change no state: `replay` ends a resume's replay. The state
+# counts them (`SessionState.marks`); an agent never records one in a session's history.
+REPLAY_ENTITY: Final = "replay"
+MARKER_ENTITIES: Final[tuple[Entity, ...]] = (REPLAY_ENTITY,)
 
 # Accumulated fields every keyed entity has even when no rule appends to them.
 _DEFAULT_LAYOUT: Final[Mapping[str, Mapping[str, FieldKind]]] = {
@@ -50,6 +54,7 @@ _OPS_BY_ENTITY_KIND: Final[Mapping[str, frozenset[str]]] = {
     "slot": frozenset({"upsert", "replace"}),
     "state": frozenset({"replace"}),
     "log": frozenset({"append"}),
+    "marker": frozenset({"replace"}),
 }
 
 
@@ -82,6 +87,8 @@ def _entity_kind(entity: str) -> str:
         return "slot"
     if entity in LOG_ENTITIES:
         return "log"
+    if entity in MARKER_ENTITIES:
+        return "marker"
     raise ValueError(f"unknown entity {entity!r}")
 
 
@@ -100,6 +107,8 @@ def _check_row(tag: str, rule: MergeRule) -> str:
         raise ValueError(f"merge rule {tag!r}: entity {rule.entity} {need} a key")
     if kind == "log" and (rule.field or rule.encoding or rule.role):
         raise ValueError(f"merge rule {tag!r}: a {rule.entity} entry is the update itself")
+    if kind == "marker" and (rule.field or rule.source or rule.encoding or rule.role):
+        raise ValueError(f"merge rule {tag!r}: a {rule.entity} marker keeps nothing")
     if rule.op == "append" and not rule.field and kind != "log":
         raise ValueError(f"merge rule {tag!r}: append needs a field")
     if rule.encoding is not None and rule.op != "append":

@@ -31,6 +31,7 @@ Entity = Literal[
     "configOptions",
     "sessionInfo",
     "state",
+    "replay",
 ]
 MergeOp = Literal["upsert", "append", "replace"]
 
