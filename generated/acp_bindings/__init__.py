@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loa
 # The oldest pydantic these bindings work with (checked when the package is imported).
 PYDANTIC_MINIMUM = _pydantic_check.PYDANTIC_MINIMUM
 # sha256 of the schema file this package was generated from.
-SCHEMA_SHA256 = "2fffe5036428f7b478793f7b302fafcca1b8de2b8b08c087a010118cefba1cf1"
+SCHEMA_SHA256 = "366f75e46abeace8e73ce5a9e8f37cdc3dfdb1cfe7d784cdd94fd60106116ddc"
 
 PROTOCOL_VERSION = 2
 

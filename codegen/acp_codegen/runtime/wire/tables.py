@@ -21,6 +21,7 @@ Entity = Literal[
     "terminal",
     "plan",
     "compaction",
+    "subagent",
     "notice",
     "usage",
     "availableCommands",
@@ -28,7 +29,7 @@ Entity = Literal[
     "sessionInfo",
     "state",
 ]
-MergeOp = Literal["upsert", "append", "replace"]
+MergeOp = Literal["upsert", "append", "replace", "remove"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,11 @@ state per update, so n chunks for one message cost O(n); accumulated items are k
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar, cast
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from ..wire.errors import MalformedUpdateError
 from ..wire.jsonvalue import (
@@ -34,6 +32,8 @@ from ..wire.jsonvalue import (
 from ..wire.protocol import FINISHED_TOOL_CALL_STATUSES, STATE_IDLE, TOOL_CALL_CANCELLED
 from ..wire.tables import MergeRule
 from .frozen import freeze_item
+from .malformed import decode_base64 as _decode_base64
+from .malformed import describe as _describe
 from .merge_plan import (
     KEYED_ENTITIES,
     LOG_ENTITIES,
@@ -58,25 +58,6 @@ SnapshotT = TypeVar("SnapshotT")
 
 def _keep(value: JsonValue) -> JsonValue:
     return value
-
-
-def _describe(error: Exception) -> str:
-    if isinstance(error, ValidationError):
-        return "; ".join(
-            f"{'/'.join(str(part) for part in item['loc']) or '<root>'}: {item['msg']}"
-            for item in error.errors(include_url=False)
-        )
-    return str(error) or type(error).__name__
-
-
-def _decode_base64(tag: str, what: str, text: object) -> bytes:
-    if not isinstance(text, str):
-        found = type(text).__name__
-        raise MalformedUpdateError(tag, f"{what} must be a base64 string, found {found}")
-    try:
-        return base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError) as error:
-        raise MalformedUpdateError(tag, f"{what} is not valid base64 ({error})") from None
 
 
 class SessionState(Generic[SnapshotT]):
@@ -278,6 +259,13 @@ class SessionState(Generic[SnapshotT]):
                 members.pop(compiled.key_name, None)
             patches = self._patches(tag, compiled, members, copy, keep_nulls=False)
             reset = False
+        elif rule.op == "remove":  # the entity is forgotten (a removed plan)
+            records = self._records[rule.entity]
+
+            def remove() -> None:
+                records.pop(key, None)
+
+            return remove
         else:
             value = self._source(tag, compiled, members)
             if not isinstance(value, dict):

@@ -25,6 +25,7 @@ Entity = Literal[
     "terminal",
     "plan",
     "compaction",
+    "subagent",
     "notice",
     "usage",
     "availableCommands",
@@ -32,7 +33,7 @@ Entity = Literal[
     "sessionInfo",
     "state",
 ]
-MergeOp = Literal["upsert", "append", "replace"]
+MergeOp = Literal["upsert", "append", "replace", "remove"]
 
 
 @dataclass(frozen=True, slots=True)
