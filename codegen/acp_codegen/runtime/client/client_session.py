@@ -55,6 +55,20 @@ class SessionHost(Protocol):
     async def notify(self, method: str, params: JsonValue) -> None: ...
 
 
+class ChildHost(SessionHost, Protocol):
+    """A client that registers the child sessions its sessions announce."""
+
+    sessions: dict[str, Any]
+
+
+def adopt_child(client: ChildHost, child_id: str) -> None:
+    """Register a child session a parent announced (`subagent_update`) so that its own updates
+    fold into its state: the agent sends them unasked, with no setup first (a child already
+    known, or a session set up here with that id, is kept as it is)."""
+    if child_id not in client.sessions:
+        client.sessions[child_id] = ClientSession(client, child_id)
+
+
 class ClientSession(SessionView, Generic[SnapshotT_co]):
     """One session on the client side: its folded state, prompting and cancelling."""
 

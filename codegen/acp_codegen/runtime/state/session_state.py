@@ -48,6 +48,7 @@ Copy = Callable[
 logger = logging.getLogger(__name__)
 MESSAGE_ENTITY = "message"
 TOOL_CALL_ENTITY = "toolCall"
+SUBAGENT_ENTITY = "subagent"
 # The snapshot's static type: generated packages bind it to their `SessionSnapshot` TypedDict.
 SnapshotT = TypeVar("SnapshotT")
 
@@ -64,11 +65,14 @@ class SessionState(Generic[SnapshotT]):
         rules: Mapping[str, MergeRule] | MergePlan,
         tag_field: str = "sessionUpdate",
         validate: Callable[[JsonObject], object] | None = None,
+        on_child: Callable[[str], None] | None = None,
     ) -> None:
         """`rules`: the merge-rule table, or its compiled plan (a client compiles its table once
         for all its sessions). `validate` checks a known-tag update and raises when it is
-        malformed; it may return a repaired copy (a dict) to fold instead (see `tolerant.py`)."""
+        malformed; it may return a repaired copy (a dict) to fold instead (see `tolerant.py`).
+        `on_child` is told the id of each child session (`subagent` entity) first announced."""
         self._plan = rules if isinstance(rules, MergePlan) else plan_for(rules)
+        self._on_child = on_child
         self._tag_field = tag_field
         self._validate = validate
         # Keyed by the wire key; a message whose id another role used first is keyed by the
@@ -382,4 +386,6 @@ class SessionState(Generic[SnapshotT]):
                 identity["role"] = compiled.rule.role
             record = Record.create(identity, dict(self._plan.layouts[entity]))
             records[slot] = record
+            if entity == SUBAGENT_ENTITY and self._on_child is not None:
+                self._on_child(key)  # registered before any of the child's own updates
         return record

@@ -56,7 +56,7 @@ from ..wire.protocol import (
 )
 from ..wire.tables import MergeRule
 from ..wire.tolerant import ParamsRepair
-from .client_session import ClientSession
+from .client_session import ClientSession, adopt_child
 from .dialect import ClientDialect, DialectTables, V2ClientWire, initialize_refused, spoken_version
 from .permission_request import PermissionRequest, wait_for_answer
 
@@ -139,6 +139,7 @@ class ClientSide(Generic[SnapshotT]):
         self.sessions: dict[str, ClientSession[SnapshotT]] = {}
         self._setups_in_flight = 0
         self._early_updates: dict[str, list[JsonValue]] = {}
+        self._adopt = partial(adopt_child, self)  # children announced by its sessions
 
     @property
     def initialized(self) -> bool:
@@ -158,7 +159,7 @@ class ClientSide(Generic[SnapshotT]):
             self._router.settle()  # the connection now reads this version's messages directly
 
     def new_state(self) -> SessionState[Any]:
-        return SessionState(self._plan, self._tag_field, self._validate_update)
+        return SessionState(self._plan, self._tag_field, self._validate_update, self._adopt)
 
     def is_state_update(self, update: JsonValue | BaseModel) -> bool:
         tag = update.get(self._tag_field) if isinstance(update, dict) else None
