@@ -150,6 +150,10 @@ class SessionState(Generic[SnapshotT]):
             ):
                 record.fields["status"] = TOOL_CALL_CANCELLED
 
+    def holds_child(self, session_id: str) -> bool:
+        """Whether this session announced the child session `session_id` (a subagent)."""
+        return session_id in self._records[SUBAGENT_ENTITY]
+
     def tool_call(self, call_id: str) -> dict[str, Any] | None:
         """One tool call as `snapshot()` shows it (None: none has that id)."""
         record = self._records[TOOL_CALL_ENTITY].get(call_id)
