@@ -122,6 +122,7 @@ def test_the_client_registers_an_announced_child_and_folds_its_own_updates() -> 
         }
         assert parent.snapshot()["messages"] == []
         child = side.sessions["child"]
+        assert (child.parent_id, parent.parent_id) == ("s1", None)
         assert [(m["messageId"], m["content"]) for m in child.snapshot()["messages"]] == [
             ("m1", [_text("hi")])
         ]
