@@ -21,8 +21,7 @@ from pydantic import BaseModel
 
 from . import models
 from ._runtime.agent import agent_session as engine
-from ._runtime.agent import handles
-from ._runtime.agent import subagents
+from ._runtime.agent import handles, subagents
 from ._runtime.core import client_gates
 from ._runtime.wire.convert import from_wire
 
@@ -196,7 +195,7 @@ class PermissionFields(TypedDict, total=False):
 
 
 class SubagentFields(TypedDict, total=False):
-    """Fields of a child session's announcement or patch (absent keeps, None clears, a value replaces)."""
+    """Fields of a child session's announcement or patch (absent keeps, None clears)."""
 
     title: str | None
     description: str | None
