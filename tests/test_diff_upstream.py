@@ -16,6 +16,7 @@ import pytest
 from acp_codegen.commands.cli import main
 from acp_codegen.commands.diff import CATEGORIES, Change, diff_files
 from conftest import REPO, UPSTREAM
+from test_schema_subagents import SUBAGENT_ITEMS
 
 OURS = REPO / "schema" / "acp.schema.json"
 V1 = UPSTREAM / "v1" / "schema.json"
@@ -112,6 +113,8 @@ POST_2_4_0: frozenset[tuple[str, str, str]] = frozenset(
         ("types", "ReplayComplete", "added"),
         ("session-updates", "replay_complete", "added"),
     }
+    # subagents, messages between sessions, plan removal (tests/test_schema_subagents.py)
+    | SUBAGENT_ITEMS
 )
 
 

@@ -69,7 +69,12 @@ def _variant_class_names(tag: str) -> set[str]:
     payloads = [p["$ref"][len("#/$defs/") :] for p in branch.get("allOf") or [] if "$ref" in p]
     if payloads and "x-union" in _DEFS[payloads[0]]:
         inner = _DEFS[payloads[0]]
-        return {b["title"] for b in inner.get("anyOf") or inner.get("oneOf") if not is_fallback(b)}
+        titles = {
+            b["title"] for b in inner.get("anyOf") or inner.get("oneOf") if not is_fallback(b)
+        }
+        # A nested union also used elsewhere (StateUpdate: a subagent's state too) gets a copy
+        # of its own for the branch (docs/design.md, section 6).
+        return titles | {f"{title}In{_UPDATE_UNION}" for title in titles}
     return {branch["title"]}
 
 
@@ -233,14 +238,21 @@ def test_side_base_classes_have_every_handler_the_runtime_does_not_serve(
 # ------------------------------------------------------------------ session updates
 
 
-def test_schema_has_the_20_session_update_variants() -> None:
+def test_schema_has_the_24_session_update_variants() -> None:
     """The 16 of the first v2 drafts, plus `notice`, `compaction_update` and
-    `compaction_summary_chunk` (upstream's v2 as SDK 2.4.0 publishes it), plus
-    `replay_complete` (upstream after 2.4.0)."""
-    assert len(_UPDATE_TAGS) == 20, _UPDATE_TAGS
-    assert len(set(_UPDATE_TAGS)) == 20
+    `compaction_summary_chunk` (upstream's v2 as SDK 2.4.0 publishes it), plus the five
+    upstream added after 2.4.0 (docs/design.md, "Beyond 2.4.0")."""
+    assert len(_UPDATE_TAGS) == 24, _UPDATE_TAGS
+    assert len(set(_UPDATE_TAGS)) == 24
     assert {"notice", "compaction_update", "compaction_summary_chunk"} <= set(_UPDATE_TAGS)
-    assert "replay_complete" in _UPDATE_TAGS
+    after = {
+        "replay_complete",
+        "subagent_update",
+        "session_message",
+        "session_message_chunk",
+        "plan_removed",
+    }
+    assert after <= set(_UPDATE_TAGS)
 
 
 @pytest.mark.parametrize("size", ["minimal", "full"])
@@ -475,7 +487,7 @@ def test_merge_rules_match_x_merge(canonical: GeneratedPackage) -> None:
     merge = canonical.submodule("merge_rules")
     assert merge.UPDATE_TAG == _UPDATE_TAG_PROPERTY
     assert set(merge.MERGE_RULES) == set(_UPDATE_TAGS)
-    assert len(merge.MERGE_RULES) == 20
+    assert len(merge.MERGE_RULES) == 24
     for tag in _UPDATE_TAGS:
         raw = branch_schema(_DEFS[_UPDATE_UNION], _UPDATE_TAG_PROPERTY, tag)["x-merge"]
         rule = merge.MERGE_RULES[tag]

@@ -51,7 +51,7 @@ def test_the_built_in_overlay_is_the_canonical_schemas_annotations(
     assert V2_OVERLAY.read_bytes() == load_script("update_overlay").render()
     overlay = json.loads(V2_OVERLAY.read_text(encoding="utf-8"))
     assert overlay == overlay_from_schema(canonical_doc)
-    assert len(overlay["merge"]) == 20 and "ToolCallUpdate" in overlay["tristate"]
+    assert len(overlay["merge"]) == 24 and "ToolCallUpdate" in overlay["tristate"]
 
 
 def test_a_stripped_canonical_schema_gets_the_same_rules_back(

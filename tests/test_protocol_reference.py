@@ -96,7 +96,12 @@ def test_every_update_variant_appears_with_its_merge_rule(
     union = canonical_schema["$defs"][canonical_schema["x-update-union"]]
     branches = [b for b in union["anyOf"] if "x-merge" in b]
     assert len(branches) >= 10
-    verbs = {"upsert": "Upsert the", "append": "Append: the value at", "replace": "Replace:"}
+    verbs = {
+        "upsert": "Upsert the",
+        "append": "Append: the value at",
+        "replace": "Replace:",
+        "remove": "Remove:",
+    }
     for branch in branches:
         tag = branch["properties"]["sessionUpdate"]["const"]
         rule = branch["x-merge"]

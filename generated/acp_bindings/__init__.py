@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loa
 # The oldest pydantic these bindings work with (checked when the package is imported).
 PYDANTIC_MINIMUM = _pydantic_check.PYDANTIC_MINIMUM
 # sha256 of the schema file this package was generated from.
-SCHEMA_SHA256 = "f42647515d7eb509e03e416480ad8b033ada379114a33dc591c018d25e4a3cf8"
+SCHEMA_SHA256 = "d750757c884b1a34ddcd8bc1aacbaea4dacabcb440e1ad253d0136353fdeb2a0"
 
 PROTOCOL_VERSION = 2
 

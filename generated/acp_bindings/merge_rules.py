@@ -101,6 +101,12 @@ MERGE_RULES: Final[Mapping[str, MergeRule]] = MappingProxyType(
             key="/plan/planId",
             source="/plan",
         ),
+        "plan_removed": MergeRule(
+            tag="plan_removed",
+            entity="plan",
+            op="remove",
+            key="/planId",
+        ),
         "available_commands_update": MergeRule(
             tag="available_commands_update",
             entity="availableCommands",
@@ -141,6 +147,27 @@ MERGE_RULES: Final[Mapping[str, MergeRule]] = MappingProxyType(
             key="/compactionId",
             field="summary",
             source="/content",
+        ),
+        "subagent_update": MergeRule(
+            tag="subagent_update",
+            entity="subagent",
+            op="upsert",
+            key="/sessionId",
+        ),
+        "session_message": MergeRule(
+            tag="session_message",
+            entity="message",
+            op="upsert",
+            key="/messageId",
+            role="session",
+        ),
+        "session_message_chunk": MergeRule(
+            tag="session_message_chunk",
+            entity="message",
+            op="append",
+            key="/messageId",
+            field="content",
+            role="session",
         ),
         "replay_complete": MergeRule(
             tag="replay_complete",
@@ -189,6 +216,27 @@ TRISTATE_FIELDS: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
                 "_meta",
                 "title",
                 "updatedAt",
+            }
+        ),
+        "SessionMessage": frozenset(
+            {
+                "_meta",
+                "content",
+                "recipientMessageId",
+                "recipientSessionId",
+                "senderMessageId",
+                "senderSessionId",
+            }
+        ),
+        "SubagentUpdate": frozenset(
+            {
+                "_meta",
+                "additionalDirectories",
+                "capabilities",
+                "cwd",
+                "description",
+                "state",
+                "title",
             }
         ),
         "TerminalUpdate": frozenset(

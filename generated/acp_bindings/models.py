@@ -532,9 +532,6 @@ class CancelledIdleStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
-        "state_update"
-    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["cancelled"], Field(alias="stopReason")] = "cancelled"
     background: Annotated[
@@ -1507,9 +1504,6 @@ class EndTurnIdleStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
-        "state_update"
-    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["end_turn"], Field(alias="stopReason")] = "end_turn"
     background: Annotated[
@@ -1639,9 +1633,6 @@ class ErrorIdleStateUpdate(ErrorStopReason):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
-        "state_update"
-    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["error"], Field(alias="stopReason")] = "error"
     background: Annotated[
@@ -1769,6 +1760,45 @@ IdempotencyKey = TypeAliasType(
         ),
     ],
 )
+
+
+class IdleStateUpdateInSessionUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
+    state: Literal["idle"] = "idle"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+    stop_reason: Annotated[
+        str | None | MISSING,
+        Field(
+            alias="stopReason",
+            description="Why foreground work ended; selects the variant. Left out, null or invalid: no reason reported (an idle update that ends no foreground work needs none).",
+        ),
+    ] = MISSING
+    error: Annotated[
+        Error | None | MISSING,
+        Field(
+            description="The failure as a JSON-RPC error object. Optional, but Agents should send it."
+        ),
+    ] = MISSING
 
 
 class ImageContent(BaseModel):
@@ -2079,9 +2109,6 @@ class MaxTokensIdleStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
-        "state_update"
-    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["max_tokens"], Field(alias="stopReason")] = "max_tokens"
     background: Annotated[
@@ -2105,9 +2132,6 @@ class MaxTurnRequestsIdleStateUpdate(BaseModel):
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
-    )
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
-        "state_update"
     )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["max_turn_requests"], Field(alias="stopReason")] = (
@@ -2436,9 +2460,6 @@ class NoneIdleStateUpdate(BaseModel):
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
-    )
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
-        "state_update"
     )
     state: Literal["idle"] = "idle"
     background: Annotated[
@@ -2966,9 +2987,6 @@ class OtherIdleStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
-        "state_update"
-    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[str, Field(alias="stopReason")]
     background: Annotated[
@@ -3159,6 +3177,16 @@ class OtherStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    state: str
+
+
+class OtherStateUpdateInSessionUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
         "state_update"
     )
@@ -3296,6 +3324,30 @@ class PlanItems(BaseModel):
     type: Literal["items"] = "items"
     plan_id: Annotated[PlanId, Field(alias="planId", description="Plan to replace.")]
     entries: Annotated[list[PlanEntry], Field(description="All steps of the plan.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class PlanRemoved(BaseModel):
+    """
+    The plan named by `planId` no longer exists; receivers forget it.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["plan_removed"], Field(alias="sessionUpdate")] = (
+        "plan_removed"
+    )
+    plan_id: Annotated[PlanId, Field(alias="planId", description="Plan to forget.")]
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         Field(
@@ -3551,9 +3603,6 @@ class RefusalIdleStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
-        "state_update"
-    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["refusal"], Field(alias="stopReason")] = "refusal"
     background: Annotated[
@@ -3797,6 +3846,29 @@ class RequiresActionStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    state: Literal["requires_action"] = "requires_action"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class RequiresActionStateUpdateInSessionUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
         "state_update"
     )
@@ -3949,6 +4021,29 @@ class RunningStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    state: Literal["running"] = "running"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class RunningStateUpdateInSessionUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
         "state_update"
     )
@@ -4045,6 +4140,26 @@ RequestPermissionOutcome = TypeAliasType(
 class SessionAdditionalDirectoriesCapabilities(BaseModel):
     """
     Marker: sessions may span directories besides `cwd`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class SessionCancelCapabilities(BaseModel):
+    """
+    Present when the Client may stop a child session's current work with `session/cancel` while the child lives on; it has no fields yet.
     """
 
     model_config = ConfigDict(
@@ -4439,6 +4554,93 @@ SessionListCursor = TypeAliasType(
 )
 
 
+class SessionMessage(BaseModel):
+    """
+    Upsert of a message between two sessions (a parent and a child), keyed by `messageId` within the session it is reported on. Every field but `messageId` is a patch.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["session_message"], Field(alias="sessionUpdate")] = (
+        "session_message"
+    )
+    message_id: Annotated[
+        MessageId,
+        Field(
+            alias="messageId",
+            description="Message to create or patch, as this session's transcript names it.",
+        ),
+    ]
+    sender_session_id: Annotated[
+        SessionId | None | MISSING,
+        Field(alias="senderSessionId", description="Session that sent the message. Patch field."),
+    ] = MISSING
+    recipient_session_id: Annotated[
+        SessionId | None | MISSING,
+        Field(
+            alias="recipientSessionId", description="Session the message was sent to. Patch field."
+        ),
+    ] = MISSING
+    sender_message_id: Annotated[
+        MessageId | None | MISSING,
+        Field(
+            alias="senderMessageId",
+            description="On the receiving side's view: the id the same message has in the sender's transcript. Patch field; it may come after the content.",
+        ),
+    ] = MISSING
+    recipient_message_id: Annotated[
+        MessageId | None | MISSING,
+        Field(
+            alias="recipientMessageId",
+            description="On the sending side's view: the id the same message has in the recipient's transcript. Patch field; it may come after the content.",
+        ),
+    ] = MISSING
+    content: Annotated[
+        list[ContentBlock] | None | MISSING,
+        Field(
+            description="Patch field: leave out to keep the content, null to clear it, a list to replace all of it (chunks included)."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data for the entity. Patch field: leave out to keep the stored value, null to clear it, an object to replace it.",
+        ),
+    ] = MISSING
+
+
+class SessionMessageChunk(BaseModel):
+    """
+    A piece of a message between sessions, appended to the message named by `messageId`. Who sent it and to whom come from `session_message` upserts, before or after the chunks.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["session_message_chunk"], Field(alias="sessionUpdate")] = (
+        "session_message_chunk"
+    )
+    message_id: Annotated[
+        MessageId, Field(alias="messageId", description="Message the chunk belongs to.")
+    ]
+    content: Annotated[ContentBlock, Field(description="Content to append.")]
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data for this chunk only; it does not change the stored entity.",
+        ),
+    ] = MISSING
+
+
 class SessionNotFoundErrorData(BaseModel):
     """
     `data` of an error about a session the Agent does not know.
@@ -4633,6 +4835,58 @@ StateUpdate = TypeAliasType(
 )
 
 
+_StateUpdateInSessionUpdate_TAGS = frozenset(
+    {
+        "running",
+        "idle",
+        "requires_action",
+    }
+)
+
+
+def _route_StateUpdateInSessionUpdate(
+    value: Any, *, tag_key: str = "state", known: frozenset[str] = _StateUpdateInSessionUpdate_TAGS
+) -> str | None:
+    """Pick the branch of StateUpdateInSessionUpdate from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
+            return tag
+    if isinstance(value, dict):
+        tag = value.get(tag_key)
+    elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
+        tag = next(
+            (
+                getattr(value, n)
+                for n, f in type(value).model_fields.items()
+                if (f.alias or n) == tag_key
+            ),
+            (value.model_extra or {}).get(tag_key),
+        )
+    else:
+        return None
+    if tag is None:
+        return None
+    if isinstance(tag, str) and tag in known:
+        return tag
+    return "other"
+
+
+StateUpdateInSessionUpdate = TypeAliasType(
+    "StateUpdateInSessionUpdate",
+    Annotated[
+        Annotated[RunningStateUpdateInSessionUpdate, Tag("running")]
+        | Annotated[IdleStateUpdateInSessionUpdate, Tag("idle")]
+        | Annotated[RequiresActionStateUpdateInSessionUpdate, Tag("requires_action")]
+        | Annotated[OtherStateUpdateInSessionUpdate, Tag("other")],
+        Discriminator(_route_StateUpdateInSessionUpdate),
+    ],
+)
+
+
 StringFormat = TypeAliasType(
     "StringFormat",
     Annotated[
@@ -4769,6 +5023,96 @@ ElicitationPropertySchema = TypeAliasType(
         Discriminator(_route_ElicitationPropertySchema),
     ],
 )
+
+
+class SubagentSessionCapabilities(BaseModel):
+    """
+    What the Client may do to one child session. Each action needs its own entry here: supporting a method on ordinary sessions allows nothing on a child.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    cancel: Annotated[
+        SessionCancelCapabilities | None | MISSING,
+        Field(
+            description="Present when the Client may cancel the child's current work; absent or null: it may not."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class SubagentUpdate(BaseModel):
+    """
+    Announces, on the parent session, a child session the Agent created and owns, or changes what the parent says about it. The first such update for a `sessionId` must come before anything else carrying that id; the Client then registers the child and receives its own updates (with the child's `sessionId`) without loading or resuming it. Every field but `sessionId` is a patch: left out keeps the stored value, null clears it, a value replaces it.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["subagent_update"], Field(alias="sessionUpdate")] = (
+        "subagent_update"
+    )
+    session_id: Annotated[
+        SessionId,
+        Field(alias="sessionId", description="The child session, as every later message names it."),
+    ]
+    title: Annotated[
+        str | None | MISSING,
+        Field(
+            description="Display title the parent gives the child (need not be unique). Patch field; with none set the Client picks its own label."
+        ),
+    ] = MISSING
+    description: Annotated[
+        str | None | MISSING,
+        Field(
+            description="What the child is for, as the parent currently describes it. Patch field."
+        ),
+    ] = MISSING
+    capabilities: Annotated[
+        SubagentSessionCapabilities | None | MISSING,
+        Field(
+            description="What the Client may do to the child. Patch field; while unset the Client may change nothing about the child."
+        ),
+    ] = MISSING
+    state: Annotated[
+        StateUpdate | None | MISSING,
+        Field(
+            description="The child's work state, the same report a `state_update` on the child carries. Patch field: a value replaces the whole report; null removes it and says nothing about whether the child is idle."
+        ),
+    ] = MISSING
+    cwd: Annotated[
+        AbsolutePath | None | MISSING,
+        Field(
+            description="Working directory the Agent gave the child. Patch field; while unset the child uses its parent's."
+        ),
+    ] = MISSING
+    additional_directories: Annotated[
+        list[AbsolutePath] | None | MISSING,
+        Field(
+            alias="additionalDirectories",
+            description="Further directories the child may use. Patch field; while unset the child uses its parent's.",
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data for the entity. Patch field: leave out to keep the stored value, null to clear it, an object to replace it.",
+        ),
+    ] = MISSING
 
 
 class Terminal(BaseModel):
@@ -5788,6 +6132,7 @@ _SessionUpdate_TAGS = frozenset(
         "terminal_update",
         "terminal_output_chunk",
         "plan_update",
+        "plan_removed",
         "available_commands_update",
         "config_option_update",
         "session_info_update",
@@ -5795,6 +6140,9 @@ _SessionUpdate_TAGS = frozenset(
         "notice",
         "compaction_update",
         "compaction_summary_chunk",
+        "subagent_update",
+        "session_message",
+        "session_message_chunk",
         "replay_complete",
     }
 )
@@ -5840,12 +6188,13 @@ SessionUpdate = TypeAliasType(
         | Annotated[AgentMessage, Tag("agent_message")]
         | Annotated[AgentThoughtChunk, Tag("agent_thought_chunk")]
         | Annotated[AgentThought, Tag("agent_thought")]
-        | Annotated[StateUpdate, Tag("state_update")]
+        | Annotated[StateUpdateInSessionUpdate, Tag("state_update")]
         | Annotated[ToolCallContentChunk, Tag("tool_call_content_chunk")]
         | Annotated[SessionToolCallUpdate, Tag("tool_call_update")]
         | Annotated[TerminalUpdate, Tag("terminal_update")]
         | Annotated[TerminalOutputChunk, Tag("terminal_output_chunk")]
         | Annotated[PlanUpdate, Tag("plan_update")]
+        | Annotated[PlanRemoved, Tag("plan_removed")]
         | Annotated[AvailableCommandsUpdate, Tag("available_commands_update")]
         | Annotated[ConfigOptionUpdate, Tag("config_option_update")]
         | Annotated[SessionInfoUpdate, Tag("session_info_update")]
@@ -5853,6 +6202,9 @@ SessionUpdate = TypeAliasType(
         | Annotated[Notice, Tag("notice")]
         | Annotated[CompactionUpdate, Tag("compaction_update")]
         | Annotated[CompactionSummaryChunk, Tag("compaction_summary_chunk")]
+        | Annotated[SubagentUpdate, Tag("subagent_update")]
+        | Annotated[SessionMessage, Tag("session_message")]
+        | Annotated[SessionMessageChunk, Tag("session_message_chunk")]
         | Annotated[ReplayComplete, Tag("replay_complete")]
         | Annotated[OtherSessionUpdate, Tag("other")],
         Discriminator(_route_SessionUpdate),

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from . import models
 from ._runtime.agent import agent_session as engine
-from ._runtime.agent import handles
+from ._runtime.agent import handles, subagents
 from ._runtime.core import client_gates
 from ._runtime.wire.convert import from_wire
 
@@ -194,6 +194,18 @@ class PermissionFields(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
+class SubagentFields(TypedDict, total=False):
+    """Fields of a child session's announcement or patch (absent keeps, None clears)."""
+
+    title: str | None
+    description: str | None
+    capabilities: models.SubagentSessionCapabilities | None
+    state: models.StateUpdate | None
+    cwd: models.AbsolutePath | None
+    additionalDirectories: list[models.AbsolutePath] | None
+    _meta: dict[str, Any] | None
+
+
 def _blocks(content: Content | Sequence[Content] | None) -> list[handles.Content] | None:
     if content is None:
         return None
@@ -314,6 +326,30 @@ class Terminal:
         await self.terminal.exit(exit_code, signal)
 
 
+class Subagent:
+    """A child session this session announced (`Session.announce_subagent`): `update` patches
+    what the parent says of it, `session` speaks as the child (its updates carry the child's
+    sessionId), `send_message` reports a message between the two in both transcripts."""
+
+    def __init__(self, handle: subagents.Subagent) -> None:
+        self.handle = handle
+        self.session = Session(handle.session)
+
+    @property
+    def session_id(self) -> str:
+        return self.handle.session_id
+
+    async def update(self, **fields: Unpack[SubagentFields]) -> None:
+        await self.handle.update(**fields)
+
+    async def send_message(
+        self, content: Content | Sequence[Content], *, from_child: bool = False
+    ) -> tuple[str, str]:
+        """A whole message from the parent to the child (`from_child`: the other way); returns
+        its id in the sender's transcript and in the recipient's."""
+        return await self.handle.send_message(_blocks(content) or [], from_child=from_child)
+
+
 class Session:
     """One session on the agent side, as `Agent.on_prompt` sees it."""
 
@@ -380,6 +416,17 @@ class Session:
     ) -> str:
         """Replace the plan `plan_id` (a new one when None) with `entries`; returns its id."""
         return await self.engine.update_plan(entries, plan_id=plan_id)
+
+    async def remove_plan(self, plan_id: str) -> None:
+        """Tell the client the plan `plan_id` is gone (an unknown id is ignored)."""
+        await subagents.remove_plan(self.engine, plan_id)
+
+    async def announce_subagent(
+        self, *, session_id: str | None = None, **fields: Unpack[SubagentFields]
+    ) -> Subagent:
+        """Expose a new child session (a subagent) of this one: the client is told of it
+        before anything names it, then folds the child's own updates into its state."""
+        return Subagent(await subagents.announce(self.engine, session_id, **fields))
 
     async def start_tool_call(
         self, title: str, *, tool_call_id: str | None = None, **fields: Unpack[ToolCallStart]

@@ -43,12 +43,37 @@ class AudioContentDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
+class BackgroundTerminalDict(TypedDict, total=False):
+    """`models.BackgroundTerminal` as JSON."""
+
+    type: Required[Literal["terminal"]]
+    terminalId: Required[models.TerminalId]
+    _meta: dict[str, Any] | None
+
+
+class BackgroundToolCallDict(TypedDict, total=False):
+    """`models.BackgroundToolCall` as JSON."""
+
+    type: Required[Literal["tool_call"]]
+    toolCallId: Required[models.ToolCallId]
+    _meta: dict[str, Any] | None
+
+
 class BlobResourceContentsDict(TypedDict, total=False):
     """`models.BlobResourceContents` as JSON."""
 
     blob: Required[str]
     uri: Required[str]
     mimeType: models.MediaType | None
+    _meta: dict[str, Any] | None
+
+
+class CancelledIdleStateUpdateDict(TypedDict, total=False):
+    """`models.CancelledIdleStateUpdate` as JSON."""
+
+    state: Required[Literal["idle"]]
+    stopReason: Required[Literal["cancelled"]]
+    background: list[BackgroundWorkDict] | None
     _meta: dict[str, Any] | None
 
 
@@ -125,6 +150,33 @@ class EmbeddedResourceDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
+class EndTurnIdleStateUpdateDict(TypedDict, total=False):
+    """`models.EndTurnIdleStateUpdate` as JSON."""
+
+    state: Required[Literal["idle"]]
+    stopReason: Required[Literal["end_turn"]]
+    background: list[BackgroundWorkDict] | None
+    _meta: dict[str, Any] | None
+
+
+class ErrorDict(TypedDict, total=False):
+    """`models.Error` as JSON."""
+
+    code: Required[models.ErrorCode]
+    message: Required[str]
+    data: ErrorDataDict | None
+
+
+class ErrorIdleStateUpdateDict(TypedDict, total=False):
+    """`models.ErrorIdleStateUpdate` as JSON."""
+
+    error: ErrorDict | None
+    state: Required[Literal["idle"]]
+    stopReason: Required[Literal["error"]]
+    background: list[BackgroundWorkDict] | None
+    _meta: dict[str, Any] | None
+
+
 class IconDict(TypedDict, total=False):
     """`models.Icon` as JSON."""
 
@@ -143,6 +195,24 @@ class ImageContentDict(TypedDict, total=False):
     mimeType: Required[models.MediaType]
     uri: str | None
     annotations: AnnotationsDict | None
+    _meta: dict[str, Any] | None
+
+
+class MaxTokensIdleStateUpdateDict(TypedDict, total=False):
+    """`models.MaxTokensIdleStateUpdate` as JSON."""
+
+    state: Required[Literal["idle"]]
+    stopReason: Required[Literal["max_tokens"]]
+    background: list[BackgroundWorkDict] | None
+    _meta: dict[str, Any] | None
+
+
+class MaxTurnRequestsIdleStateUpdateDict(TypedDict, total=False):
+    """`models.MaxTurnRequestsIdleStateUpdate` as JSON."""
+
+    state: Required[Literal["idle"]]
+    stopReason: Required[Literal["max_turn_requests"]]
+    background: list[BackgroundWorkDict] | None
     _meta: dict[str, Any] | None
 
 
@@ -167,6 +237,14 @@ class MoveDiffChangeDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
+class NoneIdleStateUpdateDict(TypedDict, total=False):
+    """`models.NoneIdleStateUpdate` as JSON."""
+
+    state: Required[Literal["idle"]]
+    background: list[BackgroundWorkDict] | None
+    _meta: dict[str, Any] | None
+
+
 class OtherAvailableCommandDict(TypedDict, total=False):
     """`models.OtherAvailableCommand` as JSON."""
 
@@ -177,6 +255,12 @@ class OtherAvailableCommandDict(TypedDict, total=False):
 
 class OtherAvailableCommandInputDict(TypedDict, total=False):
     """`models.OtherAvailableCommandInput` as JSON."""
+
+    type: Required[str]
+
+
+class OtherBackgroundWorkDict(TypedDict, total=False):
+    """`models.OtherBackgroundWork` as JSON."""
 
     type: Required[str]
 
@@ -196,6 +280,15 @@ class OtherDiffChangeDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
+class OtherIdleStateUpdateDict(TypedDict, total=False):
+    """`models.OtherIdleStateUpdate` as JSON."""
+
+    state: Required[Literal["idle"]]
+    stopReason: Required[str]
+    background: list[BackgroundWorkDict] | None
+    _meta: dict[str, Any] | None
+
+
 class OtherPlanUpdateContentDict(TypedDict, total=False):
     """`models.OtherPlanUpdateContent` as JSON."""
 
@@ -212,6 +305,12 @@ class OtherSessionConfigOptionDict(TypedDict, total=False):
     description: str | None
     category: models.SessionConfigOptionCategory | None
     _meta: dict[str, Any] | None
+
+
+class OtherStateUpdateDict(TypedDict, total=False):
+    """`models.OtherStateUpdate` as JSON."""
+
+    state: Required[str]
 
 
 class OtherToolCallContentDict(TypedDict, total=False):
@@ -238,6 +337,23 @@ class PlanItemsDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
+class RefusalIdleStateUpdateDict(TypedDict, total=False):
+    """`models.RefusalIdleStateUpdate` as JSON."""
+
+    state: Required[Literal["idle"]]
+    stopReason: Required[Literal["refusal"]]
+    background: list[BackgroundWorkDict] | None
+    _meta: dict[str, Any] | None
+
+
+class RequiresActionStateUpdateDict(TypedDict, total=False):
+    """`models.RequiresActionStateUpdate` as JSON."""
+
+    state: Required[Literal["requires_action"]]
+    background: list[BackgroundWorkDict] | None
+    _meta: dict[str, Any] | None
+
+
 class ResourceLinkDict(TypedDict, total=False):
     """`models.ResourceLink` as JSON."""
 
@@ -250,6 +366,20 @@ class ResourceLinkDict(TypedDict, total=False):
     mimeType: models.MediaType | None
     size: int | None
     annotations: AnnotationsDict | None
+    _meta: dict[str, Any] | None
+
+
+class RunningStateUpdateDict(TypedDict, total=False):
+    """`models.RunningStateUpdate` as JSON."""
+
+    state: Required[Literal["running"]]
+    background: list[BackgroundWorkDict] | None
+    _meta: dict[str, Any] | None
+
+
+class SessionCancelCapabilitiesDict(TypedDict, total=False):
+    """`models.SessionCancelCapabilities` as JSON."""
+
     _meta: dict[str, Any] | None
 
 
@@ -293,6 +423,20 @@ class SessionConfigSelectOptionDict(TypedDict, total=False):
     value: Required[models.SessionConfigValueId]
     name: Required[str]
     description: str | None
+    _meta: dict[str, Any] | None
+
+
+class SessionNotFoundErrorDataDict(TypedDict, total=False):
+    """`models.SessionNotFoundErrorData` as JSON."""
+
+    sessionId: Required[models.SessionId]
+    _meta: dict[str, Any] | None
+
+
+class SubagentSessionCapabilitiesDict(TypedDict, total=False):
+    """`models.SubagentSessionCapabilities` as JSON."""
+
+    cancel: SessionCancelCapabilitiesDict | None
     _meta: dict[str, Any] | None
 
 
@@ -387,8 +531,19 @@ class ToolCallLocationDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
+class UnsupportedProtocolVersionErrorDataDict(TypedDict, total=False):
+    """`models.UnsupportedProtocolVersionErrorData` as JSON."""
+
+    requested: Required[models.ProtocolVersion]
+    supported: Required[list[models.ProtocolVersion]]
+    _meta: dict[str, Any] | None
+
+
 AvailableCommandDict: TypeAlias = CommandDict | OtherAvailableCommandDict
 AvailableCommandInputDict: TypeAlias = TextCommandInputDict | OtherAvailableCommandInputDict
+BackgroundWorkDict: TypeAlias = (
+    BackgroundTerminalDict | BackgroundToolCallDict | OtherBackgroundWorkDict
+)
 ContentBlockDict: TypeAlias = (
     TextContentDict
     | ImageContentDict
@@ -406,6 +561,19 @@ DiffChangeDict: TypeAlias = (
     | OtherDiffChangeDict
 )
 EmbeddedResourceResourceDict: TypeAlias = TextResourceContentsDict | BlobResourceContentsDict
+ErrorDataDict: TypeAlias = (
+    UnsupportedProtocolVersionErrorDataDict | SessionNotFoundErrorDataDict | Any
+)
+IdleStateUpdateDict: TypeAlias = (
+    EndTurnIdleStateUpdateDict
+    | MaxTokensIdleStateUpdateDict
+    | MaxTurnRequestsIdleStateUpdateDict
+    | RefusalIdleStateUpdateDict
+    | CancelledIdleStateUpdateDict
+    | ErrorIdleStateUpdateDict
+    | NoneIdleStateUpdateDict
+    | OtherIdleStateUpdateDict
+)
 PlanUpdateContentDict: TypeAlias = PlanItemsDict | OtherPlanUpdateContentDict
 SessionConfigOptionDict: TypeAlias = (
     SessionConfigSelectDict | SessionConfigBooleanDict | OtherSessionConfigOptionDict
@@ -414,6 +582,12 @@ SessionConfigSelectOptions1Dict: TypeAlias = list[SessionConfigSelectOptionDict]
 SessionConfigSelectOptions2Dict: TypeAlias = list[SessionConfigSelectGroupDict]
 SessionConfigSelectOptionsDict: TypeAlias = (
     SessionConfigSelectOptions1Dict | SessionConfigSelectOptions2Dict
+)
+StateUpdateDict: TypeAlias = (
+    RunningStateUpdateDict
+    | IdleStateUpdateDict
+    | RequiresActionStateUpdateDict
+    | OtherStateUpdateDict
 )
 ToolCallContentDict: TypeAlias = ContentDict | DiffDict | TerminalDict | OtherToolCallContentDict
 
@@ -425,6 +599,10 @@ class MessageSnapshot(TypedDict, total=False):
     role: Required[str]
     content: Required[list[ContentBlockDict]]
     _meta: dict[str, Any] | None
+    senderSessionId: models.SessionId | None
+    recipientSessionId: models.SessionId | None
+    senderMessageId: models.MessageId | None
+    recipientMessageId: models.MessageId | None
 
 
 class ToolCallSnapshot(TypedDict, total=False):
@@ -492,6 +670,19 @@ class CompactionSnapshot(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
+class SubagentSnapshot(TypedDict, total=False):
+    """One subagent in a snapshot."""
+
+    sessionId: Required[str]
+    title: str | None
+    description: str | None
+    capabilities: SubagentSessionCapabilitiesDict | None
+    state: StateUpdateDict | None
+    cwd: models.AbsolutePath | None
+    additionalDirectories: list[models.AbsolutePath] | None
+    _meta: dict[str, Any] | None
+
+
 PlanSnapshot: TypeAlias = PlanUpdateContentDict
 AvailableCommandsSnapshot: TypeAlias = list[AvailableCommandDict]
 ConfigOptionsSnapshot: TypeAlias = list[SessionConfigOptionDict]
@@ -507,6 +698,7 @@ class SessionSnapshot(TypedDict):
     terminals: dict[str, TerminalSnapshot]
     plans: dict[str, PlanSnapshot]
     compactions: dict[str, CompactionSnapshot]
+    subagents: dict[str, SubagentSnapshot]
     usage: UsageSnapshot | None
     availableCommands: AvailableCommandsSnapshot | None
     configOptions: ConfigOptionsSnapshot | None

@@ -224,6 +224,10 @@ TOLERANCE: Final = ToleranceTable(
             "theme": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
         },
+        "IdleStateUpdateInSessionUpdate": {
+            "background": FieldRule(type="BackgroundWork"),
+            "error": FieldRule(type="Error"),
+        },
         "ImageContent": {
             "uri": FieldRule(default_on_error=True),
             "annotations": FieldRule(default_on_error=True, type="Annotations"),
@@ -338,6 +342,9 @@ TOLERANCE: Final = ToleranceTable(
             "entries": FieldRule(skip_invalid_items=True, required=True, type="PlanEntry"),
             "_meta": FieldRule(default_on_error=True),
         },
+        "PlanRemoved": {
+            "_meta": FieldRule(default_on_error=True),
+        },
         "PlanUpdate": {
             "plan": FieldRule(required=True, type="PlanUpdateContent"),
             "_meta": FieldRule(default_on_error=True),
@@ -389,6 +396,9 @@ TOLERANCE: Final = ToleranceTable(
             "background": FieldRule(default_on_error=True, type="BackgroundWork"),
             "_meta": FieldRule(default_on_error=True),
         },
+        "RequiresActionStateUpdateInSessionUpdate": {
+            "background": FieldRule(type="BackgroundWork"),
+        },
         "ResourceLink": {
             "title": FieldRule(default_on_error=True),
             "description": FieldRule(default_on_error=True),
@@ -415,10 +425,16 @@ TOLERANCE: Final = ToleranceTable(
             "background": FieldRule(default_on_error=True, type="BackgroundWork"),
             "_meta": FieldRule(default_on_error=True),
         },
+        "RunningStateUpdateInSessionUpdate": {
+            "background": FieldRule(type="BackgroundWork"),
+        },
         "SelectedPermissionOutcome": {
             "_meta": FieldRule(default_on_error=True),
         },
         "SessionAdditionalDirectoriesCapabilities": {
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "SessionCancelCapabilities": {
             "_meta": FieldRule(default_on_error=True),
         },
         "SessionCapabilities": {
@@ -442,6 +458,20 @@ TOLERANCE: Final = ToleranceTable(
         "SessionInfoUpdate": {
             "title": FieldRule(default_on_error=True),
             "updatedAt": FieldRule(default_on_error=True),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "SessionMessage": {
+            "senderSessionId": FieldRule(default_on_error=True),
+            "recipientSessionId": FieldRule(default_on_error=True),
+            "senderMessageId": FieldRule(default_on_error=True),
+            "recipientMessageId": FieldRule(default_on_error=True),
+            "content": FieldRule(
+                default_on_error=True, skip_invalid_items=True, type="ContentBlock"
+            ),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "SessionMessageChunk": {
+            "content": FieldRule(required=True, type="ContentBlock"),
             "_meta": FieldRule(default_on_error=True),
         },
         "SessionToolCallUpdate": {
@@ -472,6 +502,17 @@ TOLERANCE: Final = ToleranceTable(
             "description": FieldRule(default_on_error=True),
             "default": FieldRule(default_on_error=True),
             "oneOf": FieldRule(type="EnumOption"),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "SubagentSessionCapabilities": {
+            "cancel": FieldRule(default_on_error=True, type="SessionCancelCapabilities"),
+            "_meta": FieldRule(default_on_error=True),
+        },
+        "SubagentUpdate": {
+            "title": FieldRule(default_on_error=True),
+            "description": FieldRule(default_on_error=True),
+            "capabilities": FieldRule(default_on_error=True, type="SubagentSessionCapabilities"),
+            "state": FieldRule(default_on_error=True, type="StateUpdate"),
             "_meta": FieldRule(default_on_error=True),
         },
         "Terminal": {
@@ -618,12 +659,13 @@ TOLERANCE: Final = ToleranceTable(
             "agent_message": "AgentMessage",
             "agent_thought_chunk": "AgentThoughtChunk",
             "agent_thought": "AgentThought",
-            "state_update": "StateUpdate",
+            "state_update": "StateUpdateInSessionUpdate",
             "tool_call_content_chunk": "ToolCallContentChunk",
             "tool_call_update": "SessionToolCallUpdate",
             "terminal_update": "TerminalUpdate",
             "terminal_output_chunk": "TerminalOutputChunk",
             "plan_update": "PlanUpdate",
+            "plan_removed": "PlanRemoved",
             "available_commands_update": "AvailableCommandsUpdate",
             "config_option_update": "ConfigOptionUpdate",
             "session_info_update": "SessionInfoUpdate",
@@ -631,12 +673,20 @@ TOLERANCE: Final = ToleranceTable(
             "notice": "Notice",
             "compaction_update": "CompactionUpdate",
             "compaction_summary_chunk": "CompactionSummaryChunk",
+            "subagent_update": "SubagentUpdate",
+            "session_message": "SessionMessage",
+            "session_message_chunk": "SessionMessageChunk",
             "replay_complete": "ReplayComplete",
         },
         "StateUpdate": {
             "running": "RunningStateUpdate",
             "idle": "IdleStateUpdate",
             "requires_action": "RequiresActionStateUpdate",
+        },
+        "StateUpdateInSessionUpdate": {
+            "running": "RunningStateUpdateInSessionUpdate",
+            "idle": "IdleStateUpdateInSessionUpdate",
+            "requires_action": "RequiresActionStateUpdateInSessionUpdate",
         },
         "ToolCallContent": {"content": "Content", "diff": "Diff", "terminal": "Terminal"},
     },

@@ -17,7 +17,7 @@ from acp_codegen.commands.console import NORMAL, QUIET
 def snapshot(**fields: Any) -> SessionSnapshot:
     empty: dict[str, Any] = {
         "state": "running", "stopReason": None, "messages": [], "toolCalls": {},
-        "terminals": {}, "plans": {}, "usage": None, "availableCommands": None,
+        "terminals": {}, "plans": {}, "subagents": {}, "usage": None, "availableCommands": None,
         "configOptions": None, "sessionInfo": None, "unknown": [],
     }  # fmt: skip
     return cast(SessionSnapshot, {**empty, **fields})

@@ -78,4 +78,9 @@ RULES: dict[str, MergeRule] = {
         source="/content",
     ),
     "notice": MergeRule(tag="notice", entity="notice", op="append"),
+    "plan_removed": MergeRule(tag="plan_removed", entity="plan", op="remove", key="/planId"),
+    "subagent_update": MergeRule(
+        tag="subagent_update", entity="subagent", op="upsert", key="/sessionId"
+    ),
+    **_message_rules("session", "session_message", "session_message_chunk"),
 }

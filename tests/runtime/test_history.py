@@ -155,6 +155,7 @@ def test_which_chunks_fold_comes_from_the_merge_rules() -> None:
         "agent_message_chunk": ChunkRun("agent_message", "messageId", "content", "content"),
         "agent_thought_chunk": ChunkRun("agent_thought", "messageId", "content", "content"),
         "user_message_chunk": ChunkRun("user_message", "messageId", "content", "content"),
+        "session_message_chunk": ChunkRun("session_message", "messageId", "content", "content"),
         "tool_call_content_chunk": ChunkRun("tool_call_update", "toolCallId", "content", "content"),
         # paired too; its whole form needs a `status`, so a session's check keeps them as sent
         "compaction_summary_chunk": ChunkRun(

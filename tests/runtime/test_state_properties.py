@@ -161,6 +161,7 @@ class ReferenceModel:
                 "terminals": terminals,
                 "plans": self.plans,
                 "compactions": self.compactions,
+                "subagents": {},  # no subagent_update in these sequences
                 **self.slots,
                 "notices": self.notices,
                 "unknown": self.unknown,

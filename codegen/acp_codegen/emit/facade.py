@@ -52,6 +52,11 @@ class Facade:
 
     # -- classes by protocol vocabulary ---------------------------------------------------------
 
+    def has_update(self, tag: str) -> bool:
+        """Whether the schema has this session-update variant (newer ones get their helpers
+        only where they exist)."""
+        return any(variant.tag == tag for variant in self.protocol.update_variants)
+
     def update_class(self, tag: str) -> str:
         for variant in self.protocol.update_variants:
             if variant.tag == tag:

@@ -57,6 +57,8 @@ def merge_sentence(rule: MergeRule | None) -> str:
     if rule.op == "replace":
         what = code(rule.source, cell=True) if rule.source else "the whole update (tag left out)"
         return f"Replace: {what} replaces the {entity}{keyed}."
+    if rule.op == "remove":
+        return f"Remove: the {entity}{keyed} is forgotten (nothing happens when there is none)."
     return f"Operation {code(rule.op, cell=True)} on the {entity}{keyed}."
 
 

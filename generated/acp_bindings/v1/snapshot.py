@@ -280,6 +280,7 @@ class SessionSnapshot(TypedDict):
     terminals: dict[str, dict[str, Any]]
     plans: dict[str, dict[str, Any]]
     compactions: dict[str, CompactionSnapshot]
+    subagents: dict[str, dict[str, Any]]
     usage: UsageSnapshot | None
     availableCommands: AvailableCommandsSnapshot | None
     configOptions: ConfigOptionsSnapshot | None

@@ -20,11 +20,12 @@ Listener = Callable[[models.SessionUpdate], None]
 
 
 class ChatClient(V1Services, Client):
-    """The client `chat` is: it answers permission requests through `ask`, hands each session
-    update to `listener` (once the session has folded it in). It advertises no optional v2
-    client feature; to v1 agents it serves files and terminals under the working directory
-    (`V1Services`, asking through `gate` before writes and commands, and reads with
-    `ask_reads`)."""
+    """The client `chat` is: it answers permission requests through `ask`, hands each update of
+    the sessions it set up to `listener` (once the session has folded it in; a child session's
+    own updates are not the turn's: chat shows what the parent says of the child). It
+    advertises no optional v2 client feature; to v1 agents it serves files and terminals under
+    the working directory (`V1Services`, asking through `gate` before writes and commands, and
+    reads with `ask_reads`)."""
 
     info = models.Implementation(name="acp-codegen-chat", version=__version__)
     capabilities = models.ClientCapabilities()
@@ -40,6 +41,9 @@ class ChatClient(V1Services, Client):
         # they come. Read by tag, so they show whether or not the schema models them.
         # A typed update says its tag: only a notice (or an update of unknown shape) is worth
         # converting back to JSON, which would otherwise cost as much as the rest of the fold.
+        held = self.lifecycle.sessions.get(params.session_id)
+        if held is not None and held.parent_id is not None:
+            return  # a child session's own work: chat shows what its parent says of it
         tag = getattr(params.update, "session_update", None)
         text = notice_text(to_wire(params.update)) if tag in (None, NOTICE_TAG) else None
         if text is not None and self.notice is not None:

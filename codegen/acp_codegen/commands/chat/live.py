@@ -25,6 +25,7 @@ from .transcript import (
     Turn,
     ended_text,
     plan_text,
+    removed_plan_text,
     terminal_heading,
     terminal_text,
     tool_content_text,
@@ -113,11 +114,15 @@ def render(
     parts: list[RenderableType] = []
     if verbosity != QUIET:
         parts += [shown(f"thinking: {text.strip()}", "italic dim") for text in turn.thoughts]
+        parts += [shown(line, "magenta") for line in turn.subagents.values()]
+        for between in turn.between:
+            parts.append(shown(f"{between.label}: {between.text.strip()}", "blue"))
         for entries in turn.plans.values():
             parts.append(shown("plan", "bold"))
             for entry in entries:
                 mark, style = PLAN_STYLE.get(entry["status"], ("?", ""))
                 parts.append(shown(f"  {mark} {plan_text(entry)}", style))
+        parts += [shown(removed_plan_text(plan_id), "dim") for plan_id in turn.removed_plans]
         for call in turn.tool_calls:
             status = str(call.get("status") or "")
             parts.append(shown(tool_heading(call), STATUS_STYLE.get(status, "")))

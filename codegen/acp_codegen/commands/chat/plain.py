@@ -3,12 +3,12 @@ files and terminals without the `chat` extra. `--quiet` keeps the answer alone.
 
 `PlainLog` is fed each update as the session folds it in (the client's `session_update` hook),
 so it writes in the order things happen. It remembers what it has written of each message, tool
-call, plan and terminal, and writes only what is new: a streamed chunk is appended as it comes
-(the protocol makes a chunk an append, so its text is the new part; most traffic, and no
-snapshot needed), any other change is read from the session the runtime folded (`show`, one
-snapshot) and compared with what was written. Text replaced rather than extended is written
-again, marked `revised`. `end` compares once more, for what changed without an update (tool
-calls a cancel marked cancelled), then writes usage and the stop reason.
+call, plan, terminal and child session, and writes only what is new: a streamed chunk is
+appended as it comes (the protocol makes a chunk an append, so its text is the new part; most
+traffic, and no snapshot needed), any other change is read from the session the runtime folded
+(`show`, one snapshot) and compared with what was written. Text replaced rather than extended
+is written again, marked `revised`. `end` compares once more, for what changed without an
+update (tool calls a cancel marked cancelled), then writes usage and the stop reason.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from .transcript import (
     ended_text,
     exit_text,
     plan_text,
+    removed_plan_text,
     terminal_bytes,
     terminal_heading,
     tool_content_text,
@@ -60,6 +61,9 @@ FOLDED = (
     models.SessionToolCallUpdate,
     models.PlanUpdate,
     models.TerminalUpdate,
+    models.SubagentUpdate,
+    models.SessionMessage,
+    models.SessionMessageChunk,
 )
 Key = tuple[str, str]
 
@@ -71,6 +75,7 @@ class PlainLog:
         self._texts: dict[Key, str] = {}  # what each text stream holds so far
         self._heads: dict[Key, str] = {}  # the heading line written for a tool call, terminal
         self._plans: dict[str, list[str]] = {}
+        self._gone: set[str] = set()  # plans whose removal was written
         self._output: dict[str, bytearray] = {}  # a terminal's output so far, and its decoder
         self._decoders: dict[str, codecs.IncrementalDecoder] = {}
 
@@ -108,6 +113,9 @@ class PlainLog:
                 self.show(now())
             else:
                 self._terminal_grew(update.terminal_id, update.data)
+        elif isinstance(update, models.PlanRemoved):
+            if update.plan_id in self._plans:  # one never shown (or unknown) has nothing to undo
+                self._plan_removed(update.plan_id)
         elif isinstance(update, FOLDED):
             self.show(now())
 
@@ -115,10 +123,17 @@ class PlainLog:
         """Write what `turn` has that was not written yet."""
         for said in turn.messages:
             if said.role == "thought" and not self._quiet:
-                self._text_is(("message", said.message_id), "thought", said.text)
+                self._text_is(("message", said.message_id), self._stream("thought"), said.text)
         if not self._quiet:
+            for session_id, line in turn.subagents.items():
+                self._head(("subagent", session_id), line)
+            for between in turn.between:
+                stream = Stream(f"{between.label}: ", "", f"{between.label} (revised): ")
+                self._text_is(("message", between.message_id), stream, between.text)
             for plan_id, entries in turn.plans.items():
                 self._plan(plan_id, [_plan_line(entry) for entry in entries])
+            for plan_id in turn.removed_plans:
+                self._plan_removed(plan_id)
             for call in turn.tool_calls:
                 self._tool(call)
             for terminal in turn.terminals:
@@ -129,7 +144,7 @@ class PlainLog:
                     self._head(("exit", terminal["terminalId"]), f"  {exited}")
         for said in turn.messages:
             if said.role == "agent":
-                self._text_is(("message", said.message_id), "agent", said.text)
+                self._text_is(("message", said.message_id), self._stream("agent"), said.text)
 
     def end(self, turn: Turn) -> None:
         """The rest of the turn, its usage and how it ended."""
@@ -151,13 +166,13 @@ class PlainLog:
         self._texts[key] = self._texts.get(key, "") + text
         self._lines.add(key, self._stream(role), text)
 
-    def _text_is(self, key: Key, role: str, text: str) -> None:
+    def _text_is(self, key: Key, stream: Stream, text: str) -> None:
         seen = self._texts.get(key, "")
         self._texts[key] = text
         if text.startswith(seen):
-            self._lines.add(key, self._stream(role), text[len(seen) :])
+            self._lines.add(key, stream, text[len(seen) :])
         else:
-            self._lines.add(key, self._stream(role), text, revised=True)
+            self._lines.add(key, stream, text, revised=True)
 
     def _head(self, key: Key, line: str) -> None:
         if self._heads.get(key) != line:
@@ -167,12 +182,19 @@ class PlainLog:
     def _tool(self, call: ToolCallSnapshot) -> None:
         key = ("tool", call["toolCallId"])
         self._head(key, tool_heading(call))
-        self._text_is(key, "output", tool_output(call))
+        self._text_is(key, STREAMS["output"], tool_output(call))
 
     def _plan(self, plan_id: str, lines: list[str]) -> None:
         if self._plans.get(plan_id) != lines:
             self._plans[plan_id] = lines
+            self._gone.discard(plan_id)
             self._lines.line("\n".join(["plan:", *lines]))
+
+    def _plan_removed(self, plan_id: str) -> None:
+        if plan_id not in self._gone and not self._quiet:
+            self._gone.add(plan_id)
+            self._plans.pop(plan_id, None)
+            self._lines.line(removed_plan_text(plan_id))
 
     def _terminal_grew(self, terminal_id: str, data: str) -> None:
         try:

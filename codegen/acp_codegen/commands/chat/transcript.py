@@ -19,6 +19,7 @@ from ..._bindings.snapshot import (
     ContentBlockDict,
     MessageSnapshot,
     PlanEntryDict,
+    SubagentSnapshot,
     TerminalSnapshot,
     ToolCallContentDict,
     ToolCallSnapshot,
@@ -36,10 +37,19 @@ class Said(NamedTuple):
     text: str
 
 
+class Between(NamedTuple):
+    """A message between two sessions (a parent and a child it announced): which one, who to
+    whom as chat names them (`to Helper`, `from Helper`; one line, escaped), what it says."""
+
+    message_id: str
+    label: str
+    text: str
+
+
 @dataclass
 class Turn:
-    """The messages, plans, tool calls and terminals a turn added or changed, in the order a
-    reader follows them."""
+    """The messages, plans, tool calls, terminals and child sessions a turn added or changed, in
+    the order a reader follows them."""
 
     messages: list[Said] = field(default_factory=list)  # all roles, in the session's order
     user: list[str] = field(default_factory=list)
@@ -48,6 +58,9 @@ class Turn:
     tool_calls: list[ToolCallSnapshot] = field(default_factory=list)
     terminals: list[TerminalSnapshot] = field(default_factory=list)
     answer: list[str] = field(default_factory=list)
+    subagents: dict[str, str] = field(default_factory=dict)  # a new or changed child's line
+    between: list[Between] = field(default_factory=list)  # messages between the sessions
+    removed_plans: list[str] = field(default_factory=list)  # ids of plans held before, gone
     usage: UsageSnapshot | None = None
     stop_reason: str | None = None
 
@@ -64,6 +77,10 @@ def turn_since(before: SessionSnapshot, now: SessionSnapshot, *, ended: bool = F
         if message["messageId"] in seen and seen[message["messageId"]] == message:
             continue
         text = message_text(message)
+        if message["role"] == "session":  # not the agent's answer: a child's or one to it
+            label = between_label(message, now["subagents"])
+            turn.between.append(Between(message["messageId"], label, text))
+            continue
         turn.messages.append(Said(message["messageId"], message["role"], text))
         if message["role"] == "user":
             turn.user.append(text)
@@ -75,6 +92,12 @@ def turn_since(before: SessionSnapshot, now: SessionSnapshot, *, ended: bool = F
         if _changed(now["plans"], before["plans"], key):
             entries = cast(Mapping[str, Any], plan).get("entries")
             turn.plans[key] = cast(list[PlanEntryDict], entries or [])
+    turn.removed_plans = [key for key in before["plans"] if key not in now["plans"]]
+    turn.subagents = {
+        key: subagent_line(child)
+        for key, child in now["subagents"].items()
+        if _changed(now["subagents"], before["subagents"], key)
+    }
     turn.tool_calls = [
         call
         for key, call in now["toolCalls"].items()
@@ -90,6 +113,38 @@ def turn_since(before: SessionSnapshot, now: SessionSnapshot, *, ended: bool = F
     if ended:
         turn.stop_reason = now["stopReason"]
     return turn
+
+
+def child_name(session_id: str, children: Mapping[str, SubagentSnapshot]) -> str:
+    """A child session as chat names it: the title its parent gave it, else its id."""
+    child = children.get(session_id)
+    return str((child.get("title") if child is not None else None) or session_id)
+
+
+def between_label(message: MessageSnapshot, children: Mapping[str, SubagentSnapshot]) -> str:
+    """`to NAME` for a message to a child, `from NAME` for one from a child (one line)."""
+    sender, recipient = message.get("senderSessionId"), message.get("recipientSessionId")
+    if sender is not None and sender in children:
+        return visible_line(f"from {child_name(sender, children)}")
+    if recipient is not None and recipient in children:
+        return visible_line(f"to {child_name(recipient, children)}")
+    return visible_line(f"{sender or '?'} to {recipient or '?'}")
+
+
+def subagent_line(child: SubagentSnapshot) -> str:
+    """`subagent: NAME - what it is for [state]` on one line (what the parent said of it)."""
+    text = f"subagent: {child.get('title') or child['sessionId']}"
+    if child.get("description"):
+        text += f" - {child.get('description')}"
+    state = child.get("state")
+    activity = cast(Mapping[str, Any], state).get("state") if state else None
+    if activity:
+        text += f" [{activity}]"
+    return visible_line(text)
+
+
+def removed_plan_text(plan_id: str) -> str:
+    return visible_line(f"plan removed: {plan_id}")
 
 
 def block_text(block: ContentBlockDict) -> str:

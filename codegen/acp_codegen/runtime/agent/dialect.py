@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..rpc.dispatch import Dispatcher
 from ..wire.jsonvalue import JsonObject, JsonValue
+from .session_dialect import SessionDialect
 
 if TYPE_CHECKING:
-    from .agent_session import AgentSession, SessionDialect
+    from .agent_session import AgentSession
 
 
 class AgentDialect(Protocol):

@@ -50,7 +50,8 @@ from ..wire.protocol import (
     SUPPORTED_PROTOCOL_VERSIONS,
     UPDATE_TAG_FIELD,
 )
-from .agent_session import AgentSession, SessionDialect, new_id
+from .agent_session import AgentSession, new_id
+from .session_dialect import SessionDialect
 from .session_owner import (
     ATTACHED_ELSEWHERE,
     ignored,
@@ -138,7 +139,7 @@ class SessionRegistry:
         self.client_capabilities: JsonValue = None
         self.client_gates = ClientGates(SUPPORTED_PROTOCOL_VERSIONS[-1], None)  # initialize sets
         # The wire dialect of each new session when the connection is not v2 (see
-        # agent_session.SessionDialect); set once the version is negotiated.
+        # session_dialect.SessionDialect); set once the version is negotiated.
         self.dialect_for: Callable[[AgentSession], SessionDialect] | None = None
 
     @property

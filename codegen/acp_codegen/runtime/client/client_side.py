@@ -4,17 +4,16 @@
 that version's answer), sets sessions up, and keeps one `SessionState` per session
 (`client_session.ClientSession`), fed by every `session/update` in wire order and by what a
 setup answer carries that the state keeps (config options, commands: folded as the updates
-that say it). Updates that arrive while a session setup request is in flight (before its
-result names the session) are buffered and applied, in order, once the session exists;
-updates for a session nobody is setting up are logged and dropped. A setup that replays the
-whole history of a session held here rebuilds its state from the replay.
+that say it). Updates that arrive while a setup is in flight (before its result names the
+session) are buffered and applied in order once the session exists; a subagent a session
+announces becomes a session too; updates for any other session are logged and dropped. A
+setup that replays a held session's whole history rebuilds its state from the replay.
 
 Everything that depends on the version is said through a `ClientDialect` (dialect.py): v2's
 (`V2ClientWire`) until `initialize` settles on another. It asks for v2; given v1's tables
-(`v1=V1Tables(...)`, from the v1 floor) it also accepts an agent that answers v1, and the
-dialect those tables make then reads that agent's messages into the same sessions and states
-and writes what v1 expects (`versioned()` routes each incoming message to the negotiated
-version's checks). `protocol_version` is the version negotiated.
+(`v1=V1Tables(...)`, from the v1 floor) it also accepts an agent that answers v1, whose
+messages that dialect reads into the same sessions and states, writing what v1 expects
+(`versioned()` routes each message to the negotiated version's checks, `protocol_version`).
 
 `session/request_permission` requests become `PermissionRequest`s on their session; the
 optional `on_permission` hook answers them, or the application does (`PermissionRequest`).
@@ -52,7 +51,7 @@ from ..wire.protocol import (
 )
 from ..wire.tables import MergeRule
 from ..wire.tolerant import ParamsRepair
-from .client_session import ClientSession
+from .client_session import ClientSession, adopt_child
 from .dialect import ClientDialect, DialectTables, V2ClientWire, initialize_refused, spoken_version
 from .permission_request import PermissionRequest, wait_for_answer
 
@@ -135,6 +134,7 @@ class ClientSide(Generic[SnapshotT]):
         self.sessions: dict[str, ClientSession[SnapshotT]] = {}
         self._setups_in_flight = 0
         self._early_updates: dict[str, list[JsonValue]] = {}
+        self._adopt = partial(adopt_child, self)  # children announced by its sessions
 
     @property
     def initialized(self) -> bool:
@@ -154,7 +154,7 @@ class ClientSide(Generic[SnapshotT]):
             self._router.settle()  # the connection now reads this version's messages directly
 
     def new_state(self) -> SessionState[Any]:
-        return SessionState(self._plan, self._tag_field, self._validate_update)
+        return SessionState(self._plan, self._tag_field, self._validate_update, self._adopt)
 
     def is_state_update(self, update: JsonValue | BaseModel) -> bool:
         tag = update.get(self._tag_field) if isinstance(update, dict) else None

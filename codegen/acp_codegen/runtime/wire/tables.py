@@ -21,6 +21,7 @@ Entity = Literal[
     "terminal",
     "plan",
     "compaction",
+    "subagent",
     "notice",
     "usage",
     "availableCommands",
@@ -29,7 +30,7 @@ Entity = Literal[
     "state",
     "replay",
 ]
-MergeOp = Literal["upsert", "append", "replace"]
+MergeOp = Literal["upsert", "append", "replace", "remove"]
 
 
 @dataclass(frozen=True, slots=True)

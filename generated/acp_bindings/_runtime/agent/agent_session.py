@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol, cast
+from typing import cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -59,21 +59,7 @@ from ..wire.protocol import (
     USER_MESSAGE,
 )
 from .handles import Content, MessageStream, Terminal, ToolCall
-
-
-class SessionDialect(Protocol):
-    """How a session's reports are written when the connection speaks another version than
-    the lifecycle's v2 (e.g. `v1.agent_wire.V1SessionDialect`); None on a v2 connection."""
-
-    async def send_update(self, update: JsonObject, *, replay: bool = False) -> None: ...
-
-    def takes_plain_chunk(self, update: JsonObject) -> bool:
-        """Whether `update`, a plain text chunk v2's check took (`is_plain_text_chunk`), goes
-        on this wire exactly as it is (noting it as sent): the session then writes it itself,
-        without `send_update`'s translation and second check (most of a streamed turn)."""
-        ...
-
-    async def request_permission(self, params: Mapping[str, JsonValue]) -> JsonValue: ...
+from .session_dialect import SessionDialect
 
 
 def new_id(prefix: str) -> str:
@@ -179,6 +165,14 @@ class AgentSession:
         """Write in the dialect `dialect_for` makes (None: v2's wire), made by the first report
         or permission request: a session that sends nothing keeps no dialect to collect."""
         self._dialect, self._dialect_for = None, dialect_for
+
+    def child(self, session_id: str, setup: Mapping[str, JsonValue]) -> AgentSession:
+        """A session on this one's connection, checks and limits: a subagent's (subagents.py)."""
+        checks = (self._checks, self._chunk_runs, self._live)
+        child = AgentSession(session_id, self._peer, setup, self.client_capabilities, *checks)
+        child._history_limit, child.client_gates = self._history_limit, self.client_gates
+        child.speak(self._dialect_for)
+        return child
 
     @property
     def history_bytes(self) -> int:
@@ -363,10 +357,8 @@ class AgentSession:
     async def report_usage(
         self, used: int, size: int, cost: Mapping[str, object] | BaseModel | None = None
     ) -> None:
-        if cost is None:
-            await self.send_fields(USAGE_UPDATE, used=used, size=size)
-        else:
-            await self.send_fields(USAGE_UPDATE, used=used, size=size, cost=as_object(cost))
+        extra = {} if cost is None else {"cost": as_object(cost)}
+        await self.send_fields(USAGE_UPDATE, used=used, size=size, **extra)
 
     # -- permission -----------------------------------------------------------------------------
 

@@ -67,8 +67,31 @@ class SessionHost(Protocol):
     async def notify(self, method: str, params: JsonValue) -> None: ...
 
 
+class ChildHost(SessionHost, Protocol):
+    """A client that registers the child sessions its sessions announce."""
+
+    sessions: dict[str, Any]
+
+
+def adopt_child(client: ChildHost, child_id: str) -> None:
+    """Register a child session a parent announced (`subagent_update`) so that its own updates
+    fold into its state: the agent sends them unasked, with no setup first (a child already
+    known, or a session set up here with that id, is kept as it is). Its `parent_id` is the
+    session whose state holds it (looked for once per child, not per update)."""
+    if child_id in client.sessions:
+        return
+    child = client.sessions[child_id] = ClientSession(client, child_id)
+    for session_id, session in client.sessions.items():
+        if session_id != child_id and session.state.holds_child(child_id):
+            child.parent_id = session_id
+            break
+
+
 class ClientSession(SessionView, Generic[SnapshotT_co]):
-    """One session on the client side: its folded state, prompting and cancelling."""
+    """One session on the client side: its folded state, prompting and cancelling.
+    `parent_id`: for a child session a parent announced, that parent (else None)."""
+
+    parent_id: str | None = None  # set on children only: other sessions keep no attribute
 
     def __init__(self, client: SessionHost, session_id: str, cwd: str = "") -> None:
         self.client = client

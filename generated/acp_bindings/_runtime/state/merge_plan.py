@@ -25,6 +25,7 @@ KEYED_ENTITIES: Final[Mapping[str, str]] = {
     "terminal": "terminals",
     "plan": "plans",
     "compaction": "compactions",
+    "subagent": "subagents",  # a parent's child sessions, by the child's sessionId
 }
 # Live events kept in arrival order (no key, no patching) and never replayed by an agent.
 LOG_ENTITIES: Final[Mapping[str, str]] = {"notice": "notices"}
@@ -47,10 +48,11 @@ _DEFAULT_LAYOUT: Final[Mapping[str, Mapping[str, FieldKind]]] = {
     "terminal": {"output": "bytes"},
     "plan": {},
     "compaction": {"summary": "list"},
+    "subagent": {},
 }
 
 _OPS_BY_ENTITY_KIND: Final[Mapping[str, frozenset[str]]] = {
-    "keyed": frozenset({"upsert", "append", "replace"}),
+    "keyed": frozenset({"upsert", "append", "replace", "remove"}),
     "slot": frozenset({"upsert", "replace"}),
     "state": frozenset({"replace"}),
     "log": frozenset({"append"}),
@@ -111,6 +113,8 @@ def _check_row(tag: str, rule: MergeRule) -> str:
         raise ValueError(f"merge rule {tag!r}: a {rule.entity} marker keeps nothing")
     if rule.op == "append" and not rule.field and kind != "log":
         raise ValueError(f"merge rule {tag!r}: append needs a field")
+    if rule.op == "remove" and (rule.field or rule.source or rule.bytes_fields):
+        raise ValueError(f"merge rule {tag!r}: remove takes only a key")
     if rule.encoding is not None and rule.op != "append":
         raise ValueError(f"merge rule {tag!r}: encoding only applies to append")
     if rule.bytes_fields and (kind != "keyed" or rule.op == "append"):

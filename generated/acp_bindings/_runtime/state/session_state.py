@@ -13,19 +13,19 @@ state per update, so n chunks for one message cost O(n); accumulated items are k
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar, cast
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from ..wire.errors import MalformedUpdateError
 from ..wire.jsonvalue import ABSENT, Absent, JsonMapping, JsonObject, JsonValue, copy_json, resolve
 from ..wire.protocol import FINISHED_TOOL_CALL_STATUSES, STATE_IDLE, TOOL_CALL_CANCELLED
 from ..wire.tables import MergeRule
 from .frozen import freeze_item
+from .malformed import decode_base64 as _decode_base64
+from .malformed import describe as _describe
 from .merge_plan import (
     KEYED_ENTITIES,
     LOG_ENTITIES,
@@ -45,31 +45,13 @@ Copy = Callable[
 logger = logging.getLogger(__name__)
 MESSAGE_ENTITY = "message"
 TOOL_CALL_ENTITY = "toolCall"
+SUBAGENT_ENTITY = "subagent"
 # The snapshot's static type: generated packages bind it to their `SessionSnapshot` TypedDict.
 SnapshotT = TypeVar("SnapshotT")
 
 
 def _keep(value: JsonValue) -> JsonValue:
     return value
-
-
-def _describe(error: Exception) -> str:
-    if isinstance(error, ValidationError):
-        return "; ".join(
-            f"{'/'.join(str(part) for part in item['loc']) or '<root>'}: {item['msg']}"
-            for item in error.errors(include_url=False)
-        )
-    return str(error) or type(error).__name__
-
-
-def _decode_base64(tag: str, what: str, text: object) -> bytes:
-    if not isinstance(text, str):
-        found = type(text).__name__
-        raise MalformedUpdateError(tag, f"{what} must be a base64 string, found {found}")
-    try:
-        return base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError) as error:
-        raise MalformedUpdateError(tag, f"{what} is not valid base64 ({error})") from None
 
 
 class SessionState(Generic[SnapshotT]):
@@ -80,11 +62,14 @@ class SessionState(Generic[SnapshotT]):
         rules: Mapping[str, MergeRule] | MergePlan,
         tag_field: str = "sessionUpdate",
         validate: Callable[[JsonObject], object] | None = None,
+        on_child: Callable[[str], None] | None = None,
     ) -> None:
         """`rules`: the merge-rule table, or its compiled plan (a client compiles its table once
         for all its sessions). `validate` checks a known-tag update and raises when it is
-        malformed; it may return a repaired copy (a dict) to fold instead (see `tolerant.py`)."""
+        malformed; it may return a repaired copy (a dict) to fold instead (see `tolerant.py`).
+        `on_child` is told the id of each child session (`subagent` entity) first announced."""
         self._plan = rules if isinstance(rules, MergePlan) else plan_for(rules)
+        self._on_child = on_child
         self._tag_field = tag_field
         self._validate = validate
         # Keyed by the wire key; a message whose id another role used first is keyed by the
@@ -162,6 +147,10 @@ class SessionState(Generic[SnapshotT]):
                 and record.fields.get("status") not in FINISHED_TOOL_CALL_STATUSES
             ):
                 record.fields["status"] = TOOL_CALL_CANCELLED
+
+    def holds_child(self, session_id: str) -> bool:
+        """Whether this session announced the child session `session_id` (a subagent)."""
+        return session_id in self._records[SUBAGENT_ENTITY]
 
     def tool_call(self, call_id: str) -> dict[str, Any] | None:
         """One tool call as `snapshot()` shows it (None: none has that id)."""
@@ -278,6 +267,13 @@ class SessionState(Generic[SnapshotT]):
                 members.pop(compiled.key_name, None)
             patches = self._patches(tag, compiled, members, copy, keep_nulls=False)
             reset = False
+        elif rule.op == "remove":  # the entity is forgotten (a removed plan)
+            records = self._records[rule.entity]
+
+            def remove() -> None:
+                records.pop(key, None)
+
+            return remove
         else:
             value = self._source(tag, compiled, members)
             if not isinstance(value, dict):
@@ -398,4 +394,6 @@ class SessionState(Generic[SnapshotT]):
                 identity["role"] = compiled.rule.role
             record = Record.create(identity, dict(self._plan.layouts[entity]))
             records[slot] = record
+            if entity == SUBAGENT_ENTITY and self._on_child is not None:
+                self._on_child(key)  # registered before any of the child's own updates
         return record

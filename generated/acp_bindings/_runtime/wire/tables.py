@@ -25,6 +25,7 @@ Entity = Literal[
     "terminal",
     "plan",
     "compaction",
+    "subagent",
     "notice",
     "usage",
     "availableCommands",
@@ -33,7 +34,7 @@ Entity = Literal[
     "state",
     "replay",
 ]
-MergeOp = Literal["upsert", "append", "replace"]
+MergeOp = Literal["upsert", "append", "replace", "remove"]
 
 
 @dataclass(frozen=True, slots=True)

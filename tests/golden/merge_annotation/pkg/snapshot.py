@@ -51,6 +51,7 @@ class SessionSnapshot(TypedDict):
     terminals: dict[str, TerminalSnapshot]
     plans: dict[str, dict[str, Any]]
     compactions: dict[str, dict[str, Any]]
+    subagents: dict[str, dict[str, Any]]
     usage: UsageSnapshot | None
     availableCommands: Any
     configOptions: Any
