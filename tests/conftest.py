@@ -86,6 +86,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: unknown under -p no:xdist
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: one worker more than this process may use cores. Many tests spend their time
     waiting on a child (an agent, a terminal, pip, a browser), and a spare worker fills a core

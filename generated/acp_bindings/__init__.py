@@ -19,9 +19,9 @@ from . import _pydantic_check  # first, before any model: old pydantic fails cle
 if TYPE_CHECKING:  # type checkers see every name; at run time `__getattr__` loads them
     from . import models
     from ._runtime.agent.agent_session import AgentSession
-    from ._runtime.agent.gated_peer import ClientLacksCapability
     from ._runtime.client.client_side import ClientSession
     from ._runtime.client.permission_request import PermissionRequest
+    from ._runtime.rpc.peer import ClientLacksCapability
     from ._runtime.v1.client_services import ClientServiceUnavailable
     from ._runtime.wire.errors import (
         ConnectionClosed,
@@ -50,9 +50,9 @@ PROTOCOL_VERSION = 2
 # Each lazily loaded name and the module that defines it.
 _LAZY: dict[str, str] = {
     "AgentSession": "._runtime.agent.agent_session",
-    "ClientLacksCapability": "._runtime.agent.gated_peer",
     "ClientSession": "._runtime.client.client_side",
     "PermissionRequest": "._runtime.client.permission_request",
+    "ClientLacksCapability": "._runtime.rpc.peer",
     "ClientServiceUnavailable": "._runtime.v1.client_services",
     "ConnectionClosed": "._runtime.wire.errors",
     "MalformedUpdateError": "._runtime.wire.errors",

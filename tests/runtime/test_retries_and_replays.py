@@ -11,7 +11,7 @@ from typing import Any
 
 import acp_codegen._bindings as acp
 import pytest
-from acp_codegen._bindings._runtime.agent import prompt_keys
+from acp_codegen._bindings._runtime.agent import prompts as prompt_keys
 from acp_codegen._bindings._runtime.rpc.connection import Connection
 
 from .streams import RawPeer, guard, run, stream_pair

@@ -24,7 +24,7 @@ A prompt accepted while a turn is running is answered the same way (step 1) and 
 `user_message` in acceptance order. The handler can collect such prompts with
 `session.take_prompts()`; those it has not taken when it returns are handed to `on_prompt` one
 by one within the same foreground work (still running, no idle in between). See `turns` for
-cancellation. A prompt whose `idempotencyKey` the session has seen (prompt_keys.py) accepts
+cancellation. A prompt whose `idempotencyKey` the session has seen (prompts.py) accepts
 nothing: it is answered with the receipt the first one got, also while that one still runs.
 
 What depends on the protocol version is said by an `AgentDialect` (dialect.py): v2's here;
@@ -72,9 +72,10 @@ from ..wire.protocol import (
     SUPPORTED_PROTOCOL_VERSIONS,
 )
 from ..wire.tables import MergeRule
-from . import prompt_keys
+from . import prompts
 from .agent_session import Accepted, AgentSession, Prompt, new_id
 from .dialect import AgentDialect, V2AgentWire, VersionDialect
+from .durable_sessions import DurableSessions, flush
 from .session_store import SessionStore
 from .sessions import (
     SessionHook,
@@ -111,6 +112,7 @@ class AgentSide:
             "messageId": prompt.message_id
         },
         history_limit: int | None = DEFAULT_HISTORY_LIMIT,
+        durable: DurableSessions | None = None,
     ) -> None:
         if not protocol_versions:
             raise ValueError("an agent must support at least one protocol version")
@@ -147,6 +149,8 @@ class AgentSide:
             history_limit=history_limit,
             replay_marker=REPLAY_COMPLETE in (rules or {}),
         )
+        # Sessions kept beyond the process (durable_sessions.py); None: in memory only.
+        self.registry.durable = durable
         self.capabilities = advertised_capabilities(
             capabilities or {}, delete=self.registry.serves_delete
         )
@@ -190,7 +194,9 @@ class AgentSide:
         except Exception:
             session_id = result.get("sessionId")
             if method == SESSION_NEW and isinstance(session_id, str):
-                self.sessions.pop(session_id, None)  # a session nobody was told about goes
+                gone = self.sessions.pop(session_id, None)  # nobody was told about it
+                if gone is not None and self.registry.durable is not None:
+                    await self.registry.durable.abandoned(gone)
             raise
         return result
 
@@ -209,9 +215,9 @@ class AgentSide:
         )
 
     def synchronous_requests(self) -> frozenset[str]:
-        """`initialize`, and `session/new` when no hook of the author's runs for it: answered
-        within the read that brought them (the connection needs no task for them)."""
-        if self.registry.hooks.on_new_session is None:
+        """`initialize`, and `session/new` when neither a hook of the author's nor a durable
+        store serves it: answered within the read that brought them (no task for them)."""
+        if self.registry.hooks.on_new_session is None and self.registry.durable is None:
             return frozenset({INITIALIZE, SESSION_NEW})
         return frozenset({INITIALIZE})
 
@@ -244,6 +250,10 @@ class AgentSide:
         """Run by the connection's close: its sessions' work is cancelled and waited for; a
         shared store's sessions are then detached."""
         await self.tasks.close()
+        if self.registry.durable is not None:
+            for session in list(self.sessions.values()):
+                if session.owner is self.connection:
+                    await flush(session)  # what a durable store has not yet written
         if self._detaches:
             await self.registry.detach(self.connection)
 
@@ -304,13 +314,13 @@ class AgentSide:
         """Accept a prompt. Synchronous on purpose: the prompt gets its place before any other
         message is handled; its turn starts speaking only once this answer is written."""
         self.require_initialized()
-        session = self.registry.open_session_of(params)
+        session = self.registry.prompt_session_of(params)
         content = params.get("prompt")
         problems = prompt_content_problems(content, self.capabilities)
         if problems:
             raise RpcError.invalid_params(problems)
-        key = params.get("idempotencyKey")  # v2 after 2.4.0 (prompt_keys.py); checked: a str
-        first = prompt_keys.seen(session.prompt_keys, key) if key is not None else None
+        key = params.get("idempotencyKey")  # v2 after 2.4.0 (prompts.py); checked: a str
+        first = prompts.seen(session.prompt_keys, key) if key is not None else None
         if first is not None:  # a retry: nothing inserted, nothing run, the first answer
             return self._prompt_result(Prompt(message_id=first, content=[]))
         prompt = Prompt(message_id=new_id("msg_user"), content=copy_json(content))
@@ -318,7 +328,9 @@ class AgentSide:
         self.checks.result(SESSION_PROMPT, result)  # an invalid answer accepts nothing
         self.turns.accept(session, Accepted(prompt, answer_written()))
         if key is not None:
-            prompt_keys.remember(session.prompt_keys, key, prompt.message_id)
+            prompts.remember(session.prompt_keys, key, prompt.message_id)
+            if session.journal is not None:  # a durable store: with the user message
+                session.journal.remember_key(key, prompt.message_id)
         return result
 
     def _prompt_result(self, prompt: Prompt) -> dict[str, Any]:

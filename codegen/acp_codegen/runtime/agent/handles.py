@@ -1,6 +1,8 @@
 """The handles an agent's turn sends updates through: one message or thought being streamed,
 one tool call, one terminal. Each sends `session/update`s through the session that made it
-(`agent_session.AgentSession`), which validates and writes them in call order."""
+(`agent_session.AgentSession`), which validates and writes them in call order; on a
+connection that speaks another version than v2 the session writes them through a
+`SessionDialect` (the seam v1/ implements)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from ..wire.jsonvalue import JsonObject, as_object
+from ..wire.jsonvalue import JsonObject, JsonValue, as_object
 from ..wire.protocol import (
     TERMINAL_OUTPUT_CHUNK,
     TERMINAL_UPDATE,
@@ -133,3 +135,18 @@ class Terminal:
         if signal is not None:
             status["signal"] = signal
         await self.update(exitStatus=status)
+
+
+class SessionDialect(Protocol):
+    """How a session's reports are written when the connection speaks another version than
+    the lifecycle's v2 (e.g. `v1.agent_wire.V1SessionDialect`); None on a v2 connection."""
+
+    async def send_update(self, update: JsonObject, *, replay: bool = False) -> None: ...
+
+    def takes_plain_chunk(self, update: JsonObject) -> bool:
+        """Whether `update`, a plain text chunk v2's check took (`is_plain_text_chunk`), goes
+        on this wire exactly as it is (noting it as sent): the session then writes it itself,
+        without `send_update`'s translation and second check (most of a streamed turn)."""
+        ...
+
+    async def request_permission(self, params: Mapping[str, JsonValue]) -> JsonValue: ...

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..rpc.dispatch import Dispatcher
 from ..wire.jsonvalue import JsonObject, JsonValue
-from .session_dialect import SessionDialect
+from .handles import SessionDialect
 
 if TYPE_CHECKING:
     from .agent_session import AgentSession
