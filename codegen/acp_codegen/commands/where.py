@@ -34,6 +34,7 @@ class Where:
     console: Console = field(default_factory=Console)
     v1_schema: Path | None = None  # the v1 protocol, carried as the subpackage `v1`
     v1_bundled: bool = False  # that one is the v1 schema shipped with the tool
+    unstable: bool = False  # `--unstable` or `unstable = true`: each version's unstable overlay
 
     @classmethod
     def from_cwd(
@@ -42,10 +43,11 @@ class Where:
         overlay: Path | None = None,
         console: Console | None = None,
         v1_schema: Path | None = None,
+        unstable: bool = False,
     ) -> Where:
         """The v1 schema comes from where the schema does: `--v1-schema` beside `--schema` (a
         lone `--schema` makes a single-version package, as ever), `v1-schema` in the table, or
-        the shipped pair."""
+        the shipped pair. `unstable`: the option; `unstable = true` in the table does the same."""
         cwd = Path.cwd()
         settings = load_settings(cwd)
         pyproject = find_pyproject(cwd)
@@ -71,7 +73,10 @@ class Where:
         v1_bundled = v1_schema is None and bundled and v1 is not None
         if v1 is not None:
             told.step(f"v1 schema: {v1}")
-        return cls(root, settings, path, bundled, chosen, told, v1, v1_bundled)
+        unstable = unstable or settings.unstable
+        if unstable:
+            told.step("unstable: each schema's unstable overlay is merged in")
+        return cls(root, settings, path, bundled, chosen, told, v1, v1_bundled, unstable)
 
     def rooted_at(self, output: Path, named: tuple[str, Path]) -> Where:
         """This place with the project root of the output folder `output`, so the regenerate
@@ -117,7 +122,8 @@ class Where:
         schema = [] if self.bundled else ["--schema", self.shown(self.schema)]
         if self.v1_schema is not None and not self.v1_bundled:
             schema += ["--v1-schema", self.shown(self.v1_schema)]
-        return schema + ([] if self.overlay is None else ["--overlay", self.shown(self.overlay)])
+        schema += [] if self.overlay is None else ["--overlay", self.shown(self.overlay)]
+        return schema + (["--unstable"] if self.unstable else [])
 
     def inputs(self) -> Inputs:
         """The files a generation here reads, named as messages show them."""
@@ -131,6 +137,7 @@ class Where:
             v1_shown="" if self.v1_schema is None else self.displayed(self.v1_schema),
             v1_bundled=self.v1_bundled,
             names=self._note_names(),
+            unstable=self.unstable,
         )
 
     def render(self, target: Target) -> dict[str, bytes]:
@@ -150,6 +157,9 @@ class Where:
         if self.overlay is not None:
             self.console.step("fingerprint: not used with --overlay; rendering")
             return None  # the fingerprint does not cover a user's overlay file
+        if self.unstable:
+            self.console.step("fingerprint: not used with --unstable; rendering")
+            return None  # it covers the schemas' bytes, not the unstable overlays'
         if pending(folder):
             return None  # a killed run left copies beside it: writing puts them right
         try:

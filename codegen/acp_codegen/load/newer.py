@@ -25,6 +25,7 @@ KNOWN_KEYWORDS = frozenset(
         "x-side",
         "x-union",
         "x-merge",
+        "x-unstable",
         "x-tristate",
         "x-docs-ignore",
         "x-deserialize-default-on-error",

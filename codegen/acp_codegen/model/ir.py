@@ -19,6 +19,7 @@ class Method:
     params: str  # Python name of the params type
     result: str | None  # Python name of the result type; None for notifications
     handler: str  # Python method name on the handling side
+    unstable: bool = False  # from an unstable overlay (`--unstable`): marked as such
 
 
 @dataclass(frozen=True, slots=True)
