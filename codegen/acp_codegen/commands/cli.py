@@ -106,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
         "path", type=Path, metavar="PATH", help="the schema file to check (JSON Schema of ACP)"
     )
     val.add_argument("--overlay", type=Path, help=OVERLAY_HELP)
-    add_vendor_parser(sub, FORCE_HELP, OVERLAY_HELP, parents, V1_SCHEMA_HELP)
+    add_vendor_parser(sub, FORCE_HELP, OVERLAY_HELP, parents, V1_SCHEMA_HELP, UNSTABLE_HELP)
     add_shipped_parsers(sub, parents)
     diff_command.add_command(sub, parents)
     chat_command.add_command(sub, parents)

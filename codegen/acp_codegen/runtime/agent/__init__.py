@@ -4,8 +4,9 @@
 session registry; `turns` accepts prompts, runs and cancels turns as the core's turn lifecycle
 (`core.turn_state`) decides; `agent_session` and `handles` are what a turn handler sends its
 updates through; `session_owner` says which connection a session serves and `session_store`
-keeps sessions whose connection ended, within limits. The v1 wire is not known here: v1/ adapts
-this lifecycle to it.
+keeps sessions whose connection ended, within limits; `unstable_sessions` serves the unstable
+session methods (fork, titles, archive, status) of a package generated with `--unstable`. The
+v1 wire is not known here: v1/ adapts this lifecycle to it.
 
 May import: state, rpc, core, wire.
 """
