@@ -2,8 +2,9 @@
 
 A package generated with `--unstable` carries upstream's unstable session methods; its `Agent`
 passes their names (`served`) and the runtime serves them, advertising each in `initialize`
-(`session.fork`, `session.title`, `session.archive`, `session.status`). A package without them
-passes none: nothing here is served or advertised.
+(`session.fork`, `session.title`, `session.archive`, `session.status`; v1's `initialize` lists
+them in `sessionCapabilities`, and v1's adapter serves them the same way). A package without
+them passes none: nothing here is served or advertised.
 
 - `session/fork`: a new session, attached to this connection, with the setup the request gives
   (cwd, directories, MCP servers) and a copy of the named session's history, so a
