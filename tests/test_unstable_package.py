@@ -5,22 +5,25 @@ package) nothing of it generated or advertised. Generates the canonical pair onc
 from __future__ import annotations
 
 import importlib
+import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from acp_codegen.commands.pipeline import Inputs, generate
-from acp_codegen.emit.target import Target
-from conftest import REPO, _import_from, write_tree
+from acp_codegen.commands import pipeline
+from acp_codegen.commands.cli import main
+from acp_codegen.commands.exits import EXIT_OK
+from acp_codegen.write.manifest import MANIFEST
+from conftest import REPO, _import_from
 from runtime.streams import run, stream_pair
 
 PACKAGE = "acp_unstable_test_pkg"
-SCHEMA = REPO / "schema" / "acp.schema.json"
-V1_SCHEMA = REPO / "schema" / "acp.v1.schema.json"
 COMMITTED = REPO / "generated" / "acp_bindings"
 MARK = "Unstable (generated with `--unstable`; may change or go away)."
 CWD = "/work"
@@ -43,19 +46,42 @@ MODELS_IGNORES = 'lint.per-file-ignores = {"**/models.py" = ["E501", "RUF036", "
 
 @pytest.fixture(scope="module")
 def unstable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, ModuleType]]:
-    inputs = Inputs(
-        schema=SCHEMA,
-        shown="schema/acp.schema.json",
-        v1_schema=V1_SCHEMA,
-        v1_shown="schema/acp.v1.schema.json",
-        v1_bundled=True,
-        unstable=True,
-    )
-    target = Target(package=PACKAGE, command=f"acp-codegen generate --unstable --package {PACKAGE}")
-    files = generate(inputs, target, lambda note: None)
+    """The project's schemas generated with `--unstable` by the command, as a user would."""
     out = tmp_path_factory.mktemp("unstable")
-    write_tree(out, {f"{PACKAGE}/{rel}": data for rel, data in files.items()})
+    with working_in(REPO):
+        assert main(["generate", "--unstable", *target(out), "-q"]) == EXIT_OK
     yield out, _import_from(out, PACKAGE)
+
+
+def target(out: Path) -> list[str]:
+    return ["--out", str(out), "--package", PACKAGE]
+
+
+@contextmanager
+def working_in(folder: Path) -> Iterator[None]:
+    before = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def test_a_second_unstable_run_renders_nothing(
+    unstable: tuple[Path, ModuleType], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fingerprint covers the overlays: a no-op `check --unstable` skips rendering, and
+    the regenerate command the package records carries the option."""
+    out, _ = unstable
+
+    def forbidden(*args: Any, **kwargs: Any) -> dict[str, bytes]:
+        raise AssertionError("rendered although nothing changed")
+
+    monkeypatch.setattr(pipeline, "render_files", forbidden)
+    with working_in(REPO):
+        assert main(["check", "--unstable", *target(out), "-q"]) == EXIT_OK
+    manifest = json.loads((out / PACKAGE / MANIFEST).read_text(encoding="utf-8"))
+    assert "--unstable" in manifest["regenerate"].split()
 
 
 def docstring(owner: type, name: str) -> str:

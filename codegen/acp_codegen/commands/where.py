@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..emit.target import SUBPACKAGE_V1, Target
+from ..load.unstable import unstable_input_bytes
 from ..write.fingerprint import current_file_count, input_fingerprint
 from ..write.leftovers import pending
 from ..write.manifest import MANIFEST, sha256
@@ -157,18 +158,15 @@ class Where:
         if self.overlay is not None:
             self.console.step("fingerprint: not used with --overlay; rendering")
             return None  # the fingerprint does not cover a user's overlay file
-        if self.unstable:
-            self.console.step("fingerprint: not used with --unstable; rendering")
-            return None  # it covers the schemas' bytes, not the unstable overlays'
         if pending(folder):
             return None  # a killed run left copies beside it: writing puts them right
         try:
-            digest = sha256(self.schema.read_bytes())
+            digest = self._digest(self.schema)
             extra = {}
             if self.v1_schema is not None:
                 v1_name = Path(self.displayed(self.v1_schema)).name
-                extra[SUBPACKAGE_V1] = (v1_name, sha256(self.v1_schema.read_bytes()))
-        except OSError:
+                extra[SUBPACKAGE_V1] = (v1_name, self._digest(self.v1_schema))
+        except (OSError, ValueError):
             return None  # the full path reports it properly
         source_name = Path(self.displayed(self.schema)).name  # as the parser names the source
         fingerprint = input_fingerprint(digest, source_name, target, extra)
@@ -181,6 +179,12 @@ class Where:
         if count is not None:  # the notes of this input, as the render that was skipped said
             self._notes(as_shown(kept_notes(folder), self._note_names()))
         return count
+
+    def _digest(self, schema: Path) -> str:
+        """The schema's hash as the package records it (with `--unstable`, of its bytes and
+        its overlay's: load/unstable.py)."""
+        raw = schema.read_bytes()
+        return sha256(unstable_input_bytes(raw) if self.unstable else raw)
 
     def _reading(self) -> None:
         self.console.step(f"reading {self.schema}")

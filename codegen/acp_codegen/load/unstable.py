@@ -27,6 +27,7 @@ from typing import Any
 
 from ..model.errors import Problem, SchemaError, pointer
 from ..paths import BUNDLED_UNSTABLE_SCHEMA, BUNDLED_V1_UNSTABLE_SCHEMA
+from .newer import protocol_version
 
 FORMAT = 1
 MARK = "Unstable (generated with `--unstable`; may change or go away)."
@@ -38,6 +39,13 @@ OVERLAYS = {2: BUNDLED_UNSTABLE_SCHEMA, 1: BUNDLED_V1_UNSTABLE_SCHEMA}
 def overlay_for(version: int | None) -> Path | None:
     """The bundled unstable overlay of a protocol version, if we have one."""
     return OVERLAYS.get(version or 0)
+
+
+def unstable_input_bytes(raw: bytes) -> bytes:
+    """What a package generated with `--unstable` fingerprints for the schema `raw`: its bytes,
+    then its version's overlay's (as `pipeline.with_unstable` hands the parser)."""
+    path = overlay_for(protocol_version(json.loads(raw))[0])
+    return raw if path is None else raw + path.read_bytes()
 
 
 def marked(node: dict[str, Any]) -> dict[str, Any]:
