@@ -20,7 +20,9 @@ them passes none: nothing here is served or advertised.
   `AgentSession.set_title` does. Blank titles are -32602. Answer `{"title": <stored>}`.
 - `session/archive` / `session/unarchive`: an archived session is closed first (its work
   cancelled, as `session/close` does) and left out of `session/list` unless the list asks
-  (`archived`: `include` or `only`); both succeed when repeated. Unknown: -32002.
+  (`archived`: `include` or `only`); both succeed when repeated. Unknown: -32002. The mark is
+  kept in the session store (shared by the connections of a served agent, forgotten with a
+  deleted or dropped session).
 - `session/status`: `open` (with its last state report) for a session in memory and not closed,
   `saved` for one known but closed or detached; unknown: -32002.
 """
@@ -69,7 +71,6 @@ class UnstableSessions:
         self.registry = registry
         self.served = served & frozenset(CAPABILITIES)
         self.on_fork = on_fork
-        self.archived: set[str] = set()  # session ids, kept while the process runs
         if SESSION_ARCHIVE in self.served:
             registry.listing = self._listing
 
@@ -81,7 +82,7 @@ class UnstableSessions:
         if method == SESSION_ARCHIVE:
             return await self.archive(params)
         if method == SESSION_UNARCHIVE:
-            self.archived.discard(self._known(params).session_id)
+            self.registry.store.archived.discard(self._known(params).session_id)
             return {}
         if method == SESSION_STATUS:
             return self.status(params)
@@ -96,6 +97,7 @@ class UnstableSessions:
 
     async def fork(self, params: JsonObject) -> JsonObject:
         parent = self._known(params)
+        self.registry.store.sweep()  # as session/new does
         setup: JsonObject = {key: params[key] for key in FORK_SETUP if key in params}
         child = self.registry.open(setup=setup)
         child.history[:] = copy_json(parent.history)  # the recorder starts over from it
@@ -122,7 +124,7 @@ class UnstableSessions:
         session = self._known(params)
         if not session.closed:
             await self.registry.close(params)  # as session/close: work cancelled, hook run
-        self.archived.add(session.session_id)
+        self.registry.store.archived.add(session.session_id)
         return {}
 
     def status(self, params: JsonObject) -> JsonObject:
@@ -141,7 +143,7 @@ class UnstableSessions:
         wanted = params.get("archived") or "exclude"
         if wanted not in ARCHIVE_FILTERS:
             raise invalid(["archived"], f"archive filter {wanted!r} is not served")
-        archived = session.session_id in self.archived
+        archived = session.session_id in self.registry.store.archived
         if wanted != "include" and archived != (wanted == "only"):
             return None
         info = self.registry.info(session)
