@@ -171,6 +171,12 @@ def test_a_base_that_already_has_an_addition_is_refused_naming_the_script(
         merge_unstable(doc, OVERLAYS[2], "schema")
     (problem,) = caught.value.problems
     assert "ForkSessionRequest" in str(problem) and "build_unstable_schema.py" in str(problem)
+    # A base without a definition the overlay extends is refused the same way.
+    doc = read(SCHEMAS[2])
+    del doc["$defs"]["SessionInfo"]
+    with pytest.raises(SchemaError) as caught:
+        merge_unstable(doc, OVERLAYS[2], "schema")
+    assert any("no definition SessionInfo" in str(p) for p in caught.value.problems)
 
 
 def test_the_project_table_turns_it_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

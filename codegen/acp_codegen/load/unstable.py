@@ -81,7 +81,11 @@ def merge_unstable(doc: dict[str, Any], path: Path, file: str) -> tuple[dict[str
         else:
             defs[def_name] = marked(schema)
     for def_name, props in overlay.get("x-add-properties", {}).items():
-        target = defs.get(def_name, {}).setdefault("properties", {})
+        if not isinstance(defs.get(def_name), dict):
+            at = pointer("x-add-properties", def_name)
+            problems.append(Problem(name, at, f"{file} has no definition {def_name}; {REBUILD}"))
+            continue
+        target = defs[def_name].setdefault("properties", {})
         for prop, schema in props.items():
             if prop in target:
                 clash(pointer("x-add-properties", def_name, prop), f"{def_name}.{prop}")
