@@ -63,6 +63,7 @@ SLOW_PATHS = (
     "test_determinism.py",
     "test_diff_upstream.py",
     "test_typed_surface_errors.py",
+    "test_unstable_package.py",
 )
 SLOW_FIXTURES = frozenset(
     {"browser", "page", "ts_prefix", "py_sdk_path", "py_sdk_http_path", "py_sdk_v1_path"}

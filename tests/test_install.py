@@ -108,6 +108,16 @@ def test_the_installed_tool_is_not_the_checkout(installed: Path, tmp_path: Path)
     assert Path(meta).is_file() and not Path(meta).is_relative_to(REPO)
     assert Path(schema).name == "acp.schema.json" and Path(schema).parent.name == "bundled"
     assert Path(schema).read_bytes() == (REPO / "schema" / "acp.schema.json").read_bytes()
+    # `--unstable`'s overlays ship beside it
+    overlays = (
+        "import acp_codegen.paths as p; "
+        "print(p.BUNDLED_UNSTABLE_SCHEMA, p.BUNDLED_V1_UNSTABLE_SCHEMA)"
+    )
+    proc = run([str(installed / "python"), "-c", overlays], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for shipped in map(Path, proc.stdout.split()):
+        assert shipped.parent == Path(schema).parent, shipped
+        assert shipped.read_bytes() == (REPO / "schema" / shipped.name).read_bytes()
 
 
 def test_generate_from_the_shipped_schema_in_an_empty_directory(

@@ -128,22 +128,24 @@ def test_no_protocol_version_means_no_lifecycle_and_says_so(
 
 
 def test_our_own_method_table_stays_strict_about_sides(tmp_path: Path) -> None:
-    """Only upstream-style annotations may name a newer side; our x-methods table may not."""
+    """Only upstream-style annotations may name a newer side; our x-methods table may not
+    (it knows `proxy` since the unstable overlay's proxy methods: a side nobody defined yet
+    is still refused)."""
     doc = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "x-acp": {"protocolVersion": 2},
         "x-methods": [
             {
                 "method": "relay/send",
-                "side": "proxy",
+                "side": "conductor",
                 "kind": "request",
                 "params": "RelayRequest",
                 "result": "RelayResponse",
             }
         ],
         "$defs": {
-            "RelayRequest": {"x-method": "relay/send", "x-side": "proxy", **obj()},
-            "RelayResponse": {"x-method": "relay/send", "x-side": "proxy", **obj()},
+            "RelayRequest": {"x-method": "relay/send", "x-side": "conductor", **obj()},
+            "RelayResponse": {"x-method": "relay/send", "x-side": "conductor", **obj()},
         },
     }
     path = tmp_path / "strict.json"

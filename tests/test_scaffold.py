@@ -365,3 +365,30 @@ def test_the_agent_keeps_its_sessions_in_the_store_it_is_given(
     bad = run([*argv[:-1], "mysql://x"], scaffolded, PYTHONPATH=str(scaffolded / "src"))
     assert bad.returncode == 2 and "--session-store" in bad.stderr
     assert "sqlite:///PATH" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_an_unstable_agent_serves_fork_and_titles_end_to_end(tmp_path: Path) -> None:
+    """`new agent --unstable`: bindings vendored with `--unstable` (current for the vendor
+    command it records), and the project's own tests, its fork/title/archive/status test
+    included, pass over pipes with our client; its code passes ruff."""
+    made = run(
+        [sys.executable, "-m", "acp_codegen", "new", "agent", NAME, "--unstable", "-q"], tmp_path
+    )
+    assert made.returncode == EXIT_OK, made.stderr
+    project = tmp_path / NAME
+    readme = (project / "README.md").read_text(encoding="utf-8")
+    command = f"acp-codegen vendor --into src/{PACKAGE}/acp --package {PACKAGE}.acp --unstable"
+    assert f"{command} --check" in readme
+    checked = run([sys.executable, "-m", "acp_codegen", *command.split()[1:], "--check"], project)
+    assert checked.returncode == EXIT_OK, checked.stdout + checked.stderr
+    tests = (project / "tests" / "test_agent.py").read_text(encoding="utf-8")
+    assert "def test_fork_title_archive_and_status" in tests
+    passed = run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        project,
+        PYTHONPATH=str(project / "src"),
+    )
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "6 passed" in passed.stdout
+    lint = run([sys.executable, "-m", "ruff", "check", "--no-cache", "."], project)
+    assert lint.returncode == 0, lint.stdout + lint.stderr

@@ -39,6 +39,13 @@ OVERLAY_DIR = PACKAGE_DIR / "load" / "overlays"
 BUNDLED_SCHEMA = _shipped_or_checkout("bundled/acp.schema.json", "schema/acp.schema.json")
 # Its v1 companion (upstream's newest v1 in our words): the bundled set carries both versions.
 BUNDLED_V1_SCHEMA = _shipped_or_checkout("bundled/acp.v1.schema.json", "schema/acp.v1.schema.json")
+# The unstable overlays of each version, merged in by `generate --unstable` (load/unstable.py).
+BUNDLED_UNSTABLE_SCHEMA = _shipped_or_checkout(
+    "bundled/acp.unstable.schema.json", "schema/acp.unstable.schema.json"
+)
+BUNDLED_V1_UNSTABLE_SCHEMA = _shipped_or_checkout(
+    "bundled/acp.v1.unstable.schema.json", "schema/acp.v1.unstable.schema.json"
+)
 
 # The example agent (examples/demo_agent.py), shipped so `python -m acp_codegen.demo` runs it.
 DEMO_AGENT = _shipped_or_checkout("examples/demo_agent.py", "examples/demo_agent.py")

@@ -41,6 +41,11 @@ V1_SCHEMA_HELP = (
     "(default from [tool.acp-codegen] v1-schema, else the v1 schema shipped with acp-codegen when "
     "the main one is the shipped one too; a lone --schema makes a single-version package)"
 )
+UNSTABLE_HELP = (
+    "also generate upstream's unstable methods, fields and capabilities (fork, titles, archive, "
+    "status, providers, auth status, MCP over ACP, proxies), each marked unstable "
+    "(default from [tool.acp-codegen] unstable = true)"
+)
 STAT_HELP = "one line per differing file with +/- counts and a total, instead of the diff"
 SCHEMA_HELP = (
     "schema file (default from [tool.acp-codegen], else the schema shipped with acp-codegen)"
@@ -86,6 +91,7 @@ def _parser() -> argparse.ArgumentParser:
             "else acp_bindings)",
         )
         cmd.add_argument("--overlay", type=Path, help=OVERLAY_HELP)
+        cmd.add_argument("--unstable", action="store_true", help=UNSTABLE_HELP)
         if name == "generate":
             cmd.add_argument("--force", action="store_true", help=FORCE_HELP)
         else:
@@ -100,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
         "path", type=Path, metavar="PATH", help="the schema file to check (JSON Schema of ACP)"
     )
     val.add_argument("--overlay", type=Path, help=OVERLAY_HELP)
-    add_vendor_parser(sub, FORCE_HELP, OVERLAY_HELP, parents, V1_SCHEMA_HELP)
+    add_vendor_parser(sub, FORCE_HELP, OVERLAY_HELP, parents, V1_SCHEMA_HELP, UNSTABLE_HELP)
     add_shipped_parsers(sub, parents)
     diff_command.add_command(sub, parents)
     chat_command.add_command(sub, parents)
@@ -201,7 +207,7 @@ def _validate(args: argparse.Namespace, console: Console) -> int:
 
 
 def _generate_or_check(args: argparse.Namespace, console: Console) -> int:
-    where = Where.from_cwd(args.schema, args.overlay, console, args.v1_schema)
+    where = Where.from_cwd(args.schema, args.overlay, console, args.v1_schema, args.unstable)
     if args.out is None:
         where.settings.inside("out")
     out = checked_folder(where.settings.out if args.out is None else args.out, "--out")

@@ -53,6 +53,7 @@ class Settings:
     v1_schema: Path | None = None
     # Paths in the table that lead outside the project: refused by `inside` when used.
     escapes: tuple[Escape, ...] = ()
+    unstable: bool = False  # `unstable = true`: generate the unstable surface too (--unstable)
 
     def inside(self, key: str) -> None:
         """Refuse (a usage error, exit 2) when the table's `key` leads outside the project."""
@@ -89,6 +90,7 @@ def load_settings(cwd: Path) -> Settings:
         bundled_schema=schema is None,
         v1_schema=BUNDLED_V1_SCHEMA if schema is None and v1 is None else v1,
         escapes=_escapes(pyproject, table) if pyproject is not None else (),
+        unstable=table.get("unstable") is True,
     )
 
 
@@ -145,4 +147,6 @@ def _table(pyproject: Path) -> dict[str, object]:
     for key in (*PATH_KEYS, "package"):
         if key in table and not isinstance(table[key], str):
             raise UsageError(f"{pyproject}: [tool.acp-codegen] {key} must be a string")
+    if "unstable" in table and not isinstance(table["unstable"], bool):
+        raise UsageError(f"{pyproject}: [tool.acp-codegen] unstable must be true or false")
     return table

@@ -25,6 +25,7 @@ from ..load.overlay import (
     load_overlay,
 )
 from ..load.parse import build_protocol, load_document
+from ..load.unstable import merge_unstable, overlay_for
 from ..load.validate import check
 from ..model.errors import Problem, SchemaError
 from ..model.ir import Protocol
@@ -53,6 +54,7 @@ class Inputs:
     v1_shown: str = ""
     v1_bundled: bool = False  # the v1 schema shipped with the tool: its notes tell nothing
     names: Mapping[str, str] = field(default_factory=dict)  # placeholder -> name (kept_notes)
+    unstable: bool = False  # merge each version's unstable overlay (load/unstable.py)
 
 
 def generate(inputs: Inputs, target: Target, note: Callable[[str], None]) -> dict[str, bytes]:
@@ -60,13 +62,19 @@ def generate(inputs: Inputs, target: Target, note: Callable[[str], None]) -> dic
     alongside where a spare core exists: see `loading`) and the v1 schema beside it, render,
     and tell `note` what the inputs' notes say. The manifest keeps the notes with each file
     named by its placeholder, so they read the same from any folder."""
-    with quiet_gc(), loading(inputs.schema, inputs.shown, inputs.overlay) as protocol:
+    unstable = inputs.unstable
+    with (
+        quiet_gc(),
+        loading(inputs.schema, inputs.shown, inputs.overlay, unstable=unstable) as protocol,
+    ):
         kept = tuple(portable(protocol.notes, dict(inputs.names)))
         if inputs.v1_schema is None:
             files = render_files(replace(protocol, notes=kept), target)
             _tell(protocol.notes, note)  # before the checks' verdict, as ever
             return files
-        with loading(inputs.v1_schema, inputs.v1_shown, read_as_v2=V1_READ_AS_V2) as v1:
+        with loading(
+            inputs.v1_schema, inputs.v1_shown, read_as_v2=V1_READ_AS_V2, unstable=unstable
+        ) as v1:
             if inputs.v1_bundled:  # the tool's own v1 input: its notes tell the user nothing
                 v1 = replace(v1, notes=())
             else:  # beside v2, the package's Agent and Client serve v1 through the lifecycle
@@ -107,15 +115,19 @@ def loading(
     display_name: str | None = None,
     overlay: Path | None = None,
     read_as_v2: Mapping[str, str] | None = None,
+    unstable: bool = False,
 ) -> Iterator[Protocol]:
     """`load_protocol` for a caller with more work on the protocol: where a spare core exists,
     the schema checks (~0.7 s) run in a child while the block builds on the protocol, and
     leaving the block waits for them. Their problems win over anything the block raised (work
     on an input the checks reject proves nothing); without a spare core they run first, as in
     `load_protocol`, and the block never sees an unchecked protocol. `read_as_v2`: see
-    `apply_overlay`."""
+    `apply_overlay`. `unstable`: the schema's version's unstable overlay is merged in first
+    (load/unstable.py), and its bytes join the schema's in the fingerprint."""
     name = display_name or str(schema)
     doc, raw = load_document(schema, name)
+    if unstable:
+        doc, raw = with_unstable(doc, raw, name)
     with ahead(partial(check, doc, name)) as checked:
         if checked.done and (found := checked.result()):
             raise SchemaError(found)
@@ -127,6 +139,19 @@ def loading(
             raise
         if found := checked.result():
             raise SchemaError(found)
+
+
+def with_unstable(doc: dict[str, Any], raw: bytes, name: str) -> tuple[dict[str, Any], bytes]:
+    """`doc` with the unstable overlay of its protocol version merged in, and the bytes the
+    package's fingerprint covers (the schema's, then the overlay's)."""
+    version = protocol_version(doc)[0]
+    path = overlay_for(version)
+    if path is None:
+        raise SchemaError(
+            [Problem(name, "", f"--unstable: no unstable overlay for protocol version {version}")]
+        )
+    merged, extra = merge_unstable(doc, path, name)
+    return merged, raw + extra
 
 
 def _build(

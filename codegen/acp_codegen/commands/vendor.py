@@ -26,6 +26,7 @@ def add_vendor_parser(
     overlay_help: str,
     parents: list[argparse.ArgumentParser],
     v1_schema_help: str,
+    unstable_help: str = "",
 ) -> None:
     """The `vendor` subcommand on the CLI's subparsers (`sub`: argparse's subparsers action)."""
     cmd: argparse.ArgumentParser = sub.add_parser(
@@ -52,6 +53,7 @@ def add_vendor_parser(
     )
     cmd.add_argument("--v1-schema", type=Path, metavar="FILE", help=v1_schema_help)
     cmd.add_argument("--overlay", type=Path, help=overlay_help)
+    cmd.add_argument("--unstable", action="store_true", help=unstable_help)
     cmd.add_argument("--force", action="store_true", help=force_help)
     cmd.add_argument(
         "--check",
@@ -70,7 +72,7 @@ def run_vendor(args: argparse.Namespace) -> int:
     if args.stat and not args.check:
         raise UsageError("--stat only goes with --check")
     console = Console.from_args(args)
-    where = Where.from_cwd(args.schema, args.overlay, console, args.v1_schema)
+    where = Where.from_cwd(args.schema, args.overlay, console, args.v1_schema, args.unstable)
     package = checked_package(args.package, dotted=True)
     into = checked_folder(args.into, "--into", replaced=True)
     where = where.rooted_at(into, named=("--into", into))

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..emit.target import SUBPACKAGE_V1, Target
+from ..load.unstable import unstable_input_bytes
 from ..write.fingerprint import current_file_count, input_fingerprint
 from ..write.leftovers import pending
 from ..write.manifest import MANIFEST, sha256
@@ -34,6 +35,7 @@ class Where:
     console: Console = field(default_factory=Console)
     v1_schema: Path | None = None  # the v1 protocol, carried as the subpackage `v1`
     v1_bundled: bool = False  # that one is the v1 schema shipped with the tool
+    unstable: bool = False  # `--unstable` or `unstable = true`: each version's unstable overlay
 
     @classmethod
     def from_cwd(
@@ -42,10 +44,11 @@ class Where:
         overlay: Path | None = None,
         console: Console | None = None,
         v1_schema: Path | None = None,
+        unstable: bool = False,
     ) -> Where:
         """The v1 schema comes from where the schema does: `--v1-schema` beside `--schema` (a
         lone `--schema` makes a single-version package, as ever), `v1-schema` in the table, or
-        the shipped pair."""
+        the shipped pair. `unstable`: the option; `unstable = true` in the table does the same."""
         cwd = Path.cwd()
         settings = load_settings(cwd)
         pyproject = find_pyproject(cwd)
@@ -71,7 +74,10 @@ class Where:
         v1_bundled = v1_schema is None and bundled and v1 is not None
         if v1 is not None:
             told.step(f"v1 schema: {v1}")
-        return cls(root, settings, path, bundled, chosen, told, v1, v1_bundled)
+        unstable = unstable or settings.unstable
+        if unstable:
+            told.step("unstable: each schema's unstable overlay is merged in")
+        return cls(root, settings, path, bundled, chosen, told, v1, v1_bundled, unstable)
 
     def rooted_at(self, output: Path, named: tuple[str, Path]) -> Where:
         """This place with the project root of the output folder `output`, so the regenerate
@@ -117,7 +123,8 @@ class Where:
         schema = [] if self.bundled else ["--schema", self.shown(self.schema)]
         if self.v1_schema is not None and not self.v1_bundled:
             schema += ["--v1-schema", self.shown(self.v1_schema)]
-        return schema + ([] if self.overlay is None else ["--overlay", self.shown(self.overlay)])
+        schema += [] if self.overlay is None else ["--overlay", self.shown(self.overlay)]
+        return schema + (["--unstable"] if self.unstable else [])
 
     def inputs(self) -> Inputs:
         """The files a generation here reads, named as messages show them."""
@@ -131,6 +138,7 @@ class Where:
             v1_shown="" if self.v1_schema is None else self.displayed(self.v1_schema),
             v1_bundled=self.v1_bundled,
             names=self._note_names(),
+            unstable=self.unstable,
         )
 
     def render(self, target: Target) -> dict[str, bytes]:
@@ -153,12 +161,12 @@ class Where:
         if pending(folder):
             return None  # a killed run left copies beside it: writing puts them right
         try:
-            digest = sha256(self.schema.read_bytes())
+            digest = self._digest(self.schema)
             extra = {}
             if self.v1_schema is not None:
                 v1_name = Path(self.displayed(self.v1_schema)).name
-                extra[SUBPACKAGE_V1] = (v1_name, sha256(self.v1_schema.read_bytes()))
-        except OSError:
+                extra[SUBPACKAGE_V1] = (v1_name, self._digest(self.v1_schema))
+        except (OSError, ValueError):
             return None  # the full path reports it properly
         source_name = Path(self.displayed(self.schema)).name  # as the parser names the source
         fingerprint = input_fingerprint(digest, source_name, target, extra)
@@ -171,6 +179,12 @@ class Where:
         if count is not None:  # the notes of this input, as the render that was skipped said
             self._notes(as_shown(kept_notes(folder), self._note_names()))
         return count
+
+    def _digest(self, schema: Path) -> str:
+        """The schema's hash as the package records it (with `--unstable`, of its bytes and
+        its overlay's: load/unstable.py)."""
+        raw = schema.read_bytes()
+        return sha256(unstable_input_bytes(raw) if self.unstable else raw)
 
     def _reading(self) -> None:
         self.console.step(f"reading {self.schema}")

@@ -57,6 +57,7 @@ class MethodDoc:
     result_fields: tuple[FieldDoc, ...] | None
     params_union: TypeDoc | None  # the params type when it is a tagged union
     result_union: TypeDoc | None
+    unstable: bool = False  # from the unstable overlay (`--unstable`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,6 +278,7 @@ class _Builder:
             result_fields=self.fields(m.result) if m.result else None,
             params_union=self.union_doc(m.params),
             result_union=self.union_doc(m.result) if m.result else None,
+            unstable=m.unstable,
         )
 
     def union_doc(self, name: str) -> TypeDoc | None:

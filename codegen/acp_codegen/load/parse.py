@@ -11,7 +11,7 @@ from typing import Any
 from ..model.errors import Problem, SchemaError, pointer
 from ..model.ir import MergeRule, Method, Protocol, UpdateVariant
 from ..model.lower import is_envelope, lower
-from ..model.naming import snake
+from ..model.naming import method_handler, snake
 from ..model.unions import find_union
 from . import limits
 from .marks import read_marks
@@ -133,6 +133,7 @@ def _required_of_result(doc: dict[str, Any], methods: list[Method], wire: str) -
 def _methods(doc: dict[str, Any], file: str) -> list[Method]:
     table = doc.get("x-methods")
     if isinstance(table, list):
+        requests = {row["method"] for row in table if row["kind"] == "request"}
         return [
             Method(
                 name=row["method"],
@@ -140,7 +141,8 @@ def _methods(doc: dict[str, Any], file: str) -> list[Method]:
                 kind=row["kind"],
                 params=row["params"],
                 result=row.get("result"),
-                handler=snake(row["method"]),
+                handler=method_handler(row["method"], row["kind"], requests),
+                unstable=bool(doc["$defs"].get(row["params"], {}).get("x-unstable")),
             )
             for row in table
         ]
@@ -181,6 +183,7 @@ def _methods_from_annotations(defs: dict[str, Any]) -> list[Method]:
                 + (
                     "_notification" if kind == "notification" and (wire, "request") in found else ""
                 ),
+                unstable=bool(defs[entry["params"]].get("x-unstable")),
             )
         )
     return methods

@@ -11,7 +11,7 @@ if TYPE_CHECKING:  # imported where used: a full generate checks in a child proc
     from jsonschema import Draft202012Validator, ValidationError
 
 from ..model.errors import Problem, SchemaError, pointer
-from ..model.naming import RESERVED_NAMES, is_identifier, snake
+from ..model.naming import RESERVED_NAMES, is_identifier, method_handler
 from ..model.unions import REF_PREFIX, find_union
 from ..paths import META_SCHEMA
 from .meta_bundle import bundled_meta_schema
@@ -176,20 +176,22 @@ def _method_table(doc: dict[str, Any], file: str) -> Iterator[Problem]:
     if not isinstance(table, list):
         return
     defs = doc["$defs"]
-    seen: dict[str, int] = {}
+    seen: dict[tuple[str, str], int] = {}
     handlers: dict[str, int] = {}
+    requests = {row["method"] for row in table if row["kind"] == "request"}
     for i, row in enumerate(table):
         at = ("x-methods", i)
         method = row["method"]
-        if method in seen:
+        if (method, row["kind"]) in seen:
+            first = seen[method, row["kind"]]
             yield Problem(
                 file,
                 pointer(*at, "method"),
-                f"duplicate method {method!r} (first at /x-methods/{seen[method]})",
+                f"duplicate method {method!r} (first at /x-methods/{first})",
             )
             continue
-        seen[method] = i
-        handler = snake(method)
+        seen[method, row["kind"]] = i
+        handler = method_handler(method, row["kind"], requests)
         if handler in handlers:
             yield Problem(
                 file,

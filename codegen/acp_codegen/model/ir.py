@@ -19,6 +19,7 @@ class Method:
     params: str  # Python name of the params type
     result: str | None  # Python name of the result type; None for notifications
     handler: str  # Python method name on the handling side
+    unstable: bool = False  # from an unstable overlay (`--unstable`): marked as such
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +81,15 @@ LIFECYCLE_SERVED = frozenset(
         "session/cancel",
     }
 )
+# Unstable session methods (`--unstable`) the lifecycle serves too, when a package has them
+# (`runtime/agent/unstable_sessions.py`).
+UNSTABLE_SESSION_METHODS = (
+    "session/fork",
+    "session/set_title",
+    "session/archive",
+    "session/unarchive",
+    "session/status",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +136,16 @@ class Protocol:
         agent's session surface is served by the runtime and gets no do-nothing handler."""
         if not (self.has_lifecycle and side == "agent"):
             return self.methods_for(side)
-        return tuple(m for m in self.methods_for(side) if m.name not in LIFECYCLE_SERVED)
+        served = LIFECYCLE_SERVED.union(UNSTABLE_SESSION_METHODS)
+        return tuple(m for m in self.methods_for(side) if m.name not in served)
+
+    @property
+    def unstable_sessions(self) -> tuple[str, ...]:
+        """The unstable session methods this schema has that the lifecycle serves."""
+        if not self.has_lifecycle:
+            return ()
+        names = {m.name for m in self.methods}
+        return tuple(name for name in UNSTABLE_SESSION_METHODS if name in names)
 
     @property
     def has_lifecycle(self) -> bool:

@@ -120,3 +120,10 @@ def snake(text: str) -> str:
     if not name or name[0].isdigit():
         name = "m_" + name
     return name + "_" if keyword.iskeyword(name) else name
+
+
+def method_handler(wire: str, kind: str, requests: set[str]) -> str:
+    """The Python name of a method: a notification that shares its wire name with a request
+    (upstream's `mcp/message`, one each way) gets `_notification` after it."""
+    twin = kind == "notification" and wire in requests
+    return snake(wire) + ("_notification" if twin else "")

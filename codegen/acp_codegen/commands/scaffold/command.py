@@ -35,6 +35,13 @@ def add_command(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     agent.add_argument(
         "--dir", type=Path, metavar="DIR", help="folder to create (absent or empty; default ./NAME)"
     )
+    agent.add_argument(
+        "--unstable",
+        action="store_true",
+        help="vendor the bindings with upstream's unstable surface too (generate --unstable): "
+        "the agent serves session/fork, session/set_title, archive and status, and a test "
+        "drives them",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         project = checked_name(args.name)
         where = checked_folder(args.dir or Path(args.name), "--dir", replaced=True)
-        layout = Layout(project)
+        layout = Layout(project, unstable=args.unstable)
         files = create(layout, where)
     except UsageError as exc:
         console.error(str(exc))

@@ -42,6 +42,7 @@ TEMPLATES = {
 @dataclass(frozen=True, slots=True)
 class Layout:
     project: ProjectName
+    unstable: bool = False  # `--unstable`: the bindings carry the unstable surface
 
     @property
     def bindings_dir(self) -> str:
@@ -57,6 +58,7 @@ class Layout:
         return command_line(
             ["acp-codegen", "vendor", "--into", self.bindings_dir],
             ["--package", self.bindings_package],
+            ["--unstable"] if self.unstable else [],
         )
 
 
@@ -73,6 +75,7 @@ def project_files(layout: Layout) -> dict[str, bytes]:
         "pydantic_minimum": PYDANTIC_MINIMUM,
         "vendor_command": layout.vendor_command,
         "bindings_dir": layout.bindings_dir,
+        "unstable": layout.unstable,
     }
     files = {}
     for template, path in TEMPLATES.items():
@@ -99,6 +102,7 @@ def bindings_files(layout: Layout, project_dir: Path) -> dict[str, bytes]:
         bundled=True,
         v1_schema=BUNDLED_V1_SCHEMA,
         v1_bundled=True,
+        unstable=layout.unstable,
     )
     target = Target(package=layout.bindings_package, command=layout.vendor_command)
     return where.render(target)

@@ -7,8 +7,10 @@ updates through (`subagents`: the child sessions it exposes; `prompts`: an accep
 the turn it runs in and the session's idempotency keys; `dialect` also holds the seam a
 session's reports take on another version's wire); `session_owner` says which connection a
 session serves and `session_store` keeps sessions whose connection ended, within limits;
-`durable_sessions` keeps them in a durable store (store/) beyond the process. The v1 wire is
-not known here: v1/ adapts this lifecycle to it.
+`durable_sessions` keeps them in a durable store (store/) beyond the process;
+`unstable_sessions` serves the unstable session methods (fork, titles, archive, status) of a
+package generated with `--unstable`. The v1 wire is not known here: v1/ adapts this lifecycle
+to it.
 
 May import: store, state, rpc, core, wire.
 """

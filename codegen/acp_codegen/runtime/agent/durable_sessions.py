@@ -94,6 +94,19 @@ class DurableSessions:
             raise unavailable(str(error), session.session_id) from None
         self._journal(session, 0)
 
+    async def forked(self, child: AgentSession) -> None:
+        """Keep a fork's record and the history it starts from (copied from its parent),
+        written before the fork is answered (raises -32603 when the store cannot)."""
+        await self.created(child)
+        journal = child.journal
+        if journal is not None:
+            for update in child.history:
+                journal.add(update)
+            try:
+                await journal.flush()
+            except StoreUnavailable as error:
+                raise unavailable(str(error), child.session_id) from None
+
     @staticmethod
     def configured(session: AgentSession, extra: Mapping[str, JsonValue]) -> None:
         """The config options `session/new` answers with, kept with the next write."""

@@ -42,6 +42,7 @@ from typing import Any, cast
 from ..agent.agent_session import Accepted, AgentSession, Prompt, new_id
 from ..agent.agent_side import AgentSide
 from ..agent.sessions import invalid
+from ..agent.unstable_sessions import unstable_capabilities
 from ..core.prompt_content import prompt_capabilities, prompt_content_problems
 from ..rpc.connection import answer_written
 from ..rpc.dispatch import EXTENSION_PREFIX, Dispatcher, ValidatingDispatcher
@@ -95,6 +96,7 @@ def v1_agent_capabilities(side: AgentSide, logout: bool = False) -> JsonObject:
     session: JsonObject = {"list": {}, "resume": {}, "close": {}}
     if registry.serves_delete:
         session["delete"] = {}
+    session.update(unstable_capabilities(side.unstable.served))  # none without --unstable
     declared = side.capabilities.get("session") or {}
     if "additionalDirectories" in declared:
         session["additionalDirectories"] = declared["additionalDirectories"]
@@ -206,6 +208,8 @@ class V1AgentSide:
         return self._fields(method, result)
 
     async def _registry_request(self, method: str, params: JsonObject) -> JsonObject:
+        if method in self.side.unstable.served:  # the same meaning in v1 (unstable_sessions.py)
+            return await self.side.unstable.serve(method, params)
         if method in _REGISTRY:
             registry = self.side.registry
             result: JsonObject = await getattr(registry, _REGISTRY[method])(params)

@@ -89,6 +89,7 @@ from .sessions import (
     invalid,
 )
 from .turns import PromptHandler, TurnRunner
+from .unstable_sessions import SESSION_FORK, ForkHook, UnstableSessions, unstable_capabilities
 
 __all__ = ["AgentDialect", "AgentSide", "PromptHandler", "SessionHook", "SessionHooks"]
 
@@ -117,7 +118,11 @@ class AgentSide:
         },
         history_limit: int | None = DEFAULT_HISTORY_LIMIT,
         durable: DurableSessions | None = None,
+        unstable: frozenset[str] = frozenset(),
+        on_fork: ForkHook | None = None,
     ) -> None:
+        """`unstable`: the unstable session methods the package has (unstable_sessions.py),
+        served and advertised here; `on_fork`: the author's hook for `session/fork`."""
         if not protocol_versions:
             raise ValueError("an agent must support at least one protocol version")
         hooks = session_hooks or SessionHooks()
@@ -158,6 +163,9 @@ class AgentSide:
         self.capabilities = advertised_capabilities(
             capabilities or {}, delete=self.registry.serves_delete
         )
+        self.unstable = UnstableSessions(self.registry, unstable, on_fork)
+        for name, value in unstable_capabilities(self.unstable.served).items():
+            self.capabilities["session"].setdefault(name, value)
         # v2's wire, `initialize`'s default dialect (a v1 adapter passes its own).
         self.v2_wire = V2AgentWire(self.info, self.capabilities, self.auth_methods)
         self.initialized = False
@@ -179,13 +187,16 @@ class AgentSide:
             return self._prompt(params)  # checked before the prompt is accepted
         if method == INITIALIZE:
             result = self.initialize(params)
-        elif method in _REGISTRY_METHODS:
+        elif method in _REGISTRY_METHODS or method in self.unstable.served:
             self.require_initialized()
             if params is None:
                 params = {}  # JSON-RPC lets a request omit params; the check saw `{}` as well
             if not isinstance(params, dict):
                 raise invalid([], "params must be an object")
-            result = await getattr(self.registry, _REGISTRY_METHODS[method])(params)
+            if method in _REGISTRY_METHODS:
+                result = await getattr(self.registry, _REGISTRY_METHODS[method])(params)
+            else:
+                result = await self.unstable.serve(method, params)
         elif self._fallback is not None:
             try:
                 return await self._fallback.handle_request(method, params)
@@ -197,7 +208,7 @@ class AgentSide:
             self.checks.result(method, result)  # our own answers fit the schema too
         except Exception:
             session_id = result.get("sessionId")
-            if method == SESSION_NEW and isinstance(session_id, str):
+            if method in (SESSION_NEW, SESSION_FORK) and isinstance(session_id, str):
                 gone = self.sessions.pop(session_id, None)  # nobody was told about it
                 if gone is not None and self.registry.durable is not None:
                     await self.registry.durable.abandoned(gone)

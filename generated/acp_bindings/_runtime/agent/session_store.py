@@ -67,6 +67,8 @@ class SessionStore:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.sessions: dict[str, AgentSession] = {}
+        # Ids of archived sessions (`session/archive`, unstable): shared like the sessions.
+        self.archived: set[str] = set()
         self.limits = limits or DetachedLimits()
         self.clock = clock
         self._detached: OrderedDict[str, _Detached] = OrderedDict()  # oldest first
@@ -120,6 +122,7 @@ class SessionStore:
     def forget(self, session_id: str) -> None:
         """`session_id` is gone for good (deleted)."""
         self.sessions.pop(session_id, None)
+        self.archived.discard(session_id)
         entry = self._detached.pop(session_id, None)
         if entry is not None:
             self._bytes -= entry.size

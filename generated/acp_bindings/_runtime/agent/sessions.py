@@ -70,6 +70,8 @@ from .session_store import SessionStore
 from .turns import TurnRunner
 
 SessionHook = Callable[[AgentSession], Awaitable[Mapping[str, JsonValue] | None]]
+# How `session/list` shows a session in memory: its SessionInfo, or None to leave it out.
+Listing = Callable[["AgentSession", JsonObject], JsonObject | None]
 DEFAULT_PAGE_SIZE = 50
 REPLAY_FROM_START = "start"
 EXPIRED: Final = "Session expired (detached too long, or past the agent's limits)"
@@ -147,6 +149,13 @@ class SessionRegistry:
         # The wire dialect of each new session when the connection is not v2 (see
         # dialect.SessionDialect); set once the version is negotiated.
         self.dialect_for: Callable[[AgentSession], SessionDialect] | None = None
+        # session/list's view of a session beyond `info` (unstable_sessions.py: archiving).
+        self.listing: Listing | None = None
+
+    @property
+    def peer(self) -> Peer:
+        """This connection."""
+        return self._peer
 
     @property
     def sessions(self) -> dict[str, AgentSession]:
@@ -231,11 +240,12 @@ class SessionRegistry:
         params = params if isinstance(params, dict) else {}
         cwd = cast("str | None", params.get("cwd"))  # as the schema's checks let through
         self.store.sweep()
-        infos: list[JsonValue] = [
-            self.info(session)
-            for session in self.sessions.values()
-            if (cwd is None or session.cwd == cwd) and visible_to(session, self._peer)
-        ]
+        infos: list[JsonValue] = []
+        for session in self.sessions.values():
+            if (cwd is None or session.cwd == cwd) and visible_to(session, self._peer):
+                info = self.info(session) if self.listing is None else self.listing(session, params)
+                if info is not None:
+                    infos.append(info)
         if self.hooks.stored_sessions is not None:
             seen = set(self.sessions)  # those in memory are listed above, or not at all
             for stored in await self.hooks.stored_sessions(cwd):
