@@ -25,6 +25,7 @@ class CountingAgent(acp.Agent):
         self.ran: list[str] = []
         self.hold: asyncio.Event | None = None
         self.sessions: dict[str, Any] = {}
+        self.spoke = asyncio.Event()  # set once a turn has said what it ran
 
     async def on_new_session(self, session: acp.Session) -> None:
         self.sessions[session.session_id] = session.engine
@@ -36,6 +37,7 @@ class CountingAgent(acp.Agent):
         if self.hold is not None:
             await self.hold.wait()
         await session.say(f"ran {text}")
+        self.spoke.set()
         return None
 
 
@@ -231,6 +233,49 @@ def test_replay_complete_comes_once_after_the_history_and_before_the_state_and_a
         await connection.close()
 
     run(main())
+
+
+def test_a_running_turns_live_updates_wait_for_the_end_of_the_replay() -> None:
+    """A resume on the connection whose turn is still running: what the turn says while the
+    history is being replayed is held and written after `replay_complete`, in order."""
+    agent = CountingAgent()
+    agent.hold = asyncio.Event()
+    said = asyncio.Event()
+
+    async def main() -> list[str]:
+        connection, peer, session_id = await served(agent)
+        await call(peer, 10, "session/prompt", prompt(session_id, "one"))
+        await until_idle_or(peer, "running")  # the turn waits on `hold`
+        send = connection.notify
+
+        async def replaying(method: str, params: Any) -> None:
+            # the first replayed update releases the turn, which speaks before the replay
+            # goes on (its `say` returns once the update is held or written)
+            if not said.is_set() and agent.hold is not None and not agent.hold.is_set():
+                agent.hold.set()
+                await agent.spoke.wait()
+                said.set()
+            await send(method, params)
+
+        connection.notify = replaying  # type: ignore[method-assign]
+        seen = await replayed(peer, 11, session_id, **START)
+        await connection.close()
+        return tags(seen)
+
+    seen = run(main())
+    assert said.is_set()
+    end = seen.index("replay_complete")
+    assert "agent_message_chunk" not in seen[:end] and "agent_message" not in seen[:end]
+    assert any(tag.startswith("agent_message") for tag in seen[end:]), seen
+
+
+async def until_idle_or(peer: RawPeer, state: str) -> None:
+    """Read updates up to the first state report in `state`."""
+    while True:
+        message = await peer.recv()
+        update = message["params"]["update"]
+        if update["sessionUpdate"] == "state_update" and update["state"] == state:
+            return
 
 
 def test_our_client_sends_the_key_and_sees_a_complete_replay() -> None:

@@ -15,12 +15,11 @@ delete hook.
   `ProtocolUsageError`. Prompts still waiting for the cancelled work are dropped.
 - `session/resume`: reopens a known session with the new setup params; a session this process
   does not know is offered to `load_session`, else -32002. With `replayFrom: {"type": "start"}`
-  the session's recorded history (the updates sent except state reports, runs of chunks
-  kept as the whole message they start: history.py) is replayed as
-  `session/update`s, then `replay_complete` (when the schema has it: v2 after 2.4.0; exactly
-  once, also for an empty replay, never without `replayFrom` nor after a failed send), then
-  the last state report (where the session stands now), before the answer; another replay
-  type is -32602.
+  the session's recorded history (the updates sent except state reports, runs of chunks kept
+  as the whole message they start: history.py) is replayed as `session/update`s, then
+  `replay_complete` (when the schema has it: v2 after 2.4.0; once, also for an empty replay,
+  never without `replayFrom` nor after a failed send; a running turn's live updates held
+  until it is out), then the last state report, before the answer; another type is -32602.
 
 Sessions live in a `SessionStore` (the connection's own, or one every connection of a served
 agent shares), which also bounds how long and how many detached ones are kept. Each session
@@ -33,6 +32,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Final, cast
 
 from pydantic import ValidationError
@@ -296,13 +296,16 @@ class SessionRegistry:
             raise invalid(["replayFrom", "type"], f"cannot replay from {replay_type!r}")
         session = await self.reopen(params)
         if replay is not None:
-            # The history, the end-of-replay marker (once, also after an empty replay; not
-            # reached when a send fails), then the session's current state (state reports are
-            # not replayed one by one: only where the session stands now).
-            done: JsonObject = {UPDATE_TAG_FIELD: REPLAY_COMPLETE}
-            marker = [done] if self._replay_marker and session.dialect is None else []
-            for update in [*session.history, *marker, *filter(None, [session.last_state])]:
-                await self._peer.notify(SESSION_UPDATE, {"sessionId": session_id, "update": update})
+            # The history and the end-of-replay marker (live updates held till then), then the
+            # session's current state (see the module doc).
+            marked = self._replay_marker and session.dialect is None
+            marker: list[JsonObject] = [{UPDATE_TAG_FIELD: REPLAY_COMPLETE}] if marked else []
+            send = partial(self._peer.notify, SESSION_UPDATE)
+            async with session.holding_updates() if marked else contextlib.nullcontext():
+                for update in [*session.history, *marker]:
+                    await send({"sessionId": session_id, "update": update})
+            for update in filter(None, [session.last_state]):
+                await send({"sessionId": session_id, "update": update})
         hook = self.hooks.on_resume_session
         extra = await hook(session) if hook else None
         return dict(extra or {})

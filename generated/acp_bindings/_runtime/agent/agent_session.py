@@ -17,8 +17,9 @@ given `OutgoingChecks`, as generated agents are): invalid data raises pydantic's
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import cast
 
@@ -180,6 +181,25 @@ class AgentSession:
         self.setup = dict(setup)
         self.client_capabilities, self.client_gates = gates.capabilities, gates
         self.closed = False
+
+    @contextlib.asynccontextmanager
+    async def holding_updates(self) -> AsyncIterator[None]:
+        """Within: what this session sends on v2's wire is recorded but held, and written in
+        order (with what comes meanwhile) on leaving, unless the block failed: a resume's
+        replay is being sent, and v2 holds live updates until its `replay_complete`."""
+        held: list[object] = []
+
+        async def keep(method: str, params: object) -> None:
+            held.append(params)
+
+        self._notify = keep
+        try:
+            yield
+        finally:
+            send = notifier(self._peer)
+            while held and sys.exc_info()[0] is None:  # a failed replay: they stay history
+                await send(SESSION_UPDATE, held.pop(0))
+            self._notify = send  # no await since `held` was seen empty: nothing slips past
 
     def foreground_turn(self) -> Turn | None:
         """The running foreground work the calling task belongs to, else None (a background
