@@ -248,7 +248,7 @@ def test_a_running_turns_live_updates_wait_for_the_end_of_the_replay() -> None:
         await until_idle_or(peer, "running")  # the turn waits on `hold`
         send = connection.notify
 
-        async def replaying(method: str, params: object) -> None:
+        async def replaying(method: str, params: object = None) -> None:
             # the first replayed update releases the turn, which speaks before the replay
             # goes on (its `say` returns once the update is held or written)
             if not said.is_set() and agent.hold is not None and not agent.hold.is_set():
