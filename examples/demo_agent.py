@@ -8,6 +8,8 @@ streams the prompt's text back as its answer and reports usage.
     python examples/demo_agent.py --slow 0.5 # pause 0.5 s between steps, so a client has
                                              # time to cancel a turn by hand
     python examples/demo_agent.py --http 127.0.0.1:8000  # serve over HTTP and WebSocket
+    python examples/demo_agent.py --session-store sqlite:///sessions.db  # sessions survive
+                                             # a restart (session/list, session/resume)
 
 Logs go to stderr; stdout carries protocol messages only.
 """
@@ -33,6 +35,8 @@ from acp_bindings._runtime.serving.http_options import (
     host_port,
     http_settings,
 )
+from acp_bindings._runtime.store.durable import DurableStore
+from acp_bindings._runtime.store.store_url import add_store_arguments, store_setting
 
 ALLOW, REJECT = "allow", "reject"
 
@@ -40,7 +44,8 @@ ALLOW, REJECT = "allow", "reject"
 class DemoAgent(Agent):
     info = models.Implementation(name="acp-codegen-demo-agent", version="1.0.0")
 
-    def __init__(self, pause: float = 0.0) -> None:
+    def __init__(self, pause: float = 0.0, session_store: DurableStore | None = None) -> None:
+        super().__init__(session_store=session_store)
         self.pause = pause
 
     async def step(self) -> None:
@@ -125,10 +130,12 @@ def main() -> None:
         help="pause between the steps of a turn, to leave time for cancelling it",
     )
     add_http_arguments(parser)
+    add_store_arguments(parser)
     args = parser.parse_args()
     remote = http_settings(parser, args)
+    store = store_setting(parser, args)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-    agent = DemoAgent(pause=args.slow)
+    agent = DemoAgent(pause=args.slow, session_store=store)
     if remote is None:
         agent.run()
         return

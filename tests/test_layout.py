@@ -24,6 +24,7 @@ RUNTIME_FLOORS = (
     "core",  # the protocol's decisions, no I/O
     "rpc",  # the JSON-RPC connection and dispatch
     "state",  # session state and merge
+    "store",  # durable sessions (a database)
     "agent",  # the agent lifecycle
     "client",  # the client lifecycle
     "v1",  # the v1 dialect

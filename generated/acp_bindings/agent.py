@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from . import models
 from ._runtime.agent import agent_session as engine
 from ._runtime.agent.agent_side import AgentSide, SessionHooks
+from ._runtime.agent.durable_sessions import DurableSessions
 from ._runtime.agent.gated_peer import GatedPeer
 from ._runtime.agent.session_store import SessionStore
 from ._runtime.rpc.connection import Connection
@@ -23,6 +24,7 @@ from ._runtime.rpc.trace import TraceTarget
 from ._runtime.serving.http_options import Access
 from ._runtime.serving.remote_link import RemoteLimits
 from ._runtime.state.history import DEFAULT_HISTORY_LIMIT
+from ._runtime.store.durable import DurableStore
 from ._runtime.transports.stdio import serve_stdio
 from ._runtime.v1.assembly import WITH_V1, V1Tables, client_services, versioned_agent
 from ._runtime.wire.convert import from_wire, to_wire
@@ -141,11 +143,19 @@ class Agent:
     # The protocol versions served (1 and 2): each connection gets the highest one its
     # client's `initialize` allows. v1 is the version today's editors speak (see `.v1`).
     protocol_versions: ClassVar[tuple[int, ...]] = WITH_V1
+    # Where sessions are kept beyond this process (e.g. the runtime's `SqliteStore`, or
+    # `store_url.open_store("sqlite:///sessions.db")`): after a restart `session/list` names
+    # them and `session/resume` (v1: `session/load`) replays them. None: in memory only.
+    session_store: DurableStore | None = None
     lifecycle: AgentSide
     # Answer -32602 to (or drop) a message whose params have a bad part, and raise on a result
     # with one, instead of reading that part as the schema allows (e.g. a `null` list as
     # absent, logged); set before serving.
     strict: bool = False
+
+    def __init__(self, *, session_store: DurableStore | None = None) -> None:
+        if session_store is not None:
+            self.session_store = session_store
 
     async def on_prompt(self, session: Session, prompt: Prompt) -> str | None:
         """One turn of foreground work for `prompt`. Stream with `session`'s helpers and return a
@@ -252,6 +262,7 @@ class Agent:
             fallback=AgentDispatcher(self),
             prompt_result=prompt_result,
             history_limit=self.history_limit,
+            durable=self.durable_sessions,
             protocol_versions=self.protocol_versions,
         )
         if self.strict:
@@ -332,6 +343,7 @@ class Agent:
         were doing is cancelled. Each session serves only the connection it is attached to
         (the runtime's session_owner.py).
         """
+        self.durable_sessions  # made here: the copies share it  # noqa: B018
         served = copy.copy(self)
         dispatcher = served.dispatcher(connection)
         served.lifecycle.share_sessions(self.served_sessions)
@@ -346,6 +358,17 @@ class Agent:
         if not isinstance(store, SessionStore):
             store = self.__dict__["_served_sessions"] = SessionStore()
         return store
+
+    @property
+    def durable_sessions(self) -> DurableSessions | None:
+        """`session_store` as every connection of this agent uses it (made on first use;
+        None without a store)."""
+        durable = self.__dict__.get("_durable_sessions")
+        if self.session_store is None:
+            return None
+        if not isinstance(durable, DurableSessions) or durable.store is not self.session_store:
+            durable = self.__dict__["_durable_sessions"] = DurableSessions(self.session_store)
+        return durable
 
     async def auth_login(self, *, params: models.LoginAuthRequest) -> models.LoginAuthResponse:
         """Handle `auth/login` (request)."""

@@ -24,6 +24,7 @@ from ._runtime.agent import agent_session as engine
 from ._runtime.agent import handles
 from ._runtime.core import client_gates
 from ._runtime.wire.convert import from_wire
+from ._runtime.wire.jsonvalue import JsonValue
 
 CompactionStatusValue = Literal[
     "in_progress",
@@ -353,6 +354,18 @@ class Session:
     async def set_title(self, title: str | None) -> None:
         """Name the session (None clears the name), for the client and `session/list`."""
         await self.engine.set_title(title)
+
+    @property
+    def data(self) -> JsonValue:
+        """The agent's own JSON kept with this session (None until saved). With a session
+        store (`Agent.session_store`) it is stored, and read back when the session is
+        restored after a restart."""
+        return self.engine.data
+
+    async def save_data(self, data: JsonValue) -> None:
+        """Replace `data`; with a session store, returns once it is written (raises the
+        runtime's `StoreUnavailable` when it cannot be)."""
+        await self.engine.save_data(data)
 
     def take_prompts(self) -> list[Prompt]:
         """Prompts accepted while this turn runs, not yet taken (see `Agent.on_prompt`)."""

@@ -1,9 +1,10 @@
 """What ships inside acp-codegen, within reach after `pip install` (no clone needed):
 
 - `acp-codegen schema [--write FILE]` prints (or writes) the canonical ACP schema;
-- `acp-codegen demo-agent [--slow SECONDS] [--http HOST:PORT ...]` serves the example
-  agent, examples/demo_agent.py, on stdio (or over HTTP and WebSocket), so the README's client
-  and chat examples run anywhere. The example imports the bindings
+- `acp-codegen demo-agent [--slow SECONDS] [--http HOST:PORT ...] [--session-store URL]`
+  serves the example agent, examples/demo_agent.py, on stdio (or over HTTP and WebSocket;
+  with its sessions in a store that survives a restart), so the README's client and chat
+  examples run anywhere. The example imports the bindings
   as `acp_bindings`, as a project that generated them would; here that name is the copy shipped
   inside acp-codegen (the same files as the repository's generated/acp_bindings).
 """
@@ -29,6 +30,15 @@ DETACHED_OPTIONS = (
     ("--max-detached-sessions", "N", "keep at most this many sessions whose client left"),
     ("--max-detached-bytes", "BYTES", "keep at most this much history of those sessions"),
 )
+# Passed on as given: the example agent parses them (the runtime's store_url.py).
+STORE_OPTIONS = (
+    ("--session-store", "URL", "keep sessions in this store (sqlite:///PATH): they survive a "
+     "restart, session/list names them, session/resume replays them"),
+    ("--session-store-max-bytes", "N", "with --session-store: bytes of one session's history"),
+    ("--session-store-max-age", "SECONDS", "with --session-store: seconds a session is kept "
+     "unused"),
+    ("--session-store-max-sessions", "N", "with --session-store: sessions kept"),
+)  # fmt: skip
 
 
 def add_shipped_parsers(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -62,6 +72,8 @@ def add_shipped_parsers(sub: Any, parents: list[argparse.ArgumentParser]) -> Non
             )
             for detached, number, help_text in DETACHED_OPTIONS:
                 cmd.add_argument(detached, metavar=number, help=f"with --http: {help_text}")
+            for option, metavar, help_text in STORE_OPTIONS:
+                cmd.add_argument(option, metavar=metavar, help=help_text)
 
 
 def run_schema(args: argparse.Namespace) -> int:
@@ -101,7 +113,7 @@ def run_demo(args: argparse.Namespace) -> int:
     sys.argv += [*([] if args.http is None else ["--http", args.http])]
     sys.argv += [option for address in args.public for option in ("--public", address)]
     sys.argv += ["--insecure"] if args.insecure else []
-    for option, _, _ in DETACHED_OPTIONS:
+    for option, _, _ in (*DETACHED_OPTIONS, *STORE_OPTIONS):
         value = getattr(args, option.removeprefix("--").replace("-", "_"))
         sys.argv += [] if value is None else [option, value]
     runpy.run_path(str(DEMO_AGENT), run_name="__main__")

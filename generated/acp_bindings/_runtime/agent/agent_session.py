@@ -16,20 +16,15 @@ given `OutgoingChecks`, as generated agents are): invalid data raises pydantic's
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextvars import ContextVar
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol, cast
 
 from pydantic import BaseModel, ValidationError
 
 from ..core.client_gates import ClientGates
-from ..core.turn_state import TurnState
 from ..rpc.outgoing_checks import NoChecks, OutgoingChecks
 from ..rpc.peer import Peer, notifier
 from ..state.history import (
@@ -39,6 +34,7 @@ from ..state.history import (
     check_history_limit,
     history_bytes,
 )
+from ..store.journal import Journal
 from ..wire.errors import ConnectionClosed, ProtocolUsageError
 from ..wire.jsonvalue import JsonObject, JsonValue, as_object, to_json
 from ..wire.protocol import (
@@ -60,6 +56,13 @@ from ..wire.protocol import (
 )
 from .handles import Content, MessageStream, Terminal, ToolCall
 
+# Re-exported: where the agent's modules (and generated code) find them.
+from .prompts import CURRENT_TURN as CURRENT_TURN
+from .prompts import Accepted as Accepted
+from .prompts import Prompt as Prompt
+from .prompts import Turn as Turn
+from .prompts import new_id as new_id
+
 
 class SessionDialect(Protocol):
     """How a session's reports are written when the connection speaks another version than
@@ -74,45 +77,6 @@ class SessionDialect(Protocol):
         ...
 
     async def request_permission(self, params: Mapping[str, JsonValue]) -> JsonValue: ...
-
-
-def new_id(prefix: str) -> str:
-    return f"{prefix}_{secrets.token_hex(8)}"  # 16 hex digits, without building a UUID
-
-
-@dataclass(frozen=True, slots=True)
-class Prompt:
-    """One accepted `session/prompt`: its content and the messageId the agent gave it."""
-
-    message_id: str
-    content: list[JsonObject]
-
-
-@dataclass(slots=True)
-class Accepted:
-    """An accepted prompt; `answered` resolves once its answer is on the wire."""
-
-    prompt: Prompt
-    answered: asyncio.Future[None] | None = None
-
-
-class Turn(TurnState):
-    """One stretch of foreground work as `turns.TurnRunner` runs it: the core's `TurnState`
-    plus what the async side keeps: its task, prompts, and the lock echoes are written under."""
-
-    __slots__ = ("after_cancel", "echo_lock", "queued", "task", "unechoed")
-
-    def __init__(self, unechoed: list[Accepted] | None = None) -> None:
-        TurnState.__init__(self)
-        self.task: asyncio.Task[None] | None = None
-        self.queued: list[Prompt] = []  # echoed, not yet handled
-        self.unechoed: list[Accepted] = [] if unechoed is None else unechoed  # echo not sent
-        self.after_cancel: list[Accepted] = []  # accepted during a cancel: the next turn's
-        self.echo_lock = asyncio.Lock()
-
-
-# The foreground work the current task belongs to (tasks a handler spawns inherit it).
-CURRENT_TURN: ContextVar[Turn | None] = ContextVar("current_turn", default=None)
 
 
 class AgentSession:
@@ -158,6 +122,10 @@ class AgentSession:
         self._chunk_runs, self._live, self._history_limit = chunk_runs, live, history_limit
         check_history_limit(history_limit)  # now, though the recorder comes later
         self.last_state: JsonObject | None = None  # the latest state report
+        # With a durable store (agent/durable_sessions.py): what writes its updates there, and
+        # the author's own JSON kept with it (`save_data`).
+        self.journal: Journal | None = None
+        self.data: JsonValue = None
         # The connection's wire dialect when it is not v2's (see `speak`).
         self._dialect: SessionDialect | None = None
         self._dialect_for: Callable[[AgentSession], SessionDialect] | None = None
@@ -258,6 +226,9 @@ class AgentSession:
         here directly: a cancelled turn still ends idle after its session was closed."""
         params = {"sessionId": self.session_id, "update": data}
         plain_chunk = self._checks.session_update(params)
+        journal = self.journal
+        if journal is not None and data.get(UPDATE_TAG_FIELD) == STATE_UPDATE:
+            await journal.state(data)  # a turn's end is written before the client is told
         dialect = self._dialect
         if dialect is None and self._dialect_for is not None:
             dialect = self.dialect  # made now: the session's first report
@@ -279,6 +250,24 @@ class AgentSession:
                 self._chunk_runs, self._accepts, self._live, limit=self._history_limit
             )
         recorder.record(self.history, data)
+        if journal is not None and tag not in self._live:
+            journal.add(data)
+
+    def restore_history(self, updates: Sequence[JsonObject]) -> None:
+        """Record `updates`, as they were sent (a durable store's), into an empty history."""
+        self.history = []
+        recorder = self._history = HistoryRecorder(
+            self._chunk_runs, self._accepts, self._live, limit=self._history_limit
+        )
+        for update in updates:
+            recorder.record(self.history, update)
+
+    async def save_data(self, data: JsonValue) -> None:
+        """Replace the author's own JSON kept with this session (`data`); with a durable
+        store, returns once it is written (raises `StoreUnavailable` when it cannot be)."""
+        self.data = data
+        if self.journal is not None:
+            await self.journal.store.save_data(self.session_id, data)
 
     def _accepts(self, update: JsonObject) -> bool:
         """Would this update pass the outgoing check (for a whole form the history keeps)?"""

@@ -76,6 +76,7 @@ from ..wire.protocol import (
 from ..wire.tables import MergeRule
 from .agent_session import Accepted, AgentSession, Prompt, new_id
 from .dialect import AgentDialect, V2AgentWire, VersionDialect
+from .durable_sessions import DurableSessions, flush
 from .session_store import SessionStore
 from .sessions import (
     SessionHook,
@@ -112,6 +113,7 @@ class AgentSide:
             "messageId": prompt.message_id
         },
         history_limit: int | None = DEFAULT_HISTORY_LIMIT,
+        durable: DurableSessions | None = None,
     ) -> None:
         if not protocol_versions:
             raise ValueError("an agent must support at least one protocol version")
@@ -147,6 +149,8 @@ class AgentSide:
             live=live,
             history_limit=history_limit,
         )
+        # Sessions kept beyond the process (durable_sessions.py); None: in memory only.
+        self.registry.durable = durable
         self.capabilities = advertised_capabilities(
             capabilities or {}, delete=self.registry.serves_delete
         )
@@ -209,9 +213,9 @@ class AgentSide:
         )
 
     def synchronous_requests(self) -> frozenset[str]:
-        """`initialize`, and `session/new` when no hook of the author's runs for it: answered
-        within the read that brought them (the connection needs no task for them)."""
-        if self.registry.hooks.on_new_session is None:
+        """`initialize`, and `session/new` when neither a hook of the author's nor a durable
+        store serves it: answered within the read that brought them (no task for them)."""
+        if self.registry.hooks.on_new_session is None and self.registry.durable is None:
             return frozenset({INITIALIZE, SESSION_NEW})
         return frozenset({INITIALIZE})
 
@@ -244,6 +248,10 @@ class AgentSide:
         """Run by the connection's close: its sessions' work is cancelled and waited for; a
         shared store's sessions are then detached."""
         await self.tasks.close()
+        if self.registry.durable is not None:
+            for session in list(self.sessions.values()):
+                if session.owner is self.connection:
+                    await flush(session)  # what a durable store has not yet written
         if self._detaches:
             await self.registry.detach(self.connection)
 
@@ -304,7 +312,7 @@ class AgentSide:
         """Accept a prompt. Synchronous on purpose: the prompt gets its place before any other
         message is handled; its turn starts speaking only once this answer is written."""
         self.require_initialized()
-        session = self.registry.open_session_of(params)
+        session = self.registry.prompt_session_of(params)
         content = params.get("prompt")
         problems = prompt_content_problems(content, self.capabilities)
         if problems:

@@ -48,6 +48,7 @@ from ..wire.errors import ConnectionClosed, ErrorCode, RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue, to_json
 from ..wire.protocol import SESSION_UPDATE, SUPPORTED_PROTOCOL_VERSIONS
 from .agent_session import AgentSession, SessionDialect, new_id
+from .durable_sessions import DurableSessions, check_writable, flush
 from .session_owner import (
     ATTACHED_ELSEWHERE,
     ignored,
@@ -129,6 +130,7 @@ class SessionRegistry:
         self.page_size = page_size
         self.history_limit = history_limit  # per session, see AgentSession
         self.store = SessionStore()  # this connection's own, unless shared (share_sessions)
+        self.durable: DurableSessions | None = None  # a durable store's (durable_sessions.py)
         self.client_capabilities: JsonValue = None
         self.client_gates = ClientGates(SUPPORTED_PROTOCOL_VERSIONS[-1], None)  # initialize sets
         # The wire dialect of each new session when the connection is not v2 (see
@@ -191,12 +193,20 @@ class SessionRegistry:
             raise unknown_session(session_id, "Session is closed (resume it first)")
         return session
 
+    def prompt_session_of(self, params: JsonValue) -> AgentSession:
+        """`open_session_of`, refused (-32603) when the session's updates cannot be stored."""
+        session = self.open_session_of(params)
+        check_writable(session)
+        return session
+
     async def new(self, params: JsonObject) -> JsonObject:
         self.store.sweep()
         session = self.open(setup=params)
         hook = self.hooks.on_new_session
         try:
             extra = await hook(session) if hook else None
+            if self.durable is not None:
+                await self.durable.created(session, extra or {})
         except BaseException:
             del self.sessions[session.session_id]
             raise
@@ -217,6 +227,8 @@ class SessionRegistry:
                 info = dict(cast("JsonObject", to_json(stored)))  # a SessionInfo model or its JSON
                 if info.get("sessionId") not in seen and (cwd is None or info.get("cwd") == cwd):
                     infos.append(info)
+        if self.durable is not None:  # stored, not in memory (not listed above either way)
+            infos += await self.durable.listed(cwd, self.sessions)
         start = self._offset(params.get("cursor"), len(infos))
         end = start + self.page_size
         result: JsonObject = {"sessions": infos[start:end]}
@@ -279,6 +291,9 @@ class SessionRegistry:
         session_id = session_id_of(params)
         self.store.sweep()
         session = self.sessions.get(session_id)
+        if session is not None and session.journal is not None and session.journal.lost:
+            del self.sessions[session_id]  # another process took it over: read it back
+            session = None
         if session is None:
             return await self._load(session_id, params)
         session.owner = self._peer  # before any await: the old owner is refused from here
@@ -311,7 +326,9 @@ class SessionRegistry:
 
     async def _load(self, session_id: str, params: JsonObject) -> AgentSession:
         session = self._session(session_id, params)
-        if self.hooks.load_session is None or not await self.hooks.load_session(session):
+        if self.durable is not None and await self.durable.restore(session):
+            pass
+        elif self.hooks.load_session is None or not await self.hooks.load_session(session):
             expired = self.store.expired(session_id)
             raise unknown_session(session_id, EXPIRED if expired else "Unknown session")
         self.sessions[session_id] = session
@@ -327,6 +344,7 @@ class SessionRegistry:
                 continue
             if not session.closed:
                 await self._stop(session)
+            await flush(session)  # what a durable store has not yet written
             if session.owner is peer:  # not resumed elsewhere meanwhile
                 session.owner = None
                 self.store.detach(session)
@@ -349,5 +367,7 @@ class SessionRegistry:
             await self._runner.stop(session)
             session.closed = True
         await hook(session_id)
+        if self.durable is not None:
+            await self.durable.deleted(session_id)
         self.store.forget(session_id)
         return {}

@@ -286,7 +286,7 @@ class V1AgentSide:
     async def _prompt(self, params: JsonObject) -> JsonObject:
         """Accept the prompt as v2 does (its turn, queueing, cancellation), then answer once
         the turn it was taken up by reports idle."""
-        session = self.side.registry.open_session_of(params)
+        session = self.side.registry.prompt_session_of(params)
         content = params.get("prompt")
         problems = prompt_content_problems(content, self.side.capabilities)
         if problems:

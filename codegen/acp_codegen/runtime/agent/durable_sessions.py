@@ -1,0 +1,144 @@
+"""An agent's sessions kept in a durable store (store/), beyond the process.
+
+`DurableSessions` ties one `DurableStore` to the session registry (sessions.py) of every
+connection of one agent:
+
+- `session/new` keeps the session's record (`created`) before it is answered; each session
+  gets a `Journal` that writes its updates in batches (store/journal.py; the session flushes
+  it before each turn's idle report, and the registry when its connection ends).
+- `session/list` lists the stored sessions not in memory after those in memory (`listed`).
+- `session/resume` and v1's `session/load` of a session not in memory restore it from the
+  store (`restore`): setup, title, the author's data, the history (folded again as it was
+  recorded) and the last state report (idle `cancelled` if its turn was cut off). The session
+  is claimed for this process (the store's lease, taken over: a resume takes a session over);
+  the process that served it before finds out at its next write (`LeaseLost`) and lets it go.
+- `session/delete` deletes it from the store too.
+
+A store that fails answers the request that needed it with -32603 "Session store
+unavailable: <why>" (`unavailable`), at once or after the store's own bounded wait; a prompt
+for a session whose updates could not be written is refused the same way (and a write is
+tried again). Sessions in memory keep being served.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Final
+
+from ..core.turn_state import state_after_lost_turn
+from ..rpc.task_owner import TaskOwner
+from ..store.durable import DurableStore, StoredSession, StoreUnavailable, owner_name
+from ..store.journal import Journal
+from ..wire.errors import ErrorCode, RpcError
+from ..wire.jsonvalue import JsonObject, JsonValue
+from .agent_session import AgentSession
+
+UNAVAILABLE: Final = "Session store unavailable"
+
+
+def unavailable(why: str, session_id: str | None = None) -> RpcError:
+    """The answer to a request the store could not serve."""
+    data: JsonObject = {"sessionStore": why}
+    if session_id is not None:
+        data["sessionId"] = session_id
+    return RpcError(ErrorCode.INTERNAL_ERROR, f"{UNAVAILABLE}: {why}", data)
+
+
+def iso(seconds: float) -> str:
+    moment = datetime.fromtimestamp(seconds, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def stored_info(record: StoredSession) -> JsonObject:
+    """A stored session's `SessionInfo`, as `SessionRegistry.info` writes one in memory."""
+    info: JsonObject = {"sessionId": record.session_id, "cwd": record.cwd or "/"}
+    directories = record.setup.get("additionalDirectories")
+    if isinstance(directories, list) and directories:
+        info["additionalDirectories"] = list(directories)
+    if record.title is not None:
+        info["title"] = record.title
+    info["updatedAt"] = iso(record.updated_at)
+    return info
+
+
+class DurableSessions:
+    """The sessions of one agent in `store` (see the module doc). Its journals' writes belong
+    to `tasks`, which lives as long as the agent."""
+
+    def __init__(self, store: DurableStore, owner: str | None = None) -> None:
+        self.store = store
+        self.owner = owner or owner_name()
+        self.tasks = TaskOwner("session journals")
+
+    def _journal(self, session: AgentSession, next_seq: int) -> None:
+        session.journal = Journal(self.store, session.session_id, self.owner, next_seq, self.tasks)
+
+    async def created(self, session: AgentSession, extra: Mapping[str, JsonValue]) -> None:
+        """Keep a new session's record (raises -32603 when the store cannot)."""
+        config = extra.get("configOptions")
+        record = StoredSession(
+            session.session_id,
+            cwd=session.cwd,
+            title=session.title,
+            setup=dict(session.setup),
+            config=config,
+            owner=self.owner,
+        )
+        try:
+            await self.store.create(record)
+        except StoreUnavailable as error:
+            raise unavailable(str(error), session.session_id) from None
+        self._journal(session, 0)
+
+    async def restore(self, session: AgentSession) -> bool:
+        """Fill `session` (made for a resume) from its record; False: not stored."""
+        session_id = session.session_id
+        try:
+            record = await self.store.load(session_id)
+            if record is None:
+                return False
+            await self.store.claim(session_id, self.owner, take_over=True)
+        except StoreUnavailable as error:
+            raise unavailable(str(error), session_id) from None
+        session.title = record.title
+        session.updated_at = iso(record.updated_at)
+        session.data = record.data
+        session.restore_history(record.history)
+        session.last_state = state_after_lost_turn(record.last_state)
+        self._journal(session, record.next_seq)
+        return True
+
+    async def listed(self, cwd: str | None, known: Mapping[str, object]) -> list[JsonObject]:
+        """`SessionInfo`s of the stored sessions not in `known` (those in memory)."""
+        try:
+            records = await self.store.list(cwd)
+        except StoreUnavailable as error:
+            raise unavailable(str(error)) from None
+        return [stored_info(r) for r in records if r.session_id not in known]
+
+    async def deleted(self, session_id: str) -> None:
+        try:
+            await self.store.delete(session_id)
+        except StoreUnavailable as error:
+            raise unavailable(str(error), session_id) from None
+
+
+def check_writable(session: AgentSession) -> None:
+    """Refuse (-32603) a prompt for a session whose updates could not be written, and try
+    writing again, so a prompt after the store recovers is served."""
+    journal = session.journal
+    if journal is None or journal.failure is None:
+        return
+    why = journal.failure
+    if not journal.lost:
+        journal.retry()
+    raise unavailable(why, session.session_id)
+
+
+async def flush(session: AgentSession) -> None:
+    """Write what the session's journal holds (a failure is the journal's to report)."""
+    if session.journal is not None:
+        with contextlib.suppress(StoreUnavailable):
+            await session.journal.flush()

@@ -1,0 +1,328 @@
+"""The embedded session store: one SQLite file (stdlib `sqlite3`, WAL).
+
+The file is opened, and its migrations applied (sqlite_schema.py), when the store is made, so
+a bad path or a corrupt file is reported at start. Every later call runs on the store's own
+thread (one connection, its calls one after another) while the event loop goes on; each write
+is one `BEGIN IMMEDIATE` transaction, committed before the call returns. Several processes on
+one machine may share the file: WAL lets readers run beside the writer, and a writer waits
+for another's transaction at most `busy_timeout` seconds, then fails with `StoreUnavailable`
+("database is locked") instead of hanging. Any sqlite3 error becomes `StoreUnavailable`
+naming the file and the cause; the transaction is rolled back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..wire.jsonvalue import JsonValue
+from .durable import (
+    DEFAULT_LEASE_SECONDS,
+    Batch,
+    LeaseLost,
+    StoredSession,
+    StoreLimits,
+    StoreUnavailable,
+)
+from .sqlite_schema import migrate
+
+T = TypeVar("T")
+_RECORD = "session_id, cwd, title, setup, config, data, last_state, owner, updated_at, next_seq"
+
+
+def _dump(value: JsonValue) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _load(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _record(row: tuple[Any, ...]) -> StoredSession:
+    sid, cwd, title, setup, config, data, state, owner, updated, next_seq = row
+    return StoredSession(
+        sid, cwd, title, _load(setup) or {}, _load(config), _load(data), _load(state), owner,
+        float(updated), int(next_seq),
+    )  # fmt: skip
+
+
+class SqliteStore:
+    """A `DurableStore` in the SQLite file at `path` (made if absent)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        limits: StoreLimits | None = None,
+        *,
+        busy_timeout: float = 5.0,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.path = Path(path)
+        self.limits = limits or StoreLimits()
+        self.busy_timeout = busy_timeout
+        self.lease_seconds = lease_seconds
+        self.clock = clock
+        self._local = threading.local()
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="acp-session-store")
+        self._guarded(self._connect).close()  # migrated now, at start: a bad file says so
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({str(self.path)!r})"
+
+    # -- the thread ------------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            # WAL with NORMAL: a commit survives the process being killed (not a power cut)
+            connection.execute("PRAGMA synchronous=NORMAL")
+            migrate(connection)
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _open(self) -> sqlite3.Connection:
+        """The store thread's connection (made by its first call)."""
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = self._local.connection = self._connect()
+        return connection
+
+    def _guarded(self, call: Callable[[], T]) -> T:
+        try:
+            return call()
+        except sqlite3.Error as error:
+            raise StoreUnavailable(f"session store {self.path}: {error}") from error
+
+    def _write(self, change: Callable[[sqlite3.Connection], T]) -> T:
+        def transaction() -> T:
+            connection = self._open()
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                result = change(connection)
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+            return result
+
+        return self._guarded(transaction)
+
+    def _read(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        return self._guarded(lambda: query(self._open()))
+
+    async def _run(self, call: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+
+    # -- DurableStore ----------------------------------------------------------------------------
+
+    async def create(self, record: StoredSession) -> None:
+        await self._run(partial(self._write, partial(self._create, record)))
+
+    def _create(self, record: StoredSession, db: sqlite3.Connection) -> None:
+        now = self.clock()
+        self._drop(db, record.session_id)
+        db.execute(
+            "INSERT INTO sessions (session_id, cwd, title, setup, config, data, last_state, "
+            "owner, lease_until, created_at, updated_at, next_seq) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            (
+                record.session_id, record.cwd, record.title, _dump(record.setup),
+                _dump(record.config), _dump(record.data), _dump(record.last_state),
+                record.owner, now + self.lease_seconds, now, record.updated_at or now,
+            ),
+        )  # fmt: skip
+        self._expire(db, now)
+        cap = self.limits.max_sessions
+        if cap is not None:
+            for (old,) in db.execute(
+                "SELECT session_id FROM sessions WHERE session_id != ? "
+                "ORDER BY updated_at LIMIT MAX((SELECT COUNT(*) FROM sessions) - ?, 0)",
+                (record.session_id, cap),
+            ).fetchall():
+                self._drop(db, old)
+
+    async def append(self, batch: Batch) -> None:
+        await self._run(partial(self._write, partial(self._append, batch)))
+
+    def _append(self, batch: Batch, db: sqlite3.Connection) -> None:
+        rows = [(_dump(update), i) for i, update in enumerate(batch.updates, batch.first_seq)]
+        size = sum(len(body.encode()) for body, _ in rows)
+        sets = "updated_at = ?, lease_until = ?, next_seq = MAX(next_seq, ?), bytes = bytes + ?"
+        now = self.clock()
+        values: list[Any] = [
+            now,
+            now + self.lease_seconds,
+            batch.first_seq + len(rows),
+            size,
+        ]
+        if batch.title is not None or batch.cleared_title:
+            sets += ", title = ?"
+            values.append(batch.title)
+        if batch.last_state is not None:
+            sets += ", last_state = ?"
+            values.append(_dump(batch.last_state))
+        if batch.config is not None:
+            sets += ", config = ?"
+            values.append(_dump(batch.config))
+        changed = db.execute(
+            f"UPDATE sessions SET {sets} WHERE session_id = ? AND owner = ?",
+            (*values, batch.session_id, batch.owner),
+        ).rowcount
+        if changed != 1:
+            raise LeaseLost(f"session {batch.session_id} is no longer this process's to write")
+        db.executemany(
+            "INSERT INTO history (session_id, seq, size, body) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT DO NOTHING",  # a batch retried after an unclear failure
+            [(batch.session_id, seq, len(body.encode()), body) for body, seq in rows],
+        )
+        self._trim(db, batch.session_id)
+
+    def _trim(self, db: sqlite3.Connection, session_id: str) -> None:
+        """Drop the session's oldest updates past `max_session_bytes`."""
+        limit = self.limits.max_session_bytes
+        (total,) = db.execute(
+            "SELECT bytes FROM sessions WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        if limit is None or total <= limit:
+            return
+        cut, dropped = -1, 0
+        for seq, size in db.execute(
+            "SELECT seq, size FROM history WHERE session_id = ? ORDER BY seq", (session_id,)
+        ):
+            if total - dropped <= limit:
+                break
+            cut, dropped = seq, dropped + size
+        db.execute("DELETE FROM history WHERE session_id = ? AND seq <= ?", (session_id, cut))
+        db.execute(
+            "UPDATE sessions SET bytes = bytes - ? WHERE session_id = ?", (dropped, session_id)
+        )
+
+    async def load(self, session_id: str) -> StoredSession | None:
+        await self._sweep()
+        return await self._run(partial(self._read, partial(self._load_one, session_id)))
+
+    def _load_one(self, session_id: str, db: sqlite3.Connection) -> StoredSession | None:
+        db.execute("BEGIN")  # one snapshot for the record and its history
+        try:
+            row = db.execute(
+                f"SELECT {_RECORD} FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            if row is None:
+                return None
+            record = _record(row)
+            record.history = [
+                json.loads(body)
+                for (body,) in db.execute(
+                    "SELECT body FROM history WHERE session_id = ? ORDER BY seq", (session_id,)
+                )
+            ]
+            return record
+        finally:
+            db.execute("COMMIT")
+
+    async def list(self, cwd: str | None = None) -> list[StoredSession]:
+        await self._sweep()
+
+        def query(db: sqlite3.Connection) -> list[StoredSession]:
+            where, args = ("WHERE cwd = ?", (cwd,)) if cwd is not None else ("", ())
+            sql = f"SELECT {_RECORD} FROM sessions {where} ORDER BY updated_at, session_id"
+            return [_record(row) for row in db.execute(sql, args)]
+
+        return await self._run(partial(self._read, query))
+
+    async def _sweep(self) -> None:
+        if self.limits.max_age_seconds is not None:
+            await self._run(partial(self._write, lambda db: self._expire(db, self.clock())))
+
+    def _expire(self, db: sqlite3.Connection, now: float) -> None:
+        age = self.limits.max_age_seconds
+        if age is None:
+            return
+        for (old,) in db.execute(
+            "SELECT session_id FROM sessions WHERE updated_at < ?", (now - age,)
+        ).fetchall():
+            self._drop(db, old)
+
+    @staticmethod
+    def _drop(db: sqlite3.Connection, session_id: str) -> None:
+        for table in ("history", "prompt_keys", "sessions"):
+            db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+
+    async def delete(self, session_id: str) -> None:
+        await self._run(partial(self._write, lambda db: self._drop(db, session_id)))
+
+    async def save_data(self, session_id: str, data: JsonValue) -> None:
+        def change(db: sqlite3.Connection) -> None:
+            db.execute(
+                "UPDATE sessions SET data = ? WHERE session_id = ?", (_dump(data), session_id)
+            )
+
+        await self._run(partial(self._write, change))
+
+    async def claim(self, session_id: str, owner: str, *, take_over: bool = False) -> bool:
+        def change(db: sqlite3.Connection) -> bool:
+            now = self.clock()
+            return bool(
+                db.execute(
+                    "UPDATE sessions SET owner = ?, lease_until = ? WHERE session_id = ? AND "
+                    "(? OR owner IS NULL OR owner = ? OR lease_until < ?)",
+                    (owner, now + self.lease_seconds, session_id, take_over, owner, now),
+                ).rowcount
+            )
+
+        return await self._run(partial(self._write, change))
+
+    async def release(self, session_id: str, owner: str) -> None:
+        def change(db: sqlite3.Connection) -> None:
+            db.execute(
+                "UPDATE sessions SET owner = NULL, lease_until = NULL "
+                "WHERE session_id = ? AND owner = ?",
+                (session_id, owner),
+            )
+
+        await self._run(partial(self._write, change))
+
+    async def remember_prompt(self, session_id: str, key: str, message_id: str) -> str:
+        def change(db: sqlite3.Connection) -> str:
+            db.execute(
+                "INSERT INTO prompt_keys (session_id, key, message_id, created_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (session_id, key, message_id, self.clock()),
+            )
+            return self._answer(db, session_id, key) or message_id
+
+        return await self._run(partial(self._write, change))
+
+    async def prompt_answer(self, session_id: str, key: str) -> str | None:
+        return await self._run(partial(self._read, lambda db: self._answer(db, session_id, key)))
+
+    @staticmethod
+    def _answer(db: sqlite3.Connection, session_id: str, key: str) -> str | None:
+        row = db.execute(
+            "SELECT message_id FROM prompt_keys WHERE session_id = ? AND key = ?",
+            (session_id, key),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    async def close(self) -> None:
+        def finish() -> None:
+            connection = getattr(self._local, "connection", None)
+            if connection is not None:
+                connection.close()
+                self._local.connection = None
+
+        await self._run(finish)
+        self._executor.shutdown(wait=True)
