@@ -6,6 +6,7 @@ Installing the project into a fresh venv is in test_scaffold_venv.py (it needs a
 from __future__ import annotations
 
 import ast
+import asyncio
 import os
 import subprocess
 import sys
@@ -323,3 +324,44 @@ def test_the_agent_negotiates_the_protocol_version_as_upstream_specifies(scaffol
         f"runpy.run_module({PACKAGE!r}, run_name='__main__')"
     )
     check(answers([sys.executable, "-c", start]))
+
+
+@pytest.mark.slow
+def test_the_agent_keeps_its_sessions_in_the_store_it_is_given(
+    scaffolded: Path, tmp_path: Path
+) -> None:
+    """`--session-store sqlite:///...`: a session opened by one run of the agent is listed and
+    replayed by the next; a bad URL is a usage error."""
+    sys.path.insert(0, str(REPO / "generated"))
+    import acp_bindings as acp
+
+    store = f"sqlite:///{tmp_path / 'sessions.db'}"
+    argv = [sys.executable, "-m", PACKAGE, "--session-store", store]
+    env = {**os.environ, "PYTHONPATH": str(scaffolded / "src")}
+
+    class Allowing(acp.Client):
+        async def on_permission(self, session: object, request: object) -> dict[str, str]:
+            return {"outcome": "selected", "optionId": "allow"}
+
+    async def main() -> tuple[list[str], object, object]:
+        client = Allowing()
+        async with await client.spawn(argv, env=env, stderr=subprocess.DEVNULL):
+            await client.lifecycle.initialize()
+            session = await client.lifecycle.new_session(cwd=str(tmp_path))
+            await session.run_turn([{"type": "text", "text": "one two"}])
+            before = session.snapshot()["messages"]
+        client = Allowing()
+        async with await client.spawn(argv, env=env, stderr=subprocess.DEVNULL):
+            await client.lifecycle.initialize()
+            listed = await client.lifecycle.list_sessions()
+            resumed = await client.lifecycle.resume_session(
+                session.session_id, str(tmp_path), replayFrom={"type": "start"}
+            )
+            after = resumed.snapshot()["messages"]
+        return [info["sessionId"] for info in listed["sessions"]], before, after
+
+    listed, before, after = asyncio.run(asyncio.wait_for(main(), 120))
+    assert len(listed) == 1 and before == after and before
+    bad = run([*argv[:-1], "mysql://x"], scaffolded, PYTHONPATH=str(scaffolded / "src"))
+    assert bad.returncode == 2 and "--session-store" in bad.stderr
+    assert "sqlite:///PATH" in bad.stderr and "Traceback" not in bad.stderr
