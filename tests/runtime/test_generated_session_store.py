@@ -173,3 +173,39 @@ def test_a_prompt_for_a_session_whose_updates_were_not_written_is_refused(
         await store.close()
 
     run(main())
+
+
+def test_a_session_taken_over_by_another_process_is_read_back_when_resumed(
+    tmp_path: Path,
+) -> None:
+    """Two agents on one file (as two processes sharing it): B resumes A's session and runs a
+    turn; resumed on A again, the session is read back from the store, both turns once."""
+    path = tmp_path / "sessions.db"
+
+    async def main() -> None:
+        store_a, store_b = SqliteStore(path), SqliteStore(path)
+        client_a, _ = await connect(CountingAgent(session_store=store_a))
+        session = await client_a.lifecycle.new_session(cwd="/work")
+        await session.run_turn([{"type": "text", "text": TEXT}])
+
+        client_b, _ = await connect(CountingAgent(session_store=store_b))
+        on_b = await client_b.lifecycle.resume_session(
+            session.session_id, "/work", replayFrom={"type": "start"}
+        )
+        await on_b.run_turn([{"type": "text", "text": "on b"}])
+        assert said(on_b.snapshot()) == ["turn 1", "turn 2"]
+
+        back = await client_a.lifecycle.resume_session(
+            session.session_id, "/work", replayFrom={"type": "start"}
+        )
+        assert back.snapshot()["messages"] == on_b.snapshot()["messages"]
+        await back.run_turn([{"type": "text", "text": "on a again"}])
+        assert said(back.snapshot()) == ["turn 1", "turn 2", "turn 3"]
+        record = await store_a.load(session.session_id)
+        assert record is not None
+        kinds = [update["sessionUpdate"] for update in record.history]
+        assert kinds.count("user_message") == 3
+        await store_a.close()
+        await store_b.close()
+
+    run(main())

@@ -13,6 +13,8 @@ connection of one agent:
   is claimed for this process (the store's lease, taken over: a resume takes a session over);
   the process that served it before finds out at its next write (`LeaseLost`) and lets it go.
 - `session/delete` deletes it from the store too.
+- A resume of a session in memory first checks it is still this process's (`still_ours`):
+  if another process took it over meanwhile, it is read back from the store instead.
 
 A store that fails answers the request that needed it with -32603 "Session store
 unavailable: <why>" (`unavailable`), at once or after the store's own bounded wait; a prompt
@@ -109,6 +111,18 @@ class DurableSessions:
         session.last_state = state_after_lost_turn(record.last_state)
         self._journal(session, record.next_seq)
         return True
+
+    async def still_ours(self, session: AgentSession) -> bool:
+        """Whether this process still holds `session` (in memory) in the store: its lease
+        taken again unless another process holds it (then the store's copy is newer). A
+        store that cannot answer leaves the session served from memory."""
+        journal = session.journal
+        if journal is None or journal.lost:
+            return journal is None
+        try:
+            return await self.store.claim(session.session_id, self.owner)
+        except StoreUnavailable:
+            return True
 
     async def listed(self, cwd: str | None, known: Mapping[str, object]) -> list[JsonObject]:
         """`SessionInfo`s of the stored sessions not in `known` (those in memory)."""

@@ -287,7 +287,7 @@ class SessionRegistry:
         session_id = session_id_of(params)
         self.store.sweep()
         session = self.sessions.get(session_id)
-        if session is not None and session.journal is not None and session.journal.lost:
+        if session is not None and self.durable and not await self.durable.still_ours(session):
             del self.sessions[session_id]  # another process took it over: read it back
             session = None
         if session is None:

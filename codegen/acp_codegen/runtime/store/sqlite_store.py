@@ -182,7 +182,10 @@ class SqliteStore:
             (*values, batch.session_id, batch.owner),
         ).rowcount
         if changed != 1:
-            raise LeaseLost(f"session {batch.session_id} is no longer this process's to write")
+            raise LeaseLost(
+                f"session {batch.session_id} is no longer this process's to write (another "
+                "took it over, or the store's limits dropped it)"
+            )
         db.executemany(
             "INSERT INTO history (session_id, seq, size, body) VALUES (?, ?, ?, ?) "
             "ON CONFLICT DO NOTHING",  # a batch retried after an unclear failure
