@@ -271,7 +271,7 @@ def test_a_sessions_oldest_history_goes_past_the_byte_limit(tmp_path: Path) -> N
         assert record is not None
         return texts(record.history)
 
-    assert run(main) == ["2", "3", "4", "5"]  # the newest four fit
+    assert run(main) == ["3", "4", "5"]  # the oldest batch went: the newest fits
 
 
 def test_old_sessions_and_those_past_the_count_cap_are_dropped(tmp_path: Path) -> None:

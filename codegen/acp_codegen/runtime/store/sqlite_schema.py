@@ -18,7 +18,8 @@ from typing import Final
 from .durable import StoreUnavailable
 
 MIGRATIONS: Final[tuple[str, ...]] = (
-    # 1: sessions, their history, their prompts' idempotency keys
+    # 1: sessions, their history (one row per batch: `seq` its first update's number, `body`
+    # a JSON array of `count` updates), their prompts' idempotency keys
     """
     CREATE TABLE sessions (
         session_id TEXT PRIMARY KEY,
@@ -39,6 +40,7 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE TABLE history (
         session_id TEXT NOT NULL,
         seq INTEGER NOT NULL,
+        count INTEGER NOT NULL,
         size INTEGER NOT NULL,
         body TEXT NOT NULL,
         PRIMARY KEY (session_id, seq)

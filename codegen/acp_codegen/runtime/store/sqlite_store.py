@@ -158,14 +158,15 @@ class SqliteStore:
         await self._run(partial(self._write, partial(self._append, batch)))
 
     def _append(self, batch: Batch, db: sqlite3.Connection) -> None:
-        rows = [(_dump(update), i) for i, update in enumerate(batch.updates, batch.first_seq)]
-        size = sum(len(body.encode()) for body, _ in rows)
+        # One row per batch (a JSON array): a long turn is a few rows, not one per update.
+        body = _dump(list(batch.updates))
+        size = len(body.encode()) if batch.updates else 0
         sets = "updated_at = ?, lease_until = ?, next_seq = MAX(next_seq, ?), bytes = bytes + ?"
         now = self.clock()
         values: list[Any] = [
             now,
             now + self.lease_seconds,
-            batch.first_seq + len(rows),
+            batch.first_seq + len(batch.updates),
             size,
         ]
         if batch.title is not None or batch.cleared_title:
@@ -186,15 +187,16 @@ class SqliteStore:
                 f"session {batch.session_id} is no longer this process's to write (another "
                 "took it over, or the store's limits dropped it)"
             )
-        db.executemany(
-            "INSERT INTO history (session_id, seq, size, body) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT DO NOTHING",  # a batch retried after an unclear failure
-            [(batch.session_id, seq, len(body.encode()), body) for body, seq in rows],
-        )
-        self._trim(db, batch.session_id)
+        if batch.updates:
+            db.execute(
+                "INSERT INTO history (session_id, seq, count, size, body) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",  # a batch retried
+                (batch.session_id, batch.first_seq, len(batch.updates), size, body),
+            )
+            self._trim(db, batch.session_id)
 
     def _trim(self, db: sqlite3.Connection, session_id: str) -> None:
-        """Drop the session's oldest updates past `max_session_bytes`."""
+        """Drop the session's oldest batches past `max_session_bytes`."""
         limit = self.limits.max_session_bytes
         (total,) = db.execute(
             "SELECT bytes FROM sessions WHERE session_id = ?", (session_id,)
@@ -226,12 +228,10 @@ class SqliteStore:
             if row is None:
                 return None
             record = _record(row)
-            record.history = [
-                json.loads(body)
-                for (body,) in db.execute(
-                    "SELECT body FROM history WHERE session_id = ? ORDER BY seq", (session_id,)
-                )
-            ]
+            for (body,) in db.execute(
+                "SELECT body FROM history WHERE session_id = ? ORDER BY seq", (session_id,)
+            ):
+                record.history += json.loads(body)
             return record
         finally:
             db.execute("COMMIT")

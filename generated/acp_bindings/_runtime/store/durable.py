@@ -18,8 +18,8 @@ implementation runs its blocking calls off the event loop (a thread of its own f
 async driver for a server database) and bounds every wait (a lock, a full disk), so a caller
 gets an answer or an error, never a hang.
 
-Retention (`StoreLimits`) is the store's: it drops a session's oldest history past
-`max_session_bytes`, sessions untouched for `max_age_seconds`, and past `max_sessions` the
+Retention (`StoreLimits`) is the store's: it drops a session's oldest history (whole batches)
+past `max_session_bytes`, sessions untouched for `max_age_seconds`, and past `max_sessions` the
 least recently updated ones. A dropped session is forgotten like an unknown one.
 
 The lease (`claim`, `release`) says which process serves a session: `claim` takes it when it

@@ -44,6 +44,7 @@ class Journal:
         "_first",
         "_lock",
         "_pending",
+        "_scheduled",
         "_state",
         "_tasks",
         "_timer",
@@ -79,6 +80,7 @@ class Journal:
         self._state: JsonObject | None = None
         self._config: JsonValue = None
         self._timer: asyncio.TimerHandle | None = None
+        self._scheduled = False  # a write is spawned and has not taken the buffer yet
         self._lock = asyncio.Lock()
         self.failure: str | None = None
         self.lost = False
@@ -97,7 +99,7 @@ class Journal:
             self.note_title(title if isinstance(title, str) else None)
         pending = self._pending
         pending.append(update)
-        if len(pending) >= self.batch_size:
+        if len(pending) >= self.batch_size and not self._scheduled:
             self._write_soon()
         elif self._timer is None:
             self._timer = asyncio.get_running_loop().call_later(self.interval, self._write_soon)
@@ -124,7 +126,8 @@ class Journal:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if not self._tasks.closing:
+        if not self._tasks.closing and not self._scheduled:
+            self._scheduled = True
             self._tasks.spawn(self._write_quietly(), name=f"journal {self.session_id}")
 
     async def _write_quietly(self) -> None:
@@ -139,6 +142,7 @@ class Journal:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
+            self._scheduled = False  # what is added from now on needs a write of its own
             changed = self._pending or self._titled or self._state or self._config
             if self.lost or not (changed or self.failure):
                 return

@@ -1,0 +1,161 @@
+"""Durable sessions, measured; reported, never asserted.
+
+    python bench/durable_turn.py             # 5 samples of each measure
+    python bench/durable_turn.py --repeat 3 --chunks 10000 --updates 100000
+
+- `turn`: one turn streaming `--chunks` agent-message chunks, from the prompt to the idle
+  report on the client, the generated Agent and Client on an in-process pipe: in memory
+  (no store) against a SQLite store (`Agent(session_store=SqliteStore(...))`). The SQLite
+  figure includes the turn's end being written before the idle report goes out.
+- `resume`: `session/resume` with `replayFrom` of a session with `--updates` stored updates
+  (chunks of one message, folded as history.py does), in a fresh agent on the same file: the
+  store's load and the history rebuilt, then the replay.
+
+Samples alternate between the two, so load on a shared machine hits both alike; each figure
+is the median. Prints a table and writes it to bench/RESULTS_DURABLE.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Coroutine
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH.parent / "generated"))
+
+import acp_bindings as acp  # noqa: E402
+from acp_bindings._runtime.rpc.connection import Connection  # noqa: E402
+from acp_bindings._runtime.store.durable import Batch, StoredSession  # noqa: E402
+from acp_bindings._runtime.store.sqlite_store import SqliteStore  # noqa: E402
+from acp_bindings._runtime.wire.jsonvalue import JsonObject  # noqa: E402
+
+CHUNK = {"type": "text", "text": "token "}
+
+
+class StreamingAgent(acp.Agent):
+    """Answers a prompt whose text is N with N chunks of one message."""
+
+    async def on_prompt(self, session: acp.Session, prompt: acp.Prompt) -> str | None:
+        message = session.engine.agent_message()
+        for _ in range(int(prompt.text)):
+            await message.append(CHUNK)
+        return None
+
+
+async def pipe() -> tuple[tuple[Any, Any], tuple[Any, Any]]:
+    """Two stream pairs over a local socket pair (reader, writer per end)."""
+    import socket
+
+    left, right = socket.socketpair()
+    return await asyncio.open_connection(sock=left), await asyncio.open_connection(sock=right)
+
+
+async def connect(agent: acp.Agent) -> tuple[acp.Client, Connection, Connection]:
+    client = acp.Client()
+    (ra, wa), (rb, wb) = await pipe()
+    agent_end, client_end = Connection(ra, wa), Connection(rb, wb)
+    agent_end.dispatcher = agent.dispatcher(agent_end)
+    client_end.dispatcher = client.dispatcher(client_end)
+    agent_end.start()
+    client_end.start()
+    await client.lifecycle.initialize()
+    return client, agent_end, client_end
+
+
+async def one_turn(store_path: Path | None, chunks: int) -> float:
+    store = SqliteStore(store_path) if store_path is not None else None
+    client, agent_end, client_end = await connect(StreamingAgent(session_store=store))
+    session = await client.lifecycle.new_session(cwd="/bench")
+    started = time.perf_counter()
+    await session.run_turn([{"type": "text", "text": str(chunks)}])
+    took = time.perf_counter() - started
+    await client_end.close()
+    await agent_end.close()
+    if store is not None:
+        await store.close()
+    return took
+
+
+async def one_resume(store_path: Path, session_id: str) -> float:
+    store = SqliteStore(store_path)
+    client, agent_end, client_end = await connect(StreamingAgent(session_store=store))
+    started = time.perf_counter()
+    await client.lifecycle.resume_session(session_id, "/bench", replayFrom={"type": "start"})
+    took = time.perf_counter() - started
+    await client_end.close()
+    await agent_end.close()
+    await store.close()
+    return took
+
+
+async def fill(store_path: Path, updates: int) -> str:
+    """A stored session of `updates` chunks (written as the journal would: batches of 512)."""
+    store = SqliteStore(store_path)
+    session_id = "bench-session"
+    await store.create(StoredSession(session_id, cwd="/bench", setup={"cwd": "/bench"}, owner="b"))
+    chunk: JsonObject = {
+        "sessionUpdate": "agent_message_chunk",
+        "messageId": "m",
+        "content": {"type": "text", "text": "token "},
+    }
+    for first in range(0, updates, 512):
+        count = min(512, updates - first)
+        await store.append(Batch(session_id, first, [chunk] * count, "b"))
+    await store.close()
+    return session_id
+
+
+def median_ms(samples: list[float]) -> str:
+    return f"{statistics.median(samples) * 1000:.1f} ms"
+
+
+def measure(repeat: int, sample: Callable[[], Coroutine[Any, Any, float]]) -> list[float]:
+    return [asyncio.run(sample()) for _ in range(repeat)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--chunks", type=int, default=10_000)
+    parser.add_argument("--updates", type=int, default=100_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        memory: list[float] = []
+        sqlite: list[float] = []
+        for n in range(args.repeat):  # alternating, each on a fresh file
+            memory.append(asyncio.run(one_turn(None, args.chunks)))
+            sqlite.append(asyncio.run(one_turn(root / f"turn{n}.db", args.chunks)))
+        big = root / "resume.db"
+        session_id = asyncio.run(fill(big, args.updates))
+        resumes = measure(args.repeat, lambda: one_resume(big, session_id))
+    ratio = statistics.median(sqlite) / statistics.median(memory)
+    rows = [
+        ("measure", "in memory", "SQLite", "SQLite / memory"),
+        (f"turn of {args.chunks} chunks", median_ms(memory), median_ms(sqlite), f"{ratio:.2f}x"),
+        (f"resume of {args.updates} stored updates", "-", median_ms(resumes), "-"),
+    ]
+    lines = ["| " + " | ".join(row) + " |" for row in rows]
+    lines.insert(1, "|---|---|---|---|")
+    report = "\n".join(lines)
+    print(report)
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    header = (
+        f"# Durable sessions (bench/durable_turn.py)\n\n{stamp}, Python "
+        f"{platform.python_version()}, {platform.machine()}, median of {args.repeat} samples "
+        "(a shared machine: compare within a run, not across runs).\n\n"
+    )
+    (BENCH / "RESULTS_DURABLE.md").write_text(header + report + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
