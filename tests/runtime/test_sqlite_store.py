@@ -210,6 +210,36 @@ def test_the_journal_writes_a_long_turn_in_batches_in_order(tmp_path: Path) -> N
     assert appends <= 11  # ten full batches and the end, not a thousand transactions
 
 
+class CountingJournal(Journal):
+    """A journal that counts its writes (each spawned or awaited flush)."""
+
+    __slots__ = ("flushes",)
+
+    async def flush(self) -> None:
+        self.flushes = getattr(self, "flushes", 0) + 1
+        await super().flush()
+
+
+def test_the_journal_spawns_no_write_per_update_while_one_is_in_flight(tmp_path: Path) -> None:
+    async def main() -> tuple[int, list[str]]:
+        store = SqliteStore(tmp_path / "s.db")
+        await new_session(store)
+        async with TaskOwner("journals") as tasks:
+            journal = CountingJournal(store, "s1", OWNER, 0, tasks, batch_size=100)
+            for n in range(1000):
+                journal.add(chunk(n))
+                if n % 10 == 0:
+                    await asyncio.sleep(0)  # a turn yields now and then: writes get going
+            await journal.flush()
+        record = await store.load("s1")
+        assert record is not None
+        return journal.flushes, texts(record.history)
+
+    flushes, stored = run(main)
+    assert stored == [str(n) for n in range(1000)]
+    assert flushes <= 15  # about one per full batch, not one per update
+
+
 def test_the_journal_writes_a_lone_update_after_its_interval(tmp_path: Path) -> None:
     async def main() -> list[str]:
         store = SqliteStore(tmp_path / "s.db")
