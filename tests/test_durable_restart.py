@@ -164,10 +164,15 @@ def test_a_turn_cut_off_by_sigkill_resumes_cancelled_with_what_was_written(
     run(main)
 
 
-def test_a_bad_store_url_is_a_usage_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [AGENT, [sys.executable, "-m", "acp_codegen", "demo-agent"]],
+    ids=["examples/demo_agent.py", "acp-codegen demo-agent"],
+)
+def test_a_bad_store_url_is_a_usage_error(command: list[str], tmp_path: Path) -> None:
     async def main() -> tuple[int, bytes]:
         process = await asyncio.create_subprocess_exec(
-            *AGENT,
+            *command,
             "--session-store",
             f"postgres://{tmp_path}/x",
             stdin=asyncio.subprocess.DEVNULL,
@@ -180,4 +185,4 @@ def test_a_bad_store_url_is_a_usage_error(tmp_path: Path) -> None:
     code, err = run(main)
     assert code == 2
     assert b"--session-store: session store scheme 'postgres' is not supported" in err
-    assert b"sqlite:///PATH" in err
+    assert b"sqlite:///PATH" in err and b"Traceback" not in err

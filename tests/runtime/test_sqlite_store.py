@@ -4,6 +4,7 @@ corrupt or locked file (runtime/store/)."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sqlite3
 import subprocess
@@ -25,7 +26,12 @@ from acp_codegen.runtime.store.durable import (
 from acp_codegen.runtime.store.journal import Journal
 from acp_codegen.runtime.store.sqlite_schema import MIGRATIONS, migrate, schema_version
 from acp_codegen.runtime.store.sqlite_store import SqliteStore
-from acp_codegen.runtime.store.store_url import open_store, store_path
+from acp_codegen.runtime.store.store_url import (
+    add_store_arguments,
+    open_store,
+    store_path,
+    store_setting,
+)
 from acp_codegen.runtime.wire.jsonvalue import JsonObject
 
 REPO = Path(__file__).resolve().parents[2]
@@ -417,3 +423,60 @@ def test_a_bad_store_url_says_what_is_expected(url: str, message: str) -> None:
 def test_a_store_url_names_its_path_after_the_third_slash() -> None:
     assert store_path("sqlite:///sessions.db") == "sessions.db"
     assert store_path("sqlite:////var/lib/s.db") == "/var/lib/s.db"
+
+
+def test_the_store_options_give_the_limits(tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    add_store_arguments(parser)
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    limits = ["--session-store-max-sessions", "3", "--session-store-max-age", "60"]
+    args = parser.parse_args(["--session-store", url, *limits, "--session-store-max-bytes", "4096"])
+    store = store_setting(parser, args)
+    assert isinstance(store, SqliteStore)
+    assert store.limits == StoreLimits(max_session_bytes=4096, max_age_seconds=60, max_sessions=3)
+    assert store_setting(parser, parser.parse_args([])) is None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--session-store-max-sessions", "3"],  # a limit without a store
+        ["--session-store", "sqlite:///s.db", "--session-store-max-bytes", "0"],
+    ],
+)
+def test_store_options_that_make_no_sense_are_usage_errors(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = argparse.ArgumentParser()
+    add_store_arguments(parser)
+    with pytest.raises(SystemExit) as stopped:
+        store_setting(parser, parser.parse_args(argv))
+    assert stopped.value.code == 2
+    assert "--session-store" in capsys.readouterr().err
+
+
+class TinyStore(SqliteStore):
+    """A store whose file may not grow past a few pages: SQLite's own "disk full"."""
+
+    def _connect(self) -> sqlite3.Connection:
+        connection = super()._connect()
+        connection.execute("PRAGMA max_page_count = 12")
+        return connection
+
+
+def test_a_full_store_is_an_error_and_the_journal_keeps_the_updates(tmp_path: Path) -> None:
+    async def main() -> tuple[str | None, int]:
+        store = TinyStore(tmp_path / "s.db", StoreLimits(max_session_bytes=None))
+        await new_session(store)
+        async with TaskOwner("journals") as tasks:
+            journal = Journal(store, "s1", OWNER, 0, tasks, interval=60.0)
+            big = "x" * 2000
+            for n in range(40):
+                journal.add({"sessionUpdate": "agent_message_chunk", "n": n, "text": big})
+            with pytest.raises(StoreUnavailable, match="full"):
+                await journal.flush()
+            return journal.failure, journal.pending
+
+    failure, pending = run(main)
+    assert failure is not None and "database or disk is full" in failure
+    assert pending == 40  # kept, in order, for the next try
