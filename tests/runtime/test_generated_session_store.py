@@ -209,3 +209,31 @@ def test_a_session_taken_over_by_another_process_is_read_back_when_resumed(
         await store_b.close()
 
     run(main())
+
+
+def test_what_the_new_session_hook_sends_is_stored_and_a_failed_hook_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "sessions.db"
+
+    class Naming(CountingAgent):
+        async def on_new_session(self, session: acp.Session) -> dict[str, Any] | None:
+            if session.setup.get("cwd") == "/refused":
+                raise RuntimeError("the hook failed")
+            await session.set_title("named at birth")
+            return None
+
+    async def main() -> None:
+        store = SqliteStore(path)
+        client, agent_end = await connect(Naming(session_store=store))
+        session = await client.lifecycle.new_session(cwd="/work")
+        with pytest.raises(RpcError):
+            await client.lifecycle.new_session(cwd="/refused")
+        await agent_end.close()  # the connection's end writes what is buffered
+        record = await store.load(session.session_id)
+        assert record is not None and record.title == "named at birth"
+        assert [u["sessionUpdate"] for u in record.history] == ["session_info_update"]
+        assert [r.cwd for r in await store.list()] == ["/work"]  # not the refused one
+        await store.close()
+
+    run(main())

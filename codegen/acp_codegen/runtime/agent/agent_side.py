@@ -190,7 +190,9 @@ class AgentSide:
         except Exception:
             session_id = result.get("sessionId")
             if method == SESSION_NEW and isinstance(session_id, str):
-                self.sessions.pop(session_id, None)  # a session nobody was told about goes
+                gone = self.sessions.pop(session_id, None)  # nobody was told about it
+                if gone is not None and self.registry.durable is not None:
+                    await self.registry.durable.abandoned(gone)
             raise
         return result
 

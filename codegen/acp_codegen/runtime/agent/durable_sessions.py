@@ -77,22 +77,31 @@ class DurableSessions:
     def _journal(self, session: AgentSession, next_seq: int) -> None:
         session.journal = Journal(self.store, session.session_id, self.owner, next_seq, self.tasks)
 
-    async def created(self, session: AgentSession, extra: Mapping[str, JsonValue]) -> None:
+    async def created(self, session: AgentSession) -> None:
         """Keep a new session's record (raises -32603 when the store cannot)."""
-        config = extra.get("configOptions")
         record = StoredSession(
-            session.session_id,
-            cwd=session.cwd,
-            title=session.title,
-            setup=dict(session.setup),
-            config=config,
-            owner=self.owner,
+            session.session_id, cwd=session.cwd, setup=dict(session.setup), owner=self.owner
         )
         try:
             await self.store.create(record)
         except StoreUnavailable as error:
             raise unavailable(str(error), session.session_id) from None
         self._journal(session, 0)
+
+    @staticmethod
+    def configured(session: AgentSession, extra: Mapping[str, JsonValue]) -> None:
+        """The config options `session/new` answers with, kept with the next write."""
+        config = extra.get("configOptions")
+        if session.journal is not None and config is not None:
+            session.journal.note_config(config)
+
+    async def abandoned(self, session: AgentSession) -> None:
+        """A new session nobody was told about (its hook failed): gone from the store too,
+        as far as the store can say now."""
+        if session.journal is not None:
+            session.journal.lost = True  # nothing more of it is written
+        with contextlib.suppress(StoreUnavailable):
+            await self.store.delete(session.session_id)
 
     async def restore(self, session: AgentSession) -> bool:
         """Fill `session` (made for a resume) from its record; False: not stored."""

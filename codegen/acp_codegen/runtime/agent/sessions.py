@@ -198,13 +198,17 @@ class SessionRegistry:
     async def new(self, params: JsonObject) -> JsonObject:
         self.store.sweep()
         session = self.open(setup=params)
-        hook = self.hooks.on_new_session
+        hook, durable = self.hooks.on_new_session, self.durable
         try:
+            if durable is not None:  # first: what the hook sends is stored too
+                await durable.created(session)
             extra = await hook(session) if hook else None
-            if self.durable is not None:
-                await self.durable.created(session, extra or {})
+            if durable is not None:
+                durable.configured(session, extra or {})
         except BaseException:
             del self.sessions[session.session_id]
+            if durable is not None:
+                await durable.abandoned(session)
             raise
         return {**(extra or {}), "sessionId": session.session_id}
 
