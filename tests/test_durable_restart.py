@@ -121,7 +121,7 @@ def test_a_session_survives_sigkill_after_a_turn_and_replays_once(tmp_path: Path
             if message["role"] == "user"
         ]
         assert texts == ["keep this", "and this"]
-        await process.close()
+        assert await process.close() == 0  # the store lets the process end cleanly
 
     run(main)
 
@@ -159,7 +159,7 @@ def test_a_turn_cut_off_by_sigkill_resumes_cancelled_with_what_was_written(
             session.session_id, str(tmp_path), replayFrom={"type": "start"}
         )
         assert message_ids(resumed.snapshot()) == ids
-        await process.close()
+        assert await process.close() == 0
 
     run(main)
 
