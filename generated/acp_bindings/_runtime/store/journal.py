@@ -152,7 +152,7 @@ class Journal:
                 self._first,
                 taken,
                 self.owner,
-                title=self._title,
+                title=self._title if self._titled else None,
                 cleared_title=self._titled and self._title is None,
                 last_state=self._state,
                 config=self._config,
