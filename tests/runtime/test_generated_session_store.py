@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -235,5 +236,36 @@ def test_what_the_new_session_hook_sends_is_stored_and_a_failed_hook_leaves_noth
         assert [u["sessionUpdate"] for u in record.history] == ["session_info_update"]
         assert [r.cwd for r in await store.list()] == ["/work"]  # not the refused one
         await store.close()
+
+    run(main())
+
+
+def test_a_session_written_elsewhere_after_its_lease_ran_out_is_read_back(
+    tmp_path: Path,
+) -> None:
+    """A's lease ran out, B took the session, wrote a turn and its lease ran out too: A may
+    claim the session again, but its copy in memory is behind: it is read back."""
+    path = tmp_path / "sessions.db"
+    now = [time.time()]
+
+    def store() -> SqliteStore:
+        return SqliteStore(path, lease_seconds=60.0, clock=lambda: now[0])
+
+    async def main() -> None:
+        store_a, store_b = store(), store()
+        client_a, _ = await connect(CountingAgent(session_store=store_a))
+        session = await client_a.lifecycle.new_session(cwd="/work")
+        await session.run_turn([{"type": "text", "text": TEXT}])
+        now[0] += 61  # A's lease is out
+        client_b, _ = await connect(CountingAgent(session_store=store_b))
+        on_b = await client_b.lifecycle.resume_session(session.session_id, "/work")
+        await on_b.run_turn([{"type": "text", "text": "on b"}])
+        now[0] += 61  # and B's
+        back = await client_a.lifecycle.resume_session(
+            session.session_id, "/work", replayFrom={"type": "start"}
+        )
+        assert said(back.snapshot()) == ["turn 1", "turn 2"]
+        await store_a.close()
+        await store_b.close()
 
     run(main())

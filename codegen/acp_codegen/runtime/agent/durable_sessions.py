@@ -31,7 +31,13 @@ from typing import Final
 
 from ..core.turn_state import state_after_lost_turn
 from ..rpc.task_owner import TaskOwner
-from ..store.durable import DurableStore, StoredSession, StoreUnavailable, owner_name
+from ..store.durable import (
+    DurableStore,
+    LeaseLost,
+    StoredSession,
+    StoreUnavailable,
+    owner_name,
+)
 from ..store.journal import Journal
 from ..wire.errors import ErrorCode, RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue
@@ -106,11 +112,12 @@ class DurableSessions:
     async def restore(self, session: AgentSession) -> bool:
         """Fill `session` (made for a resume) from its record; False: not stored."""
         session_id = session.session_id
-        try:
+        try:  # claimed first: nobody else writes it from here, the load is all of it
+            if await self.store.claim(session_id, self.owner, take_over=True) is None:
+                return False
             record = await self.store.load(session_id)
             if record is None:
                 return False
-            await self.store.claim(session_id, self.owner, take_over=True)
         except StoreUnavailable as error:
             raise unavailable(str(error), session_id) from None
         session.title = record.title
@@ -123,13 +130,17 @@ class DurableSessions:
 
     async def still_ours(self, session: AgentSession) -> bool:
         """Whether this process still holds `session` (in memory) in the store: its lease
-        taken again unless another process holds it (then the store's copy is newer). A
-        store that cannot answer leaves the session served from memory."""
+        taken again unless another process holds it, and nobody else wrote it meanwhile
+        (else the store's copy is newer). A store that cannot answer leaves the session
+        served from memory."""
         journal = session.journal
         if journal is None or journal.lost:
             return journal is None
         try:
-            return await self.store.claim(session.session_id, self.owner)
+            await journal.flush()  # what is buffered first: then the counts must agree
+            return await self.store.claim(session.session_id, self.owner) == journal.written
+        except LeaseLost:
+            return False
         except StoreUnavailable:
             return True
 

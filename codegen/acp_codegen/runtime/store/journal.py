@@ -82,6 +82,12 @@ class Journal:
         self.lost = False
 
     @property
+    def written(self) -> int:
+        """The sequence number of the next update to write: how many this journal's session
+        has in the store, as far as it knows."""
+        return self._first
+
+    @property
     def pending(self) -> int:
         """Updates buffered, not yet written."""
         return len(self._pending)
