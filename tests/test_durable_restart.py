@@ -169,7 +169,7 @@ def test_a_bad_store_url_is_a_usage_error(tmp_path: Path) -> None:
         process = await asyncio.create_subprocess_exec(
             *AGENT,
             "--session-store",
-            f"postgres://{tmp_path}/x",
+            f"mysql://{tmp_path}/x",
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
@@ -179,5 +179,5 @@ def test_a_bad_store_url_is_a_usage_error(tmp_path: Path) -> None:
 
     code, err = run(main)
     assert code == 2
-    assert b"--session-store: session store scheme 'postgres' is not supported" in err
+    assert b"--session-store: session store scheme 'mysql' is not supported" in err
     assert b"sqlite:///PATH" in err
