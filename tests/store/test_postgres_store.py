@@ -24,6 +24,7 @@ from acp_codegen.runtime.store.postgres_pool import NEEDS_PSYCOPG
 from acp_codegen.runtime.store.postgres_schema import MIGRATIONS, migrate, schema_version
 from acp_codegen.runtime.store.postgres_store import PostgresStore
 from acp_codegen.runtime.store.store_url import OPTION_HELP, open_store
+from acp_codegen.runtime.wire.jsonvalue import JsonObject
 
 from tests.pg_server import PgServer, running_server, url_for
 
@@ -112,7 +113,7 @@ def test_a_lone_surrogate_is_kept_escaped_and_read_back(pg_server: PgServer) -> 
     async def main() -> object:
         store = PostgresStore(pg_server.fresh_database())
         await new_session(store)
-        update = {"sessionUpdate": "agent_message_chunk", "text": "half \ud800 a pair"}
+        update: JsonObject = {"sessionUpdate": "agent_message_chunk", "text": "half \ud800 a pair"}
         await store.append(Batch("s1", 0, [update], "me"))
         record = await store.load("s1")
         await store.close()
