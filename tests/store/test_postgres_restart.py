@@ -1,0 +1,113 @@
+"""Sessions that survive the agent on PostgreSQL: the example agent as a subprocess with
+`--session-store postgresql://...` (the throwaway server, tests/pg_server.py), killed with
+SIGKILL after a turn and started again on the same database: `session/list` names the
+session and `session/resume` with `replayFrom` replays its history once."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.pg_server import PgServer
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "generated"))
+
+import acp_bindings as acp  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+AGENT = [sys.executable, str(REPO / "examples" / "demo_agent.py")]
+HANG_GUARD = 120.0  # only turns a hang into a failure
+
+
+class Allowing(acp.Client):
+    async def on_permission(
+        self, session: acp.ClientSession, request: acp.PermissionRequest
+    ) -> Mapping[str, Any]:
+        return {"outcome": "selected", "optionId": "allow"}
+
+
+async def start(client: Allowing, url: str) -> Any:
+    process = await client.spawn(
+        [*AGENT, "--session-store", url], stderr=asyncio.subprocess.DEVNULL
+    )
+    await client.lifecycle.initialize()
+    return process
+
+
+async def kill(process: Any) -> None:
+    process.process.send_signal(signal.SIGKILL)
+    assert await process.process.wait() == -signal.SIGKILL
+    await process.close()
+
+
+def test_a_session_on_postgresql_survives_sigkill_and_replays_once(
+    pg_server: PgServer, tmp_path: Path
+) -> None:
+    url = pg_server.fresh_database()
+
+    async def main() -> None:
+        first = Allowing()
+        process = await start(first, url)
+        session = await first.lifecycle.new_session(cwd=str(tmp_path))
+        assert await session.run_turn([{"type": "text", "text": "keep this"}]) == "end_turn"
+        before = session.snapshot()
+        await kill(process)  # the turn's end was written before the client saw it
+
+        again = Allowing()
+        process = await start(again, url.replace("postgresql://", "postgres://", 1))
+        listed = await again.lifecycle.list_sessions()
+        assert [s["sessionId"] for s in listed["sessions"]] == [session.session_id]
+        assert listed["sessions"][0]["cwd"] == str(tmp_path)
+        resumed = await again.lifecycle.resume_session(
+            session.session_id, str(tmp_path), replayFrom={"type": "start"}
+        )
+        after = resumed.snapshot()
+        assert after["messages"] == before["messages"]
+        ids = [message["messageId"] for message in after["messages"]]
+        assert len(ids) == len(set(ids)) == 3  # each message once
+        assert after["toolCalls"] == before["toolCalls"]
+        assert after["state"] == "idle" and after["stopReason"] == "end_turn"
+        assert await resumed.run_turn([{"type": "text", "text": "and this"}]) == "end_turn"
+        await kill(process)
+
+        third = Allowing()
+        process = await start(third, url)
+        resumed = await third.lifecycle.resume_session(
+            session.session_id, str(tmp_path), replayFrom={"type": "start"}
+        )
+        users = [
+            "".join(str(block.get("text", "")) for block in message["content"])
+            for message in resumed.snapshot()["messages"]
+            if message["role"] == "user"
+        ]
+        assert users == ["keep this", "and this"]
+        await process.close()
+
+    asyncio.run(asyncio.wait_for(main(), HANG_GUARD))
+
+
+def test_a_postgresql_store_that_is_not_there_is_a_usage_error(tmp_path: Path) -> None:
+    async def main() -> tuple[int, bytes]:
+        process = await asyncio.create_subprocess_exec(
+            *AGENT,
+            "--session-store",
+            f"postgresql://acp@/sessions?host={tmp_path}",
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, err = await process.communicate()
+        return process.returncode or 0, err
+
+    code, err = asyncio.run(asyncio.wait_for(main(), HANG_GUARD))
+    assert code == 2
+    assert b"--session-store: session store postgresql database sessions on" in err
+    assert b"Traceback" not in err
