@@ -15,12 +15,10 @@ times as seconds since the epoch, as in the SQLite store.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Final
 
 from .durable import StoreUnavailable
-
-if TYPE_CHECKING:
-    import psycopg
+from .postgres_pool import SyncConnection
 
 # pg_advisory_xact_lock's key: "acp-sessions" in ASCII, as a bigint (any fixed number would do)
 MIGRATION_LOCK: Final = 0x6163_702D_7365_7373
@@ -63,7 +61,7 @@ MIGRATIONS: Final[tuple[str, ...]] = (
 )
 
 
-def schema_version(connection: psycopg.Connection[tuple[Any, ...]]) -> int:
+def schema_version(connection: SyncConnection) -> int:
     """The highest migration applied (0: none, or not a store yet)."""
     found = connection.execute("SELECT to_regclass('acp_schema')").fetchone()
     if found is None or found[0] is None:
@@ -72,9 +70,7 @@ def schema_version(connection: psycopg.Connection[tuple[Any, ...]]) -> int:
     return int(row[0] or 0) if row is not None else 0
 
 
-def migrate(
-    connection: psycopg.Connection[tuple[Any, ...]], migrations: Sequence[str] = MIGRATIONS
-) -> int:
+def migrate(connection: SyncConnection, migrations: Sequence[str] = MIGRATIONS) -> int:
     """Apply the migrations the database lacks (an autocommit connection); returns the version
     it is at now."""
     with connection.transaction():

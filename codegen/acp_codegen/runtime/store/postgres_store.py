@@ -18,15 +18,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from ..wire.jsonvalue import JsonValue
 from .durable import DEFAULT_LEASE_SECONDS, Batch, LeaseLost, StoredSession, StoreLimits
-from .postgres_pool import PostgresPool
+from .postgres_pool import Connection, PostgresPool
 from .postgres_schema import migrate
-
-if TYPE_CHECKING:
-    from .postgres_pool import Connection
 
 # The transaction's time: the server's clock, or the injected one (a parameter, when given).
 _NOW: Final = "COALESCE(%(now)s::float8, EXTRACT(EPOCH FROM now())::float8)"
@@ -263,7 +260,7 @@ class PostgresStore:
                     "lease": self.lease_seconds, "now": self._now(),
                 },
             )  # fmt: skip
-            return cursor.rowcount == 1
+            return bool(cursor.rowcount == 1)
 
         return await self._run(change)
 

@@ -21,17 +21,17 @@ failure is a `StoreUnavailable` naming the database (never the password) and the
 from __future__ import annotations
 
 import asyncio
+import importlib
 import math
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeAlias, TypeVar
 
 from .durable import LeaseLost, StoreUnavailable
 
-if TYPE_CHECKING:
-    import psycopg
-
-    Connection = psycopg.AsyncConnection[tuple[Any, ...]]
-    SyncConnection = psycopg.Connection[tuple[Any, ...]]
+# psycopg's AsyncConnection and Connection. Named, not imported even for the type checker: the
+# bindings (and a scaffolded agent's mypy run over them) must check where psycopg is absent.
+Connection: TypeAlias = Any
+SyncConnection: TypeAlias = Any
 
 T = TypeVar("T")
 NEEDS_PSYCOPG: Final = (
@@ -43,10 +43,9 @@ NEEDS_PSYCOPG: Final = (
 def load_psycopg() -> Any:
     """The psycopg module; `StoreUnavailable` naming the extra when it is not installed."""
     try:
-        import psycopg
+        return importlib.import_module("psycopg")
     except ImportError:
         raise StoreUnavailable(NEEDS_PSYCOPG) from None
-    return psycopg
 
 
 def why(error: BaseException) -> str:
