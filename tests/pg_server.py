@@ -88,7 +88,10 @@ class PgServer:
         )
 
     def start(self) -> None:
-        options = f"-c listen_addresses='' -k {self.root} -c fsync=off -c max_connections=200"
+        options = (  # small: under xdist every test process runs one
+            f"-c listen_addresses='' -k {self.root} -c fsync=off -c shared_buffers=16MB "
+            "-c max_connections=100"
+        )
         self._ctl("-o", options, "-l", str(self.log), "-w", "start")
 
     def stop(self) -> None:
