@@ -79,11 +79,12 @@ class PgServer:
             admin.execute(f'CREATE DATABASE "{name}"')
         return url_for(self.root, name)
 
-    def _ctl(self, *args: str) -> None:
+    def _ctl(self, *args: str, check: bool = True) -> None:
         subprocess.run(
             _as_server_user([str(self.bin_dir / "pg_ctl"), "-D", str(self.data), *args]),
-            check=True,
+            check=check,
             stdout=subprocess.DEVNULL,
+            stderr=None if check else subprocess.DEVNULL,
             timeout=START_GUARD,
         )
 
@@ -97,6 +98,10 @@ class PgServer:
     def stop(self) -> None:
         """Stop at once (the cluster is thrown away: no checkpoint is worth waiting for)."""
         self._ctl("-m", "immediate", "-w", "stop")
+
+    def stop_if_running(self) -> None:
+        """`stop`, unless a test stopped it already (and failed before starting it again)."""
+        self._ctl("-m", "immediate", "-w", "stop", check=False)
 
 
 def _make(root: Path, bin_dir: Path) -> PgServer:
@@ -145,6 +150,6 @@ def running_server() -> Iterator[PgServer]:
         try:
             yield server
         finally:
-            server.stop()
+            server.stop_if_running()
     finally:
         shutil.rmtree(root, ignore_errors=True)
