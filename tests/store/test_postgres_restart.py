@@ -1,17 +1,20 @@
 """Sessions that survive the agent on PostgreSQL: the example agent as a subprocess with
 `--session-store postgresql://...` (the throwaway server, tests/pg_server.py), killed with
-SIGKILL after a turn and started again on the same database: `session/list` names the
-session and `session/resume` with `replayFrom` replays its history once."""
+SIGKILL after a turn (and in the middle of one) and started again on the same database:
+`session/list` names the session and `session/resume` with `replayFrom` replays its history
+once; the turn cut off ends idle `cancelled`."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from tests.pg_server import PgServer
@@ -28,10 +31,27 @@ HANG_GUARD = 120.0  # only turns a hang into a failure
 
 
 class Allowing(acp.Client):
+    """Allows every tool call, or (`hold`) never answers, so a turn stays in the middle."""
+
+    def __init__(self, hold: bool = False) -> None:
+        self.hold = hold
+        self.asked = asyncio.Event()
+
     async def on_permission(
         self, session: acp.ClientSession, request: acp.PermissionRequest
     ) -> Mapping[str, Any]:
+        self.asked.set()
+        if self.hold:
+            await asyncio.Future()
         return {"outcome": "selected", "optionId": "allow"}
+
+
+async def stored_state(url: str) -> Any:
+    """The state the store last holds for the one session (read beside the agent)."""
+    async with await psycopg.AsyncConnection.connect(url) as db:
+        cursor = await db.execute("SELECT last_state FROM acp_sessions")
+        row = await cursor.fetchone()
+    return None if row is None or row[0] is None else json.loads(row[0])
 
 
 async def start(client: Allowing, url: str) -> Any:
@@ -89,6 +109,38 @@ def test_a_session_on_postgresql_survives_sigkill_and_replays_once(
             if message["role"] == "user"
         ]
         assert users == ["keep this", "and this"]
+        await process.close()
+
+    asyncio.run(asyncio.wait_for(main(), HANG_GUARD))
+
+
+def test_a_turn_cut_off_by_sigkill_resumes_cancelled_with_each_update_once(
+    pg_server: PgServer, tmp_path: Path
+) -> None:
+    url = pg_server.fresh_database()
+
+    async def main() -> None:
+        first = Allowing(hold=True)
+        process = await start(first, url)
+        session = await first.lifecycle.new_session(cwd=str(tmp_path))
+        turn = asyncio.ensure_future(session.run_turn([{"type": "text", "text": "cut off"}]))
+        await first.asked.wait()  # mid-turn: asking for permission, never answered
+        while ((await stored_state(url)) or {}).get("state") in (None, "idle"):
+            await asyncio.sleep(0.05)  # until the store holds the turn's start (bounded above)
+        await kill(process)
+        turn.cancel()
+
+        again = Allowing()
+        process = await start(again, url)
+        resumed = await again.lifecycle.resume_session(
+            session.session_id, str(tmp_path), replayFrom={"type": "start"}
+        )
+        after = resumed.snapshot()
+        assert after["state"] == "idle" and after["stopReason"] == "cancelled"
+        ids = [message["messageId"] for message in after["messages"]]
+        assert ids and len(ids) == len(set(ids))  # nothing replayed twice
+        assert after["messages"][0]["role"] == "user"
+        assert await resumed.run_turn([{"type": "text", "text": "again"}]) == "end_turn"
         await process.close()
 
     asyncio.run(asyncio.wait_for(main(), HANG_GUARD))
