@@ -154,7 +154,7 @@ class PostgresStore:
             cursor = await db.execute(
                 "WITH added AS (INSERT INTO acp_history (session_id, seq, size, body) "
                 "SELECT %(sid)s, seq, size, body "
-                "FROM unnest(%(seqs)s::bigint[], %(sizes)s::int[], %(bodies)s::text[]) "
+                "FROM unnest(%(seqs)b::bigint[], %(sizes)b::int[], %(bodies)b::text[]) "
                 "AS batch(seq, size, body) "
                 "ON CONFLICT DO NOTHING RETURNING size) "  # a batch retried: kept once
                 "UPDATE acp_sessions SET bytes = bytes + (SELECT COALESCE(SUM(size), 0) "
