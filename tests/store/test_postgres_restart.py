@@ -2,7 +2,8 @@
 `--session-store postgresql://...` (the throwaway server, tests/pg_server.py), killed with
 SIGKILL after a turn (and in the middle of one) and started again on the same database:
 `session/list` names the session and `session/resume` with `replayFrom` replays its history
-once; the turn cut off ends idle `cancelled`."""
+once; the turn cut off ends idle `cancelled`. A database that goes down mid-life is a -32603
+for what needs it while the sessions in memory are served, and nothing is lost once it is back."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.pg_server import PgServer
+from tests.pg_server import PgServer, running_server
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "generated"))
@@ -163,3 +164,54 @@ def test_a_postgresql_store_that_is_not_there_is_a_usage_error(tmp_path: Path) -
     assert code == 2
     assert b"--session-store: session store postgresql database sessions on" in err
     assert b"Traceback" not in err
+
+
+def test_a_database_that_goes_down_is_a_clear_error_and_the_agent_recovers(
+    tmp_path: Path,
+) -> None:
+    from acp_bindings import RpcError
+
+    with running_server() as server:
+        url = server.fresh_database()
+
+        async def main() -> None:
+            client = Allowing()
+            process = await start(client, url)
+            session = await client.lifecycle.new_session(cwd=str(tmp_path))
+            assert await session.run_turn([{"type": "text", "text": "one"}]) == "end_turn"
+            server.stop()
+            with pytest.raises(RpcError) as refused:  # within the store's bounded wait
+                await client.lifecycle.new_session(cwd=str(tmp_path))
+            assert refused.value.code == -32603
+            assert "Session store unavailable" in str(refused.value)
+            # The session in memory is served; its turn could not be written, so the next
+            # prompt is refused (and a write tried again) until the database is back.
+            assert await session.run_turn([{"type": "text", "text": "two"}]) == "end_turn"
+            with pytest.raises(RpcError) as unwritten:
+                await session.run_turn([{"type": "text", "text": "refused"}])
+            assert unwritten.value.code == -32603
+            server.start()
+            while True:  # the retried write lands on the server started again (bounded above)
+                try:
+                    stop = await session.run_turn([{"type": "text", "text": "three"}])
+                    break
+                except RpcError as error:
+                    assert error.code == -32603
+                    await asyncio.sleep(0.05)
+            assert stop == "end_turn"
+            await kill(process)
+
+            again = Allowing()
+            process = await start(again, url)
+            resumed = await again.lifecycle.resume_session(
+                session.session_id, str(tmp_path), replayFrom={"type": "start"}
+            )
+            said = [
+                "".join(str(block.get("text", "")) for block in message["content"])
+                for message in resumed.snapshot()["messages"]
+                if message["role"] == "user"
+            ]
+            assert said == ["one", "two", "three"]  # the turn served in the outage, kept
+            await process.close()
+
+        asyncio.run(asyncio.wait_for(main(), HANG_GUARD))
