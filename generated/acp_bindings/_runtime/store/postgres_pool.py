@@ -12,7 +12,10 @@ install (`NEEDS_PSYCOPG`).
 `start` connects once with a plain connection (before any event loop serves) to check the
 server and migrate. After that `run` does one transaction on a connection of the pool (at most
 `max_connections`, made on demand in the running loop, dropped after any error and made again
-by the next call). Bounded: the connection (`connect_timeout`), each statement and each lock
+by the next call; a pooled connection that fails as one the server dropped does, after a
+restart or a failover, is replaced and the call tried once more, which is safe because every
+call of the store is idempotent: an append by its sequence numbers, a claim by its owner, the
+rest by their keys). Bounded: the connection (`connect_timeout`), each statement and each lock
 wait (`statement_timeout`, `lock_timeout`: `timeout` seconds, set on each connection), and
 the whole call on the client's side (twice that: a server that stopped answering), so every
 failure is a `StoreUnavailable` naming the database (never the password) and the cause.
@@ -38,6 +41,11 @@ NEEDS_PSYCOPG: Final = (
     "a postgresql:// session store needs psycopg 3: install the `postgres` extra "
     "(pip install 'acp-codegen[postgres]', or pip install 'psycopg[binary]')"
 )
+
+
+class _Dropped(Exception):
+    """A pooled connection failed as one the server closed does (restarted, failed over, an
+    idle timeout): the call is tried again on a new connection."""
 
 
 def load_psycopg() -> Any:
@@ -126,30 +134,47 @@ class PostgresPool:
         if self._closed:
             raise self.unavailable("closed")
         async with self._bind():
-            connection = self._idle.pop() if self._idle else None
-            try:
-                async with asyncio.timeout(2 * self.timeout):
-                    if connection is None or connection.closed:
-                        connection = await self._connect()
-                    async with connection.transaction():
-                        if read_only:  # one snapshot for a record and its history
-                            await connection.execute(
-                                "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"
-                            )
-                        result = await work(connection)
-            except LeaseLost:
-                self._put_back(connection)
-                raise
-            except (self._pg.Error, OSError, TimeoutError) as error:
-                self._discard(connection)
-                if isinstance(error, TimeoutError):
-                    raise self.unavailable(f"no answer within {2 * self.timeout:g} s") from error
-                raise self.unavailable(why(error)) from error
-            except BaseException:
-                self._discard(connection)
-                raise
+            pooled = self._idle.pop() if self._idle else None
+            if pooled is not None and not pooled.closed:
+                try:
+                    return await self._attempt(pooled, work, read_only)
+                except _Dropped:
+                    pass  # the server dropped it meanwhile: once more on a new connection
+            return await self._attempt(None, work, read_only)
+
+    async def _attempt(
+        self,
+        connection: Connection | None,
+        work: Callable[[Connection], Awaitable[T]],
+        read_only: bool,
+    ) -> T:
+        pooled = connection is not None
+        try:
+            async with asyncio.timeout(2 * self.timeout):
+                if connection is None:
+                    connection = await self._connect()
+                async with connection.transaction():
+                    if read_only:  # one snapshot for a record and its history
+                        await connection.execute(
+                            "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"
+                        )
+                    result = await work(connection)
+        except LeaseLost:
             self._put_back(connection)
-            return result
+            raise
+        except (self._pg.Error, OSError, TimeoutError) as error:
+            dropped = pooled and connection is not None and connection.broken
+            self._discard(connection)
+            if isinstance(error, TimeoutError):
+                raise self.unavailable(f"no answer within {2 * self.timeout:g} s") from error
+            if dropped:  # the connection failed, not the query (a lock wait is not retried)
+                raise _Dropped from error
+            raise self.unavailable(why(error)) from error
+        except BaseException:
+            self._discard(connection)
+            raise
+        self._put_back(connection)
+        return result
 
     def _put_back(self, connection: Connection | None) -> None:
         if connection is None or connection.closed:
@@ -170,4 +195,7 @@ class PostgresPool:
         self._closed = True
         idle, self._idle = self._idle, []
         for connection in idle:
-            await connection.close()
+            if self._loop is asyncio.get_running_loop():
+                await connection.close()
+            else:  # made in a loop that is gone: nothing to await there
+                connection.pgconn.finish()
