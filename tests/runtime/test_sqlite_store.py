@@ -174,14 +174,15 @@ def test_the_lease_lets_one_process_write_and_a_take_over_moves_it(tmp_path: Pat
     async def main() -> None:
         store = SqliteStore(tmp_path / "s.db")
         await new_session(store)
-        assert not await store.claim("s1", "other")  # held by OWNER, not expired
-        assert await store.claim("s1", "other", take_over=True)
+        assert await store.claim("s1", "other") is None  # held by OWNER, not expired
+        assert await store.claim("s1", "other", take_over=True) == 0  # next update's number
+        assert await store.claim("unknown", "other", take_over=True) is None
         with pytest.raises(LeaseLost):
             await store.append(batch("s1", 0, 1))  # OWNER lost it: nothing written
         record = await store.load("s1")
         assert record is not None and record.history == [] and record.owner == "other"
         await store.release("s1", "other")
-        assert await store.claim("s1", OWNER)
+        assert await store.claim("s1", OWNER) == 0
 
     run(main)
 

@@ -124,8 +124,10 @@ class DurableStore(Protocol):
         """Replace the author's own JSON for the session."""
         ...
 
-    async def claim(self, session_id: str, owner: str, *, take_over: bool = False) -> bool:
-        """Take the session's lease for `owner` (see the module doc); False: held elsewhere."""
+    async def claim(self, session_id: str, owner: str, *, take_over: bool = False) -> int | None:
+        """Take the session's lease for `owner` (see the module doc). Returns the sequence
+        number its next update gets (the holder compares it with what it wrote itself: equal,
+        nobody else wrote meanwhile); None: held elsewhere, or unknown."""
         ...
 
     async def release(self, session_id: str, owner: str) -> None:

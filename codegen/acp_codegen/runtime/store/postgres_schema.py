@@ -24,7 +24,8 @@ from .postgres_pool import SyncConnection
 MIGRATION_LOCK: Final = 0x6163_702D_7365_7373
 
 MIGRATIONS: Final[tuple[str, ...]] = (
-    # 1: sessions, their history, their prompts' idempotency keys
+    # 1: sessions, their history (one row per batch: `seq` its first update's number, `body`
+    # a JSON array of `count` updates), their prompts' idempotency keys
     """
     CREATE TABLE acp_sessions (
         session_id TEXT PRIMARY KEY,
@@ -46,6 +47,7 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE TABLE acp_history (
         session_id TEXT NOT NULL,
         seq BIGINT NOT NULL,
+        count INTEGER NOT NULL,
         size INTEGER NOT NULL,
         body TEXT NOT NULL,
         PRIMARY KEY (session_id, seq)

@@ -10,7 +10,8 @@ on the event loop, every wait bounded: a server that is down, stuck or unreachab
 The lease is one conditional `UPDATE` (free, expired, the caller's, or `take_over`): the row
 lock makes two claims take turns and the second sees the first's owner, so of two processes
 only one holds a session. An append updates the record only where the caller owns it (else
-`LeaseLost`) and inserts its updates `ON CONFLICT DO NOTHING`, counting only the rows kept.
+`LeaseLost`) and inserts them as one row (a JSON array keyed by its first update's number)
+`ON CONFLICT DO NOTHING`, counting only a row kept: a batch retried is kept once.
 Times are the database server's clock (one for the whole fleet) unless a `clock` is given.
 """
 
@@ -115,16 +116,16 @@ class PostgresStore:
         await self._run(change)
 
     async def append(self, batch: Batch) -> None:
-        bodies = [_dump(update) for update in batch.updates]
-        seqs = list(range(batch.first_seq, batch.first_seq + len(bodies)))
-        sizes = [len(body.encode()) for body in bodies]
+        # One row per batch (a JSON array): a long turn is a few rows, not one per update.
+        count = len(batch.updates)
+        body = _dump(list(batch.updates))
         sets = (
             f"updated_at = {_NOW}, lease_until = {_NOW} + %(lease)s, "
             "next_seq = GREATEST(next_seq, %(next)s)"
         )
         values: dict[str, Any] = {
             "sid": batch.session_id, "owner": batch.owner, "now": self._now(),
-            "lease": self.lease_seconds, "next": batch.first_seq + len(bodies),
+            "lease": self.lease_seconds, "next": batch.first_seq + count,
         }  # fmt: skip
         if batch.title is not None or batch.cleared_title:
             sets += ", title = %(title)s"
@@ -147,16 +148,19 @@ class PostgresStore:
                     f"session {batch.session_id} is no longer this process's to write (another "
                     "took it over, or the store's limits dropped it)"
                 )
+            if not count:
+                return
             cursor = await db.execute(
-                "WITH added AS (INSERT INTO acp_history (session_id, seq, size, body) "
-                "SELECT %(sid)s, seq, size, body "
-                "FROM unnest(%(seqs)b::bigint[], %(sizes)b::int[], %(bodies)b::text[]) "
-                "AS batch(seq, size, body) "
+                "WITH added AS (INSERT INTO acp_history (session_id, seq, count, size, body) "
+                "VALUES (%(sid)s, %(seq)s, %(count)s, %(size)s, %(body)s) "
                 "ON CONFLICT DO NOTHING RETURNING size) "  # a batch retried: kept once
                 "UPDATE acp_sessions SET bytes = bytes + (SELECT COALESCE(SUM(size), 0) "
                 "FROM added) WHERE session_id = %(sid)s RETURNING bytes",
-                {"sid": batch.session_id, "seqs": seqs, "sizes": sizes, "bodies": bodies},
-            )
+                {
+                    "sid": batch.session_id, "seq": batch.first_seq, "count": count,
+                    "size": len(body.encode()), "body": body,
+                },
+            )  # fmt: skip
             row = await cursor.fetchone()
             limit = self.limits.max_session_bytes
             if row is not None and limit is not None and int(row[0]) > limit:
@@ -166,7 +170,7 @@ class PostgresStore:
 
     @staticmethod
     async def _trim(db: Connection, session_id: str, limit: int) -> None:
-        """Drop the session's oldest updates past `limit` bytes (the newest that fit stay)."""
+        """Drop the session's oldest batches past `limit` bytes (the newest that fit stay)."""
         await db.execute(
             "WITH cut AS (DELETE FROM acp_history h USING (SELECT seq FROM (SELECT seq, "
             "SUM(size) OVER (ORDER BY seq DESC) AS kept FROM acp_history "
@@ -191,7 +195,8 @@ class PostgresStore:
             cursor = await db.execute(
                 "SELECT body FROM acp_history WHERE session_id = %s ORDER BY seq", (session_id,)
             )
-            record.history = [json.loads(body) for (body,) in await cursor.fetchall()]
+            for (body,) in await cursor.fetchall():
+                record.history += json.loads(body)
             return record
 
         return await self._run(query, read_only=True)
@@ -249,18 +254,19 @@ class PostgresStore:
 
         await self._run(change)
 
-    async def claim(self, session_id: str, owner: str, *, take_over: bool = False) -> bool:
-        async def change(db: Connection) -> bool:
+    async def claim(self, session_id: str, owner: str, *, take_over: bool = False) -> int | None:
+        async def change(db: Connection) -> int | None:
             cursor = await db.execute(
                 f"UPDATE acp_sessions SET owner = %(owner)s, lease_until = {_NOW} + %(lease)s "
                 "WHERE session_id = %(sid)s AND (%(take)s OR owner IS NULL "
-                f"OR owner = %(owner)s OR lease_until < {_NOW})",
+                f"OR owner = %(owner)s OR lease_until < {_NOW}) RETURNING next_seq",
                 {
                     "owner": owner, "sid": session_id, "take": take_over,
                     "lease": self.lease_seconds, "now": self._now(),
                 },
             )  # fmt: skip
-            return bool(cursor.rowcount == 1)
+            row = await cursor.fetchone()
+            return None if row is None else int(row[0])
 
         return await self._run(change)
 

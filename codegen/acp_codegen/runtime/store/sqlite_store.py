@@ -272,16 +272,19 @@ class SqliteStore:
 
         await self._run(partial(self._write, change))
 
-    async def claim(self, session_id: str, owner: str, *, take_over: bool = False) -> bool:
-        def change(db: sqlite3.Connection) -> bool:
+    async def claim(self, session_id: str, owner: str, *, take_over: bool = False) -> int | None:
+        def change(db: sqlite3.Connection) -> int | None:
             now = self.clock()
-            return bool(
-                db.execute(
-                    "UPDATE sessions SET owner = ?, lease_until = ? WHERE session_id = ? AND "
-                    "(? OR owner IS NULL OR owner = ? OR lease_until < ?)",
-                    (owner, now + self.lease_seconds, session_id, take_over, owner, now),
-                ).rowcount
-            )
+            if not db.execute(
+                "UPDATE sessions SET owner = ?, lease_until = ? WHERE session_id = ? AND "
+                "(? OR owner IS NULL OR owner = ? OR lease_until < ?)",
+                (owner, now + self.lease_seconds, session_id, take_over, owner, now),
+            ).rowcount:
+                return None
+            (next_seq,) = db.execute(
+                "SELECT next_seq FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            return int(next_seq)
 
         return await self._run(partial(self._write, change))
 
