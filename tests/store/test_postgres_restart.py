@@ -147,6 +147,34 @@ def test_a_turn_cut_off_by_sigkill_resumes_cancelled_with_each_update_once(
     asyncio.run(asyncio.wait_for(main(), HANG_GUARD))
 
 
+def test_a_prompt_holding_a_lone_surrogate_is_served_and_kept(
+    pg_server: PgServer, tmp_path: Path
+) -> None:
+    url = pg_server.fresh_database()
+    text = "half \ud800 a pair"
+
+    async def main() -> None:
+        first = Allowing()
+        process = await start(first, url)
+        session = await first.lifecycle.new_session(cwd=str(tmp_path))
+        assert await session.run_turn([{"type": "text", "text": text}]) == "end_turn"
+        await kill(process)
+        again = Allowing()
+        process = await start(again, url)
+        resumed = await again.lifecycle.resume_session(
+            session.session_id, str(tmp_path), replayFrom={"type": "start"}
+        )
+        users = [
+            "".join(str(block.get("text", "")) for block in message["content"])
+            for message in resumed.snapshot()["messages"]
+            if message["role"] == "user"
+        ]
+        assert users == [text]  # the history is JSON: exact
+        await process.close()
+
+    asyncio.run(asyncio.wait_for(main(), HANG_GUARD))
+
+
 def test_a_postgresql_store_that_is_not_there_is_a_usage_error(tmp_path: Path) -> None:
     async def main() -> tuple[int, bytes]:
         process = await asyncio.create_subprocess_exec(

@@ -122,6 +122,27 @@ def test_a_lone_surrogate_is_kept_escaped_and_read_back(pg_server: PgServer) -> 
     assert run(main) == [{"sessionUpdate": "agent_message_chunk", "text": "half \ud800 a pair"}]
 
 
+def test_a_lone_surrogate_in_a_title_cwd_or_key_is_stored_escaped_never_an_error(
+    pg_server: PgServer,
+) -> None:
+    async def main() -> None:
+        store = PostgresStore(pg_server.fresh_database())
+        cwd = "/w/\udc80"
+        await store.create(StoredSession("s1", cwd=cwd, title="t \ud800", owner="me"))
+        await store.append(Batch("s1", 0, [], "me", title="renamed \udfff"))
+        assert await store.remember_prompt("s1", "key \ud800", "m1") == "m1"
+        assert await store.remember_prompt("s1", "key \ud800", "m2") == "m1"
+        assert await store.prompt_answer("s1", "key \ud800") == "m1"
+        assert [r.session_id for r in await store.list(cwd)] == ["s1"]
+        record = await store.load("s1")
+        assert record is not None
+        assert (record.cwd, record.title) == ("/w/\\udc80", "renamed \\udfff")
+        assert await store.load("s\ud800") is None  # a client's id of that kind: unknown
+        await store.close()
+
+    run(main)
+
+
 # -- bounded waits --------------------------------------------------------------------------------
 
 

@@ -56,6 +56,26 @@ def load_psycopg() -> Any:
         raise StoreUnavailable(NEEDS_PSYCOPG) from None
 
 
+def tolerate_surrogates(connection: Connection | SyncConnection) -> None:
+    """Let `connection` send any Python string: PostgreSQL's text is UTF-8, which a lone
+    surrogate (a client's title, cwd or idempotency key may hold one) is not. Such a character
+    is sent as its escape (`\\ud800`); every other string as it is. (JSON values are written
+    escaped before they get here, so they come back exact.)"""
+    global _tolerant_dumper
+    if _tolerant_dumper is None:
+        base: Any = importlib.import_module("psycopg.types.string").StrDumperUnknown
+
+        class TolerantDumper(base):  # type: ignore[misc]
+            def dump(self, obj: str) -> bytes:
+                return obj.encode("utf-8", "backslashreplace")
+
+        _tolerant_dumper = TolerantDumper
+    connection.adapters.register_dumper(str, _tolerant_dumper)
+
+
+_tolerant_dumper: type | None = None
+
+
 def why(error: BaseException) -> str:
     """An error's text on one line."""
     text = " ".join(str(error).split())
@@ -107,6 +127,7 @@ class PostgresPool:
             with self._pg.connect(
                 self.url, autocommit=True, connect_timeout=self._connect_timeout
             ) as connection:
+                tolerate_surrogates(connection)
                 connection.execute(self._settings)
                 prepare(connection)
         except self._pg.Error as error:
@@ -126,6 +147,7 @@ class PostgresPool:
         connection: Connection = await self._pg.AsyncConnection.connect(
             self.url, autocommit=True, connect_timeout=self._connect_timeout
         )
+        tolerate_surrogates(connection)
         await connection.execute(self._settings)
         return connection
 
