@@ -4,6 +4,7 @@ thousands of chunks, over Streamable HTTP or WebSocket. Reported, never asserted
     python bench/remote_load.py                          # 200 clients x 2,000 chunks, HTTP
     python bench/remote_load.py --transport ws
     python bench/remote_load.py --clients 50 --chunks 500 --turns 2
+    python bench/remote_load.py --session-store sqlite:///tmp/load.db   # or postgresql://...
 
 The agent (`bench/remote_load.py serve`, a subprocess on the committed bindings) answers each
 prompt whose text is a number N by streaming N numbered chunks of one message. Each client is
@@ -11,8 +12,10 @@ our generated `Client` on its own connection: initialize, session/new, then its 
 checks that the folded message is exactly "0 1 2 ... N-1 " (a chunk lost, repeated or out of
 order would change it). Reported: throughput (chunks folded per second over the whole run),
 p50/p99 of the `session/prompt` round trip (request sent to receipt read) and of a whole turn,
-and the agent process's peak and final resident memory (VmHWM, VmRSS). Results are appended
-to bench/REMOTE_RESULTS.md with the date, machine and load.
+and the agent process's peak and final resident memory (VmHWM, VmRSS). With
+`--session-store URL` the agent keeps its sessions in that durable store (a fresh SQLite file
+or an empty PostgreSQL database: the URL's kind is reported). Results are appended to
+bench/REMOTE_RESULTS.md with the date, machine and load.
 """
 
 from __future__ import annotations
@@ -37,9 +40,10 @@ RESULTS = REPO / "bench" / "REMOTE_RESULTS.md"
 TOKEN = "bench-token"
 
 
-def counting_agent() -> Any:
+def counting_agent(session_store: Any = None) -> Any:
     """An agent (committed bindings) that answers a prompt whose text is a number N with N
-    numbered chunks of one message (tests/remote uses it too)."""
+    numbered chunks of one message (tests/remote uses it too), keeping its sessions in
+    `session_store` when given."""
     from acp_bindings import Agent, Prompt, Session
 
     class CountingAgent(Agent):
@@ -49,16 +53,19 @@ def counting_agent() -> Any:
                 await message.append(f"{number} ")
             return None
 
-    return CountingAgent()
+    return CountingAgent(session_store=session_store)
 
 
-def serve() -> None:
-    """The bench agent, served on a free port."""
+def serve(store_url: str | None) -> None:
+    """The bench agent, served on a free port (its sessions in the store `store_url` names)."""
     from acp_bindings._runtime.serving.http_options import Access
     from acp_bindings._runtime.serving.remote_link import RemoteLimits
+    from acp_bindings._runtime.store.store_url import open_store
 
     limits = RemoteLimits(max_connections=4096)
-    counting_agent().run_http("127.0.0.1", 0, access=Access(token=TOKEN), limits=limits)
+    store = open_store(store_url) if store_url else None
+    agent = counting_agent(store)
+    agent.run_http("127.0.0.1", 0, access=Access(token=TOKEN), limits=limits)
 
 
 @dataclass
@@ -139,11 +146,15 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=2000)
     parser.add_argument("--turns", type=int, default=1)
     parser.add_argument("--transport", choices=["http", "ws"], default="http")
+    parser.add_argument("--session-store", metavar="URL", default=None)
     args = parser.parse_args()
     if args.mode == "serve":
-        serve()
+        serve(args.session_store)
         return
-    agent = subprocess.Popen([sys.executable, __file__, "serve"], stderr=subprocess.PIPE, text=True)
+    store = ["--session-store", args.session_store] if args.session_store else []
+    agent = subprocess.Popen(
+        [sys.executable, __file__, "serve", *store], stderr=subprocess.PIPE, text=True
+    )
     try:
         assert agent.stderr is not None
         url = ""
@@ -165,7 +176,8 @@ def report(args: argparse.Namespace, tally: Tally, wall: float, memory: dict[str
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     lines = [
         f"## {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, {args.transport}: "
-        f"{args.clients} clients x {args.turns} turn(s) x {args.chunks} chunks",
+        f"{args.clients} clients x {args.turns} turn(s) x {args.chunks} chunks"
+        + (f", sessions in {args.session_store.partition(':')[0]}" if args.session_store else ""),
         "",
         f"- machine: {platform.machine()}, {os.cpu_count()} cores, load (1, 5, 15 min) {load}; "
         f"Python {platform.python_version()}",

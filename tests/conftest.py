@@ -23,6 +23,8 @@ from acp_codegen.emit.models_cache import CACHE_DIR_VARIABLE
 from acp_codegen.emit.render import Target
 from hypothesis import settings
 
+from tests.pg_server import PgServer, running_server
+
 # Tests assert behaviour, never time: hypothesis's per-example deadline (200 ms by default) is
 # a timing assertion that fails on a loaded machine, so it is off for every property test.
 settings.register_profile("acp-codegen", deadline=None)
@@ -66,7 +68,15 @@ SLOW_PATHS = (
     "test_unstable_package.py",
 )
 SLOW_FIXTURES = frozenset(
-    {"browser", "page", "ts_prefix", "py_sdk_path", "py_sdk_http_path", "py_sdk_v1_path"}
+    {
+        "browser",
+        "page",
+        "ts_prefix",
+        "py_sdk_path",
+        "py_sdk_http_path",
+        "py_sdk_v1_path",
+        "pg_server",
+    }
 )
 
 
@@ -269,6 +279,14 @@ def once_per_run(folder: Path, name: str, make: Callable[[], str]) -> str:
         if not kept.exists():
             kept.write_text(make(), encoding="utf-8", errors="surrogatepass")
         return kept.read_text(encoding="utf-8", errors="surrogatepass")
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """One throwaway PostgreSQL server per test process (tests/pg_server.py), stopped and
+    deleted at the end; each test takes a database of its own (`pg_server.fresh_database()`)."""
+    with running_server() as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

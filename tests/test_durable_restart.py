@@ -181,7 +181,7 @@ def test_a_bad_store_url_is_a_usage_error(command: list[str], tmp_path: Path) ->
         process = await asyncio.create_subprocess_exec(
             *command,
             "--session-store",
-            f"postgres://{tmp_path}/x",
+            f"mysql://{tmp_path}/x",
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
@@ -191,5 +191,34 @@ def test_a_bad_store_url_is_a_usage_error(command: list[str], tmp_path: Path) ->
 
     code, err = run(main)
     assert code == 2
-    assert b"--session-store: session store scheme 'postgres' is not supported" in err
+    assert b"--session-store: session store scheme 'mysql' is not supported" in err
     assert b"sqlite:///PATH" in err and b"Traceback" not in err
+
+
+def test_a_prompt_holding_a_lone_surrogate_is_served_and_kept(tmp_path: Path) -> None:
+    """Any JSON string, one UTF-8 cannot carry included: the turn ends (the store's write does
+    not die on it) and the replay after a restart gives the prompt back exact."""
+    store = tmp_path / "sessions.db"
+    text = "half \ud800 a pair"
+
+    async def main() -> None:
+        first = ScriptedClient()
+        process = await start(first, store)
+        session = await first.lifecycle.new_session(cwd=str(tmp_path))
+        prompt = [{"type": "text", "text": text}]
+        assert await session.run_turn(prompt, idempotency_key="k-odd") == "end_turn"
+        await kill(process)
+        again = ScriptedClient()
+        process = await start(again, store)
+        resumed = await again.lifecycle.resume_session(
+            session.session_id, str(tmp_path), replayFrom={"type": "start"}
+        )
+        users = [
+            "".join(str(block.get("text", "")) for block in message["content"])
+            for message in resumed.snapshot()["messages"]
+            if message["role"] == "user"
+        ]
+        assert users == [text]  # the history is JSON: exact
+        assert await process.close() == 0
+
+    run(main)

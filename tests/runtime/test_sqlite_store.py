@@ -509,3 +509,34 @@ def test_a_full_store_is_an_error_and_the_journal_keeps_the_updates(tmp_path: Pa
     failure, pending = run(main)
     assert failure is not None and "database or disk is full" in failure
     assert pending == 40  # kept, in order, for the next try
+
+
+def test_a_store_that_raises_anything_else_is_a_failure_not_a_dead_write(tmp_path: Path) -> None:
+    """An author's own store may raise what it likes: the journal reports it as the store being
+    unavailable and keeps the updates for the next try, so no turn waits on a write that died."""
+
+    class Broken(SqliteStore):
+        fail = True
+
+        async def append(self, batch: Batch) -> None:
+            if self.fail:
+                raise RuntimeError("disk on fire")
+            await super().append(batch)
+
+    async def main() -> tuple[str | None, int, list[str]]:
+        store = Broken(tmp_path / "s.db")
+        await new_session(store)
+        journal = Journal(store, "s1", OWNER, 0, TaskOwner("test"))
+        journal.add(chunk(0))
+        with pytest.raises(StoreUnavailable, match="disk on fire"):
+            await journal.flush()
+        failure, pending = journal.failure, journal.pending
+        store.fail = False
+        await journal.flush()
+        record = await store.load("s1")
+        assert record is not None
+        return failure, pending, texts(record.history)
+
+    failure, pending, written = run(main)
+    assert failure is not None and "disk on fire" in failure
+    assert pending == 1 and written == ["0"]

@@ -32,7 +32,8 @@ DETACHED_OPTIONS = (
 )
 # Passed on as given: the example agent parses them (the runtime's store_url.py).
 STORE_OPTIONS = (
-    ("--session-store", "URL", "keep sessions in this store (sqlite:///PATH): they survive a "
+    ("--session-store", "URL", "keep sessions in this store (sqlite:///PATH, or postgresql://... "
+     "for processes sharing a database): they survive a "
      "restart, session/list names them, session/resume replays them"),
     ("--session-store-max-bytes", "N", "with --session-store: bytes of one session's history"),
     ("--session-store-max-age", "SECONDS", "with --session-store: seconds a session is kept "

@@ -174,7 +174,7 @@ class Journal:
             )
             titled, self._titled, self._state, self._config = self._titled, False, None, None
             try:
-                await self.store.append(batch)
+                await _appended(self.store, batch)
             except LeaseLost as error:
                 self.lost, self.failure = True, str(error)
                 logger.warning("%s: nothing more of it is written here", error)
@@ -191,3 +191,14 @@ class Journal:
                 raise
             self._first += len(taken)
             self.failure = None
+
+
+async def _appended(store: DurableStore, batch: Batch) -> None:
+    """`store.append`, whatever else a store (an author's own included) raises made a
+    `StoreUnavailable`: a write that dies would leave the turn waiting on it for ever."""
+    try:
+        await store.append(batch)
+    except (StoreUnavailable, asyncio.CancelledError):
+        raise
+    except Exception as error:
+        raise StoreUnavailable(f"session store failed: {error!r}") from error

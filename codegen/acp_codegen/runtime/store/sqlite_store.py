@@ -40,7 +40,26 @@ _RECORD = "session_id, cwd, title, setup, config, data, last_state, owner, updat
 
 
 def _dump(value: JsonValue) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """JSON text SQLite takes: UTF-8, so a lone surrogate (any JSON string may hold one) is
+    written escaped, and comes back exact."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        text = json.dumps(value, separators=(",", ":"))
+    return text
+
+
+def _text(value: str | None) -> str | None:
+    """A plain-text field (a cwd, title or key a peer chose) as SQLite can hold it: a lone
+    surrogate is kept as its escape (`\\ud800`), every other string as it is."""
+    if value is None or value.isascii():
+        return value
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "backslashreplace").decode()
+    return value
 
 
 def _load(text: str | None) -> Any:
@@ -103,7 +122,7 @@ class SqliteStore:
     def _guarded(self, call: Callable[[], T]) -> T:
         try:
             return call()
-        except sqlite3.Error as error:
+        except (sqlite3.Error, ValueError) as error:  # ValueError: what the driver cannot bind
             raise StoreUnavailable(f"session store {self.path}: {error}") from error
 
     def _write(self, change: Callable[[sqlite3.Connection], T]) -> T:
@@ -140,7 +159,7 @@ class SqliteStore:
             "owner, lease_until, created_at, updated_at, next_seq) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
             (
-                record.session_id, record.cwd, record.title, _dump(record.setup),
+                record.session_id, _text(record.cwd), _text(record.title), _dump(record.setup),
                 _dump(record.config), _dump(record.data), _dump(record.last_state),
                 record.owner, now + self.lease_seconds, now, record.updated_at or now,
             ),
@@ -172,7 +191,7 @@ class SqliteStore:
         ]
         if batch.title is not None or batch.cleared_title:
             sets += ", title = ?"
-            values.append(batch.title)
+            values.append(_text(batch.title))
         if batch.last_state is not None:
             sets += ", last_state = ?"
             values.append(_dump(batch.last_state))
@@ -192,7 +211,7 @@ class SqliteStore:
             db.executemany(
                 "INSERT INTO prompt_keys (session_id, key, message_id, created_at) "
                 "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [(batch.session_id, key, message, now) for key, message in batch.prompt_keys],
+                [(batch.session_id, _text(k), m, now) for k, m in batch.prompt_keys],
             )
             db.execute(  # the newest KEYS_KEPT stay, as a session keeps them in memory
                 "DELETE FROM prompt_keys WHERE session_id = ? AND key NOT IN (SELECT key FROM "
@@ -258,7 +277,7 @@ class SqliteStore:
         await self._sweep()
 
         def query(db: sqlite3.Connection) -> list[StoredSession]:
-            where, args = ("WHERE cwd = ?", (cwd,)) if cwd is not None else ("", ())
+            where, args = ("WHERE cwd = ?", (_text(cwd),)) if cwd is not None else ("", ())
             sql = f"SELECT {_RECORD} FROM sessions {where} ORDER BY updated_at, session_id"
             return [_record(row) for row in db.execute(sql, args)]
 
@@ -324,7 +343,7 @@ class SqliteStore:
             db.execute(
                 "INSERT INTO prompt_keys (session_id, key, message_id, created_at) "
                 "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                (session_id, key, message_id, self.clock()),
+                (session_id, _text(key), message_id, self.clock()),
             )
             return self._answer(db, session_id, key) or message_id
 
@@ -337,7 +356,7 @@ class SqliteStore:
     def _answer(db: sqlite3.Connection, session_id: str, key: str) -> str | None:
         row = db.execute(
             "SELECT message_id FROM prompt_keys WHERE session_id = ? AND key = ?",
-            (session_id, key),
+            (session_id, _text(key)),
         ).fetchone()
         return None if row is None else str(row[0])
 

@@ -2,8 +2,10 @@
 
 `sqlite:///PATH` names a SQLite file (SQLAlchemy's spelling: what follows the third slash is
 the path, so `sqlite:///sessions.db` is relative to the working directory and
-`sqlite:////var/lib/agent/sessions.db` absolute). Anything else is refused with a
-`ValueError` saying what is expected: a command line shows it as a usage error.
+`sqlite:////var/lib/agent/sessions.db` absolute). `postgresql://...` (or `postgres://`) is
+libpq's URL of a PostgreSQL database (postgres_store.py; needs psycopg, the `postgres`
+extra). Anything else is refused with a `ValueError` saying what is expected: a command line
+shows it as a usage error.
 """
 
 from __future__ import annotations
@@ -14,10 +16,15 @@ from typing import Final
 from .durable import DurableStore, StoreLimits, StoreUnavailable
 from .sqlite_store import SqliteStore
 
-EXPECTED: Final = "expected sqlite:///PATH (e.g. sqlite:///sessions.db)"
+POSTGRES_SCHEMES: Final = frozenset({"postgresql", "postgres"})  # libpq's
+
+EXPECTED: Final = (
+    "expected sqlite:///PATH (e.g. sqlite:///sessions.db) or postgresql://... (libpq's URL)"
+)
 OPTION_HELP: Final = (
     "keep sessions (their history, title, the author's data) in this store, so they "
-    "survive a restart: sqlite:///PATH (default: in memory only)"
+    "survive a restart: sqlite:///PATH, or postgresql://USER@HOST/DB for processes "
+    "sharing one database (default: in memory only)"
 )
 
 
@@ -39,9 +46,12 @@ def store_path(url: str) -> str:
 def open_store(url: str, limits: StoreLimits | None = None) -> DurableStore:
     """The store `url` names, opened and migrated; ValueError for a bad URL or a store that
     cannot be opened (the message says which)."""
-    path = store_path(url)
     try:
-        return SqliteStore(path, limits)
+        if url.partition("://")[0].lower() in POSTGRES_SCHEMES:
+            from .postgres_store import PostgresStore  # psycopg only when asked for
+
+            return PostgresStore(url, limits)
+        return SqliteStore(store_path(url), limits)
     except StoreUnavailable as error:
         raise ValueError(str(error)) from error
 
