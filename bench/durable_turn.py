@@ -2,16 +2,19 @@
 
     python bench/durable_turn.py             # 5 samples of each measure
     python bench/durable_turn.py --repeat 3 --chunks 10000 --updates 100000
+    python bench/durable_turn.py --postgres postgresql://...   # PostgreSQL too (an empty
+                                                               # database: sessions are added)
 
 - `turn`: one turn streaming `--chunks` agent-message chunks, from the prompt to the idle
   report on the client, the generated Agent and Client on an in-process pipe: in memory
-  (no store) against a SQLite store (`Agent(session_store=SqliteStore(...))`). The SQLite
-  figure includes the turn's end being written before the idle report goes out.
+  (no store) against a SQLite store (`Agent(session_store=SqliteStore(...))`) and, given
+  `--postgres`, a PostgreSQL one. A store's figure includes the turn's end being written
+  before the idle report goes out.
 - `resume`: `session/resume` with `replayFrom` of a session with `--updates` stored updates
   (chunks of one message, folded as history.py does), in a fresh agent on the same file: the
   store's load and the history rebuilt, then the replay.
 
-Samples alternate between the two, so load on a shared machine hits both alike; each figure
+Samples alternate between the stores, so load on a shared machine hits both alike; each figure
 is the median. Prints a table and writes it to bench/RESULTS_DURABLE.md.
 """
 
@@ -26,6 +29,7 @@ import tempfile
 import time
 from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +38,7 @@ sys.path.insert(0, str(BENCH.parent / "generated"))
 
 import acp_bindings as acp  # noqa: E402
 from acp_bindings._runtime.rpc.connection import Connection  # noqa: E402
-from acp_bindings._runtime.store.durable import Batch, StoredSession  # noqa: E402
+from acp_bindings._runtime.store.durable import Batch, DurableStore, StoredSession  # noqa: E402
 from acp_bindings._runtime.store.sqlite_store import SqliteStore  # noqa: E402
 from acp_bindings._runtime.wire.jsonvalue import JsonObject  # noqa: E402
 
@@ -71,8 +75,19 @@ async def connect(agent: acp.Agent) -> tuple[acp.Client, Connection, Connection]
     return client, agent_end, client_end
 
 
-async def one_turn(store_path: Path | None, chunks: int) -> float:
-    store = SqliteStore(store_path) if store_path is not None else None
+Where = Path | str  # a SQLite file, or a PostgreSQL URL
+
+
+def open_store(where: Where) -> DurableStore:
+    if isinstance(where, Path):
+        return SqliteStore(where)
+    from acp_bindings._runtime.store.postgres_store import PostgresStore
+
+    return PostgresStore(where)
+
+
+async def one_turn(where: Where | None, chunks: int) -> float:
+    store = open_store(where) if where is not None else None
     client, agent_end, client_end = await connect(StreamingAgent(session_store=store))
     session = await client.lifecycle.new_session(cwd="/bench")
     started = time.perf_counter()
@@ -85,8 +100,8 @@ async def one_turn(store_path: Path | None, chunks: int) -> float:
     return took
 
 
-async def one_resume(store_path: Path, session_id: str) -> float:
-    store = SqliteStore(store_path)
+async def one_resume(where: Where, session_id: str) -> float:
+    store = open_store(where)
     client, agent_end, client_end = await connect(StreamingAgent(session_store=store))
     started = time.perf_counter()
     await client.lifecycle.resume_session(session_id, "/bench", replayFrom={"type": "start"})
@@ -97,10 +112,10 @@ async def one_resume(store_path: Path, session_id: str) -> float:
     return took
 
 
-async def fill(store_path: Path, updates: int) -> str:
+async def fill(where: Where, updates: int) -> str:
     """A stored session of `updates` chunks (written as the journal would: batches of 512)."""
-    store = SqliteStore(store_path)
-    session_id = "bench-session"
+    store = open_store(where)
+    session_id = f"bench-session-{time.time_ns()}"
     await store.create(StoredSession(session_id, cwd="/bench", setup={"cwd": "/bench"}, owner="b"))
     chunk: JsonObject = {
         "sessionUpdate": "agent_message_chunk",
@@ -127,25 +142,44 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--updates", type=int, default=100_000)
+    parser.add_argument("--postgres", metavar="URL", help="measure a PostgreSQL store too")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
+        kinds: dict[str, Callable[[int], Where]] = {"SQLite": lambda n: root / f"turn{n}.db"}
+        if args.postgres:
+            kinds["PostgreSQL"] = lambda n: str(args.postgres)
         memory: list[float] = []
-        sqlite: list[float] = []
-        for n in range(args.repeat):  # alternating, each on a fresh file
+        turns: dict[str, list[float]] = {kind: [] for kind in kinds}
+        for n in range(args.repeat):  # alternating, each SQLite sample on a fresh file
             memory.append(asyncio.run(one_turn(None, args.chunks)))
-            sqlite.append(asyncio.run(one_turn(root / f"turn{n}.db", args.chunks)))
-        big = root / "resume.db"
-        session_id = asyncio.run(fill(big, args.updates))
-        resumes = measure(args.repeat, lambda: one_resume(big, session_id))
-    ratio = statistics.median(sqlite) / statistics.median(memory)
-    rows = [
-        ("measure", "in memory", "SQLite", "SQLite / memory"),
-        (f"turn of {args.chunks} chunks", median_ms(memory), median_ms(sqlite), f"{ratio:.2f}x"),
-        (f"resume of {args.updates} stored updates", "-", median_ms(resumes), "-"),
-    ]
+            for kind, where in kinds.items():
+                turns[kind].append(asyncio.run(one_turn(where(n), args.chunks)))
+        resumes: dict[str, list[float]] = {}
+        for kind, where in kinds.items():
+            big = root / "resume.db" if kind == "SQLite" else where(0)
+            session_id = asyncio.run(fill(big, args.updates))
+            resumes[kind] = measure(args.repeat, partial(one_resume, big, session_id))
+    base = statistics.median(memory)
+    rows = [("measure", "in memory", *kinds, *(f"{kind} / memory" for kind in kinds))]
+    rows.append(
+        (
+            f"turn of {args.chunks} chunks",
+            median_ms(memory),
+            *(median_ms(turns[kind]) for kind in kinds),
+            *(f"{statistics.median(turns[kind]) / base:.2f}x" for kind in kinds),
+        )
+    )
+    rows.append(
+        (
+            f"resume of {args.updates} stored updates",
+            "-",
+            *(median_ms(resumes[kind]) for kind in kinds),
+            *("-" for _ in kinds),
+        )
+    )
     lines = ["| " + " | ".join(row) + " |" for row in rows]
-    lines.insert(1, "|---|---|---|---|")
+    lines.insert(1, "|" + "---|" * len(rows[0]))
     report = "\n".join(lines)
     print(report)
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
