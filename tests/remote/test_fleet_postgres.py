@@ -3,13 +3,14 @@ a connection only, never a session) sharing one PostgreSQL database (tests/pg_se
 
 A session made on one process is resumed, with its whole history, by a connection that the
 proxy sent to the other; that takes the session over (the lease in the store), so the process
-that served it before writes nothing more of it: its next turn is not kept and the one after
-is refused. The process now holding the session is killed mid-session; the client connects
-again, lands on the survivor, and resumes the session with the history both processes kept
-for it, each message once, and goes on."""
+that served it before writes nothing more of it: its next turn is not kept, the session is
+closed there and its client told. The process now holding the session is killed
+mid-session; the client connects again, lands on the survivor, and resumes the session with
+the history both processes kept for it, each message once, and goes on."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -49,7 +50,7 @@ async def connected(cluster: Cluster) -> tuple[AllowingClient, Any]:
 
 
 async def scenario(cluster: Cluster) -> None:
-    from acp_bindings import RpcError
+    from acp_bindings import ProtocolUsageError
 
     first, first_remote = await connected(cluster)
     session = await first.lifecycle.new_session(cwd="/tmp")
@@ -66,13 +67,21 @@ async def scenario(cluster: Cluster) -> None:
     assert moved.snapshot()["messages"] == session.snapshot()["messages"]
     assert await moved.run_turn(text("two")) == "end_turn"
 
-    # The first process no longer holds the session: what it does with it is not kept, and
-    # once it has found that out it refuses the session's prompts.
+    # The first process no longer holds the session: at its next write it finds that out, so
+    # what that turn said is not kept; it stops the session there and tells its client, as a
+    # connection's takeover does, and that client refuses the session's prompts from then on.
+    taken = asyncio.Event()
+    told = session.was_taken_over
+
+    def noted() -> None:
+        told()
+        taken.set()
+
+    session.was_taken_over = noted
     await session.run_turn(text("not kept"))
-    with pytest.raises(RpcError) as refused:
+    await taken.wait()
+    with pytest.raises(ProtocolUsageError, match="took over"):
         await session.run_turn(text("refused"))
-    assert refused.value.code == -32603
-    assert "no longer this process's to write" in str(refused.value)
     await first_remote.close()  # its client gives up (a session attached elsewhere is not listed)
 
     # The process holding it now dies mid-session; its client comes back through the proxy,

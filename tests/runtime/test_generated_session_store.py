@@ -4,6 +4,7 @@ own data back, and a store that fails is a JSON-RPC error while sessions in memo
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import sys
 import time
@@ -265,6 +266,47 @@ def test_a_session_written_elsewhere_after_its_lease_ran_out_is_read_back(
             session.session_id, "/work", replayFrom={"type": "start"}
         )
         assert said(back.snapshot()) == ["turn 1", "turn 2"]
+        await store_a.close()
+        await store_b.close()
+
+    run(main())
+
+
+def test_the_process_a_session_was_taken_from_stops_it_and_tells_its_client(
+    tmp_path: Path,
+) -> None:
+    """Two agents on one file: B resumes A's session. A finds out at its next write (the turn
+    its client runs there is not kept), closes the session and tells its client, which marks it
+    taken over and refuses its prompts until it resumes the session again."""
+    path = tmp_path / "sessions.db"
+
+    async def main() -> None:
+        store_a, store_b = SqliteStore(path), SqliteStore(path)
+        client_a, _ = await connect(CountingAgent(session_store=store_a))
+        session = await client_a.lifecycle.new_session(cwd="/work")
+        await session.run_turn([{"type": "text", "text": TEXT}])
+        taken = asyncio.Event()
+        told = session.was_taken_over
+
+        def noted() -> None:
+            told()
+            taken.set()
+
+        session.was_taken_over = noted  # type: ignore[method-assign]
+        client_b, _ = await connect(CountingAgent(session_store=store_b))
+        on_b = await client_b.lifecycle.resume_session(
+            session.session_id, "/work", replayFrom={"type": "start"}
+        )
+        await on_b.run_turn([{"type": "text", "text": "on b"}])
+
+        await session.run_turn([{"type": "text", "text": "on a, not kept"}])
+        await taken.wait()  # the notice came: no sleep, the agent said it
+        with pytest.raises(acp.ProtocolUsageError, match="took over"):
+            await session.run_turn([{"type": "text", "text": "refused"}])
+        record = await store_b.load(session.session_id)
+        assert record is not None
+        kinds = [update["sessionUpdate"] for update in record.history]
+        assert kinds.count("user_message") == 2  # A's last turn was not kept
         await store_a.close()
         await store_b.close()
 

@@ -35,14 +35,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final, cast
 
-from pydantic import ValidationError
-
 from ..core.client_gates import ClientGates
 from ..core.turn_state import state_after_lost_turn
 from ..rpc.outgoing_checks import OutgoingChecks
 from ..rpc.peer import Peer
 from ..state.history import DEFAULT_HISTORY_LIMIT, ChunkRun
-from ..wire.errors import ConnectionClosed, ErrorCode, RpcError
+from ..wire.errors import ErrorCode, RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue, to_json
 from ..wire.protocol import (
     REPLAY_COMPLETE,
@@ -59,7 +57,7 @@ from .session_owner import (
     live,
     refusal,
     session_named,
-    taken_over_notice,
+    tell_taken_over,
     visible_to,
 )
 from .session_store import SessionStore
@@ -330,7 +328,7 @@ class SessionRegistry:
             if not session.closed:
                 await self._stop(session)
             if live(session.peer):
-                await self._tell_taken_over(session)
+                await tell_taken_over(session, self._checks)
             if session.owner is not self._peer:  # a third connection took it meanwhile
                 raise unknown_session(session_id, ATTACHED_ELSEWHERE)
         session.attach(self._peer, params, self.client_gates)
@@ -338,18 +336,13 @@ class SessionRegistry:
             session.speak(self.dialect_for)
         return session
 
-    async def _tell_taken_over(self, session: AgentSession) -> None:
-        """Tell the connection `session` was attached to that it is not any more (a live
-        notice, in that connection's dialect, kept in no history)."""
-        update = taken_over_notice()
-        dialect = session.dialect
-        with contextlib.suppress(ConnectionClosed, ConnectionError, ValidationError):
-            if dialect is not None:
-                await dialect.send_update(update)
-                return
-            params = {"sessionId": session.session_id, "update": update}
-            self._checks.session_update(params)
-            await session.peer.notify(SESSION_UPDATE, params)
+    async def taken_elsewhere(self, session: AgentSession) -> None:
+        """Another process took `session` over (its lease in the durable store): served here,
+        its work stops, it closes and its client is told, as a connection's takeover does."""
+        if session.owner is self._peer and self.sessions.get(session.session_id) is session:
+            if not session.closed:
+                await self._stop(session)
+            await tell_taken_over(session, self._checks)
 
     async def _load(self, session_id: str, params: JsonObject) -> AgentSession:
         session = self._session(session_id, params)

@@ -160,6 +160,8 @@ class AgentSide:
         )
         # Sessions kept beyond the process (durable_sessions.py); None: in memory only.
         self.registry.durable = durable
+        if durable is not None:  # a session another process takes is closed here, its client told
+            durable.watch(self.registry.taken_elsewhere)
         self.capabilities = advertised_capabilities(
             capabilities or {}, delete=self.registry.serves_delete
         )

@@ -29,9 +29,11 @@ tried again). Sessions in memory keep being served.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+import weakref
+from collections.abc import Callable, Coroutine, Mapping
 from datetime import UTC, datetime
-from typing import Final
+from functools import partial
+from typing import Any, Final
 
 from ..core.turn_state import state_after_lost_turn
 from ..rpc.task_owner import TaskOwner
@@ -75,6 +77,10 @@ def stored_info(record: StoredSession) -> JsonObject:
     return info
 
 
+# What a registry does with a session another process took over (sessions.py).
+LostHandler = Callable[[AgentSession], Coroutine[Any, Any, None]]
+
+
 class DurableSessions:
     """The sessions of one agent in `store` (see the module doc). Its journals' writes belong
     to `tasks`, which lives as long as the agent."""
@@ -83,9 +89,24 @@ class DurableSessions:
         self.store = store
         self.owner = owner or owner_name()
         self.tasks = TaskOwner("session journals")
+        self._watchers: list[weakref.WeakMethod[LostHandler]] = []
+
+    def watch(self, handler: LostHandler) -> None:
+        """Call `handler` (a bound method: held weakly, so a connection's registry goes with
+        its connection) with each session whose lease another process took."""
+        self._watchers = [w for w in self._watchers if w() is not None]
+        self._watchers.append(weakref.WeakMethod(handler))
 
     def _journal(self, session: AgentSession, next_seq: int) -> None:
-        session.journal = Journal(self.store, session.session_id, self.owner, next_seq, self.tasks)
+        journal = Journal(self.store, session.session_id, self.owner, next_seq, self.tasks)
+        journal.on_lost = partial(self._lost, session)
+        session.journal = journal
+
+    def _lost(self, session: AgentSession) -> None:
+        for watcher in self._watchers:
+            handler = watcher()
+            if handler is not None:
+                self.tasks.spawn(handler(session), name=f"lost {session.session_id}")
 
     async def created(self, session: AgentSession) -> None:
         """Keep a new session's record (raises -32603 when the store cannot)."""

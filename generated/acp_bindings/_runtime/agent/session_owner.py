@@ -28,16 +28,21 @@ one bearer token admits every client alike; still, a session serves only the con
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any, Final
 
+from pydantic import ValidationError
+
+from ..rpc.outgoing_checks import OutgoingChecks
 from ..rpc.peer import Peer
-from ..wire.errors import ErrorCode, RpcError
+from ..wire.errors import ConnectionClosed, ErrorCode, RpcError
 from ..wire.protocol import (
     NOTICE,
     SESSION_CLOSE,
     SESSION_DELETE,
     SESSION_RESUME,
+    SESSION_UPDATE,
     TAKEN_OVER_META,
     UPDATE_TAG_FIELD,
 )
@@ -106,3 +111,17 @@ def taken_over_notice() -> dict[str, Any]:
         ),
         "_meta": {TAKEN_OVER_META: True},
     }
+
+
+async def tell_taken_over(session: AgentSession, checks: OutgoingChecks) -> None:
+    """Tell the connection `session` was attached to that it is not any more (a live notice,
+    in that connection's dialect, kept in no history)."""
+    update = taken_over_notice()
+    dialect = session.dialect
+    with contextlib.suppress(ConnectionClosed, ConnectionError, ValidationError):
+        if dialect is not None:
+            await dialect.send_update(update)
+            return
+        params = {"sessionId": session.session_id, "update": update}
+        checks.session_update(params)
+        await session.peer.notify(SESSION_UPDATE, params)

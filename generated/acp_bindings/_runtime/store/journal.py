@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Final
 
 from ..rpc.task_owner import TaskOwner
@@ -55,6 +56,7 @@ class Journal:
         "failure",
         "interval",
         "lost",
+        "on_lost",
         "owner",
         "session_id",
         "store",
@@ -86,6 +88,7 @@ class Journal:
         self._lock = asyncio.Lock()
         self.failure: str | None = None
         self.lost = False
+        self.on_lost: Callable[[], None] | None = None  # told once the lease is found lost
 
     @property
     def written(self) -> int:
@@ -182,6 +185,8 @@ class Journal:
             except LeaseLost as error:
                 self.lost, self.failure = True, str(error)
                 logger.warning("%s: nothing more of it is written here", error)
+                if self.on_lost is not None:
+                    self.on_lost()
                 raise
             except StoreUnavailable as error:
                 self._pending[:0] = taken  # first, in order, for the next try
