@@ -89,11 +89,18 @@ def talk(child: Any, line: str, *expected: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("python_args", [("-m", "acp_codegen"), ("-c", WITHOUT_RICH)])
+@pytest.mark.parametrize(
+    ("python_args", "version"),
+    [(("-m", "acp_codegen"), "v2"), (("-c", WITHOUT_RICH), "v1")],
+    ids=["live-v2", "plain-v1"],
+)
 def test_fork_title_status_and_archive_against_an_unstable_agent(
-    unstable_agent: list[str], python_args: tuple[str, ...]
+    unstable_agent: list[str], python_args: tuple[str, ...], version: str
 ) -> None:
-    child = spawn(*python_args, agent=[*unstable_agent, "hostile"])
+    """Live and v2, plain and v1 (the agent speaking only v1, which advertises the methods in
+    `sessionCapabilities`; the fork is loaded, v1's replay)."""
+    child = spawn(*python_args, agent=[*unstable_agent, "hostile", version])
+    assert f"speaks ACP {version}" in (child.before or "")
     child.logfile_read = screen = io.StringIO()
     talk(child, "/?", "/fork  fork this session", r"/title TEXT  name", "/archive", "/status")
     talk(child, "name Mine", r"title: Mine\\e\]0;pwned\\x07\\e\[2J", "heard: name Mine")

@@ -1,8 +1,9 @@
 """A test agent generated with `--unstable` (the package is made by the test, its folder and name
 given as arguments): the runtime serves and advertises `session/fork`, `session/set_title`,
 `session/archive` and `session/status`. Each turn answers `heard: TEXT`; a prompt `name TEXT`
-makes the agent title the session itself (`session_info_update`). With a third argument
-`hostile`, the titles it gives carry terminal escapes (chat must show them inert).
+makes the agent title the session itself (`session_info_update`). With the argument
+`hostile`, the titles it gives carry terminal escapes (chat must show them inert); with `v1`
+it speaks only ACP v1.
 """
 
 import importlib
@@ -10,11 +11,13 @@ import sys
 
 sys.path.insert(0, sys.argv[1])
 package = importlib.import_module(sys.argv[2])
-MARK = "\x1b]0;pwned\x07\x1b[2J" if sys.argv[3:] == ["hostile"] else ""
+MARK = "\x1b]0;pwned\x07\x1b[2J" if "hostile" in sys.argv[3:] else ""
 
 
 class Unstable(package.Agent):  # type: ignore[misc,name-defined]
     info = package.models.Implementation(name="unstable-agent", version="1.0.0")
+    if "v1" in sys.argv[3:]:
+        protocol_versions = (1,)
 
     async def on_prompt(self, session, prompt):  # type: ignore[no-untyped-def]
         text = prompt.text
