@@ -105,7 +105,7 @@ def test_fork_title_status_and_archive_against_an_unstable_agent(
     talk(child, "/?", "/fork  fork this session", r"/title TEXT  name", "/archive", "/status")
     talk(child, "name Mine", r"title: Mine\\e\]0;pwned\\x07\\e\[2J", "heard: name Mine")
     talk(child, "/title Renamed", r"\[title: Renamed\]")
-    talk(child, "/status", r"status: open \(idle\)")
+    talk(child, "/status", r"status: open \(idle\) · title: Renamed")
     talk(child, "/fork", r"\[forked (sess_\w+) into (sess_\w+): chat continues in the fork\]")
     parent, fork = child.match.group(1), child.match.group(2)
     # The fork's history is drawn: the parent's turn, and the title it had then.

@@ -7,7 +7,8 @@ sends them as plain requests on the connection (`session/fork`, `session/set_tit
 `initialize` (v2: `capabilities.session.fork|title|archive|status`; v1:
 `agentCapabilities.sessionCapabilities`, the same members); a command it did not advertise is
 refused without sending anything. `/fork` switches chat to the new session, resumed with its
-history replayed so the conversation it starts from is shown.
+history replayed so the conversation it starts from is shown; `/status` says the session's
+title too (the one the agent last told, `session_info_update`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ..._bindings import RpcError
+from .transcript import title_of
 from .visible import visible_line
 
 SESSION_FORK: Final = "session/fork"
@@ -120,4 +122,6 @@ class SessionCommands:
 
     async def status(self) -> str:
         session_id = self.link.session.session_id
-        return status_line(await self._send("status", {"sessionId": session_id}))
+        line = status_line(await self._send("status", {"sessionId": session_id}))
+        title = title_of(self.link.snapshot()["sessionInfo"])
+        return f"{line} · title: {title}" if title is not None else line
