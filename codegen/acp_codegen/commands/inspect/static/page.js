@@ -120,6 +120,7 @@
       if (!session.open) item.append(el("span", " (not open)", "block-tag"));
       if (live && !session.open) item.append(sessionButton("resume", session.id));
       if (live && session.open) item.append(sessionButton("close", session.id));
+      if (live && session.open && view.agent.canFork) item.append(sessionButton("fork", session.id));
       if (live && view.agent.canDelete) item.append(sessionButton("delete", session.id));
       list.append(item);
     }
