@@ -116,7 +116,8 @@ class SessionCommands:
 
     async def archive(self) -> str:
         session_id = self.link.session.session_id
-        await self._send("archive", {"sessionId": session_id})  # the agent closes it
+        await self._send("archive", {"sessionId": session_id})
+        self.link.session.closed = True  # the agent closed it: not resumed after a reconnect
         opened = (await self.link.new_session()).session_id
         return visible_line(f"[archived {session_id}; chat continues in a new session {opened}]")
 
