@@ -11,9 +11,9 @@ import asyncio
 import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from ..._bindings import models
+from ..._bindings import SessionSnapshot, models
 from ..exits import EXIT_OK
 from .command_env import AllowedEnv
 from .gate import Gate, Question
@@ -22,6 +22,7 @@ from .link import AgentLink, ChatError
 from .permissions import CANCELLED, answer_text, keys_hint, selected
 from .remote import RemoteTarget
 from .screens import Asking, PlainScreen, Screen, TurnView, asking
+from .session_commands import SessionCommands, refusal
 from .slash import command_name, help_text, route
 from .transcript import Turn, turn_since
 
@@ -70,6 +71,7 @@ class Chat:
         self.answers: asyncio.Queue[str] | None = None  # keys, while a question is open
         self.refused_typing = False  # said once per turn that typing is not sent
         self.cancel_task: asyncio.Future[None] | None = None
+        self.session_commands = SessionCommands(self.link)
 
     def note(self, text: str) -> None:
         """A line for the user: in the running turn's view, in its order, or on the screen."""
@@ -179,13 +181,49 @@ class Chat:
             if where == "quit":
                 break
             if where == "help":
-                self.screen.note(help_text(self.link.commands))
+                offered = self.session_commands.offered
+                self.screen.note(help_text(self.link.commands, offered))
+            elif where == "session":
+                await self.session_command(text)
             elif where == "unknown":
                 self.screen.note(f"unknown command /{command_name(text)}; /? lists them")
             elif text:  # a prompt, or one of the agent's commands: the agent reads both
                 await self.run_turn(text)
         self.screen.note("bye")
         return EXIT_OK
+
+    async def session_command(self, line: str) -> None:
+        """`/fork`, `/title TEXT`, `/archive`, `/status`: sent when the agent advertised it,
+        else refused saying so; the agent's refusal is shown and the chat goes on."""
+        name = command_name(line)
+        if name not in self.session_commands.offered:
+            self.screen.note(refusal(name))
+            return
+        text = line.strip()[1 + len(name) :].strip()
+        if name == "title" and not text:
+            self.screen.note("/title needs the title: /title TEXT")
+            return
+        if not await self._connected():
+            return
+        commands = self.session_commands
+        try:
+            if name == "fork":
+                said = await self.until_quit(commands.fork())
+            elif name == "title":
+                said = await self.until_quit(commands.title(text))
+            elif name == "archive":
+                said = await self.until_quit(commands.archive())
+            else:
+                said = await self.until_quit(commands.status())
+        except ChatError as error:
+            self.screen.note(f"[{error}]")
+            return
+        if said is None:  # the user quit meanwhile
+            return
+        self.screen.note(said)
+        if name == "fork":  # the fork's history, drawn as a turn is
+            empty = cast(SessionSnapshot, self.link.lifecycle.new_state().snapshot())
+            self.screen.begin_turn().finish(turn_since(empty, self.link.snapshot()))
 
     async def _start(self) -> bool:
         await self.link.start()

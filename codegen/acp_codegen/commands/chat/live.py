@@ -114,6 +114,8 @@ def render(
     parts: list[RenderableType] = []
     if verbosity != QUIET:
         parts += [shown(f"thinking: {text.strip()}", "italic dim") for text in turn.thoughts]
+        if turn.title is not None:
+            parts.append(shown(f"title: {turn.title}", "bold"))
         parts += [shown(line, "magenta") for line in turn.subagents.values()]
         for between in turn.between:
             parts.append(shown(f"{between.label}: {between.text.strip()}", "blue"))

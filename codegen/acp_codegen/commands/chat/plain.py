@@ -62,6 +62,7 @@ FOLDED = (
     models.PlanUpdate,
     models.TerminalUpdate,
     models.SubagentUpdate,
+    models.SessionInfoUpdate,
     models.SessionMessage,
     models.SessionMessageChunk,
 )
@@ -125,6 +126,8 @@ class PlainLog:
             if said.role == "thought" and not self._quiet:
                 self._text_is(("message", said.message_id), self._stream("thought"), said.text)
         if not self._quiet:
+            if turn.title is not None:
+                self._head(("title", ""), f"title: {turn.title}")
             for session_id, line in turn.subagents.items():
                 self._head(("subagent", session_id), line)
             for between in turn.between:

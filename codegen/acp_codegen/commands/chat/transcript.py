@@ -61,6 +61,7 @@ class Turn:
     subagents: dict[str, str] = field(default_factory=dict)  # a new or changed child's line
     between: list[Between] = field(default_factory=list)  # messages between the sessions
     removed_plans: list[str] = field(default_factory=list)  # ids of plans held before, gone
+    title: str | None = None  # the session's new title (`session_info_update`), one line
     usage: UsageSnapshot | None = None
     stop_reason: str | None = None
 
@@ -110,9 +111,23 @@ def turn_since(before: SessionSnapshot, now: SessionSnapshot, *, ended: bool = F
     ]
     if now["usage"] != before["usage"]:
         turn.usage = now["usage"]
+    turn.title = new_title(before, now)
     if ended:
         turn.stop_reason = now["stopReason"]
     return turn
+
+
+def title_of(info: Any) -> str | None:
+    """The title a session's `sessionInfo` slot holds, escaped to one line (None: untitled)."""
+    if isinstance(info, Mapping) and isinstance(info.get("title"), str) and info["title"]:
+        return visible_line(info["title"])
+    return None
+
+
+def new_title(before: SessionSnapshot, now: SessionSnapshot) -> str | None:
+    """The title `now` holds when it is not the one `before` held."""
+    title = title_of(now["sessionInfo"])
+    return title if title != title_of(before["sessionInfo"]) else None
 
 
 def child_name(session_id: str, children: Mapping[str, SubagentSnapshot]) -> str:

@@ -22,6 +22,7 @@ from ..chat.gate import Gate, Question
 from ..chat.link import AgentLink, ChatError
 from ..chat.permissions import CANCELLED
 from ..chat.remote import RemoteTarget
+from ..chat.session_commands import SessionCommands, advertised
 from .replay import permission_view
 from .traffic_log import TrafficLog
 from .view import (
@@ -97,6 +98,7 @@ class LiveInspector:
         self.error: str | None = None
         self.listed: list[dict[str, Any]] = []  # what session/list last answered
         self.deleted: set[str] = set()  # not listed any more
+        self.forked_from: dict[str, str] = {}  # forks made here: the session each copies
         self.reconnected: str | None = None  # the line about the last reattach
         self.refused: str | None = None  # the last command refused without asking, and why
         self.link = AgentLink(
@@ -263,6 +265,22 @@ class LiveInspector:
         self.link.use(session_id)
         self._changed()
 
+    async def fork(self, session_id: str) -> None:
+        """Fork an open session (when the agent advertises `session.fork`) and switch to the
+        fork, its history replayed (chat's `/fork`)."""
+        self._idle_only()
+        if "fork" not in advertised(self.link.lifecycle.agent_capabilities):
+            raise ActionError("the agent does not offer session/fork")
+        if session_id not in self.link.lifecycle.sessions:
+            raise ActionError("no such session on this connection")
+        self.link.use(session_id)
+        try:  # the page lists the fork, marked, as the current session: no line to show
+            await SessionCommands(self.link).fork()
+        except ChatError as error:
+            raise ActionError(str(error)) from None
+        self.forked_from[self.link.session.session_id] = session_id
+        self._changed()
+
     async def close(self, session_id: str) -> None:
         session = self.link.lifecycle.sessions.get(session_id)
         if session is None or session.closed:
@@ -313,6 +331,7 @@ class LiveInspector:
                 "title": session_title(snapshot if key == current else session_snapshot(session)),
                 "current": key == current,
                 "open": not session.closed,
+                "forkedFrom": self.forked_from.get(key),
             }
             for key, session in lifecycle.sessions.items()
             if key not in self.deleted or key == current

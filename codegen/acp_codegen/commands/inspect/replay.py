@@ -20,6 +20,10 @@ from .view import agent_view, carried_diffs, conversation_view, session_title
 
 INITIALIZE = "initialize"
 SETUPS = ("session/new", "session/load", "session/resume")
+# Upstream's unstable session methods (a client of an agent generated with `--unstable`, chat's
+# `/fork` and `/title`): a fork's answer names a new session, a title's answer the stored title.
+FORK = "session/fork"
+SET_TITLE = "session/set_title"
 CANCEL = "session/cancel"
 PERMISSION = "session/request_permission"
 PROMPT = "session/prompt"
@@ -32,6 +36,7 @@ class Fold:
     def __init__(self) -> None:
         self.at = 0  # lines folded
         self.sessions: dict[str, SessionState] = {}
+        self.forked_from: dict[str, str] = {}  # a fork's session id: the session it copies
         self.current: str | None = None
         self.agent: dict[str, Any] = agent_view(None, None, None, [])
         self.permissions: dict[Any, dict[str, Any]] = {}  # open requests by JSON-RPC id
@@ -127,6 +132,15 @@ class Fold:
                 result.get("agentCapabilities" if self.v1 else "capabilities") or {},
                 list(result.get("authMethods") or []),
             )
+        elif method == FORK and isinstance(result.get("sessionId"), str):
+            self._session(result["sessionId"])
+            if isinstance(params.get("sessionId"), str):
+                self.forked_from[result["sessionId"]] = params["sessionId"]
+        elif method == SET_TITLE and isinstance(result.get("title"), str):
+            session_id = params.get("sessionId")
+            if isinstance(session_id, str):  # as the agent stored it, told or not
+                title = {"sessionUpdate": "session_info_update", "title": result["title"]}
+                self._apply(session_id, [title])
         elif method in SETUPS and "result" in message:
             session_id = result.get("sessionId", params.get("sessionId"))
             if isinstance(session_id, str):
@@ -210,6 +224,7 @@ class TraceReplay:
                 ),
                 "current": key == shown,
                 "open": True,
+                "forkedFrom": fold.forked_from.get(key),
             }
             for key in fold.sessions
         ]

@@ -214,8 +214,8 @@ class Handlers:
         return await self._act(lambda: self._live().answer(key, option))
 
     async def session(self, request: web.Request) -> web.Response:
-        """`{"new": true}`, `{"list": true}`, or one of use / resume / close / delete with a
-        session id."""
+        """`{"new": true}`, `{"list": true}`, or one of use / resume / close / delete / fork
+        with a session id."""
         body = await _body(request)
         live = self._live()
         if body.get("new") is True:
@@ -223,12 +223,12 @@ class Handlers:
         if body.get("list") is True:
             return await self._act(live.list_sessions)
         actions: dict[str, Any] = {"use": live.use, "resume": live.resume}
-        actions |= {"close": live.close, "delete": live.delete}
+        actions |= {"close": live.close, "delete": live.delete, "fork": live.fork}
         for name, action in actions.items():
             chosen = body.get(name)
             if isinstance(chosen, str):
                 return await self._act(functools.partial(action, chosen))
-        raise web.HTTPBadRequest(text="expected new, list, use, resume, close or delete")
+        raise web.HTTPBadRequest(text="expected new, list, use, resume, close, delete or fork")
 
     async def _act(self, action: Any) -> web.Response:
         try:

@@ -130,6 +130,14 @@ def _hashable(value: Any) -> Any:
     return value if isinstance(value, str | int | float | None) else json.dumps(value)
 
 
+# The unstable session methods' lines name what they are about: the session forked and the
+# fork made (`session/fork`), the title asked for and the one stored (`session/set_title`).
+SESSION_DETAILS: Final = {
+    "session/fork": {"request": "sessionId", "result": "sessionId"},
+    "session/set_title": {"request": "title", "result": "title"},
+}
+
+
 def _label(kind: str, method: str, message: dict[str, Any]) -> str:
     """What the list shows for a message: the method, an update's tag, an error's text."""
     if method == UPDATE_METHOD:
@@ -137,6 +145,12 @@ def _label(kind: str, method: str, message: dict[str, Any]) -> str:
         update = params.get("update") if isinstance(params, dict) else None
         tag = update.get("sessionUpdate") if isinstance(update, dict) else None
         return f"{method} · {tag}" if isinstance(tag, str) else method
+    if method in SESSION_DETAILS and kind in ("request", "result"):
+        where = "params" if kind == "request" else "result"
+        body = message.get(where)
+        detail = body.get(SESSION_DETAILS[method][kind]) if isinstance(body, dict) else None
+        base = method if kind == "request" else f"result {method}"
+        return f"{base} · {detail}" if isinstance(detail, str) else base
     if kind == "error":
         error = message.get("error")
         text = error.get("message") if isinstance(error, dict) else None

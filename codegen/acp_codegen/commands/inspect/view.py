@@ -9,6 +9,7 @@ from typing import Any, cast
 
 from ..._bindings import SessionSnapshot, joined_content
 from ..._bindings._runtime.core.prompt_content import prompt_content_problems
+from ..chat.session_commands import advertised
 from ..chat.transcript import block_text, terminal_text
 from .diff_view import page_diff
 
@@ -30,6 +31,7 @@ def agent_view(
         "canAttach": capabilities is not None
         and not prompt_content_problems([SAMPLE_RESOURCE], capabilities),
         "canDelete": can_delete(capabilities),
+        "canFork": "fork" in advertised(capabilities),  # upstream's unstable `session/fork`
     }
 
 

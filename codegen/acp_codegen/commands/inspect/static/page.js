@@ -116,9 +116,11 @@
       const name = el("span", session.title || session.id, "name");
       if (session.open) name.addEventListener("click", () => chooseSession(session.id));
       item.append(name);
+      if (session.forkedFrom) item.append(el("span", " (fork of " + session.forkedFrom + ")", "fork-of"));
       if (!session.open) item.append(el("span", " (not open)", "block-tag"));
       if (live && !session.open) item.append(sessionButton("resume", session.id));
       if (live && session.open) item.append(sessionButton("close", session.id));
+      if (live && session.open && view.agent.canFork) item.append(sessionButton("fork", session.id));
       if (live && view.agent.canDelete) item.append(sessionButton("delete", session.id));
       list.append(item);
     }
