@@ -283,3 +283,80 @@ def test_the_unstable_package_passes_mypy_strict_and_ruff(
     ruff += ["--config", str(REPO / "pyproject.toml"), "--config", MODELS_IGNORES]
     linted = subprocess.run([*ruff, str(out)], capture_output=True, text=True, check=False)
     assert linted.returncode == 0, linted.stdout + linted.stderr
+
+
+def suggestions_talk(package: ModuleType, advertise: bool) -> tuple[list[bool], Any]:
+    """(what `suggest_prompts` returned in the agent's turn, the client's session snapshot)
+    after one turn; `advertise` False: the client leaves `session.promptSuggestions` out."""
+    connection_type = importlib.import_module(f"{package.__name__}._runtime.rpc.connection")
+    returned: list[bool] = []
+
+    class Agent(package.Agent):  # type: ignore[misc,name-defined]
+        async def on_prompt(self, session: Any, prompt: Any) -> str | None:
+            returned.append(await session.suggest_prompts(["run the tests", ["fix", "it"]]))
+            return None
+
+    async def main() -> tuple[list[bool], Any]:
+        (ra, wa), (rb, wb) = await stream_pair()
+        near, far = connection_type.Connection(ra, wa), connection_type.Connection(rb, wb)
+        client = package.Client()
+        if not advertise:
+            client.capabilities = package.models.ClientCapabilities()
+        near.dispatcher = client.dispatcher(near)
+        far.dispatcher = Agent().dispatcher(far)
+        near.start()
+        far.start()
+        try:
+            await client.lifecycle.initialize()
+            session = await client.lifecycle.new_session(cwd=CWD)
+            await session.run_turn([{"type": "text", "text": "hi"}])
+            return returned, session.snapshot()
+        finally:
+            await near.close()
+            await far.close()
+
+    return run(main())
+
+
+def test_prompt_suggestions_are_typed_folded_and_sent_only_to_a_client_that_asked(
+    unstable: tuple[Path, ModuleType],
+) -> None:
+    """`Session.suggest_prompts` (only with `--unstable`) sends a `prompt_suggestions_update`
+    to a client that advertised `session.promptSuggestions` (ours does, with the option); the
+    client folds the list into its state; a client that did not advertise it gets nothing."""
+    _, package = unstable
+    advertised = package.client.Client.capabilities.model_dump(by_alias=True)
+    assert advertised["session"]["promptSuggestions"] is not None
+    assert package.models.PromptSuggestionsUpdate.__doc__.strip().startswith(MARK)
+    returned, snapshot = suggestions_talk(package, advertise=True)
+    assert returned == [True]
+    assert snapshot["promptSuggestions"] == [
+        {"prompt": [{"type": "text", "text": "run the tests"}]},
+        {"prompt": [{"type": "text", "text": "fix"}, {"type": "text", "text": "it"}]},
+    ]
+    returned, snapshot = suggestions_talk(package, advertise=False)
+    assert returned == [False] and snapshot["promptSuggestions"] is None
+    from acp_codegen import _bindings as committed
+
+    assert not hasattr(committed.session.Session, "suggest_prompts")
+    assert "promptSuggestions" not in json.dumps(committed.client.Client.capabilities.model_dump())
+
+
+def test_the_v1_package_types_the_model_selection(unstable: tuple[Path, ModuleType]) -> None:
+    """v1 with `--unstable`: `models` on the session setup answers, `session/set_model` typed
+    for the agent's author and on the client's proxy."""
+    _, package = unstable
+    v1 = package.v1
+    answer = v1.models.NewSessionResponse.model_validate(
+        {
+            "sessionId": "s",
+            "models": {
+                "availableModels": [{"modelId": "gemini-2.5-pro", "name": "Pro"}],
+                "currentModelId": "gemini-2.5-pro",
+            },
+        }
+    )
+    assert answer.models is not None and answer.models.current_model_id == "gemini-2.5-pro"
+    assert v1.models.SetSessionModelRequest.__doc__.strip().startswith(MARK)
+    assert "Unstable" in docstring(v1.client.AgentProxy, "session_set_model")
+    assert "Unstable" in docstring(v1.agent.Agent, "session_set_model")
