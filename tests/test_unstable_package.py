@@ -4,6 +4,7 @@ package) nothing of it generated or advertised. Generates the canonical pair onc
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import os
@@ -21,7 +22,7 @@ from acp_codegen.commands.cli import main
 from acp_codegen.commands.exits import EXIT_OK
 from acp_codegen.write.manifest import MANIFEST
 from conftest import REPO, _import_from
-from runtime.streams import run, stream_pair
+from runtime.streams import RawPeer, guard, run, stream_pair
 
 PACKAGE = "acp_unstable_test_pkg"
 COMMITTED = REPO / "generated" / "acp_bindings"
@@ -360,3 +361,55 @@ def test_the_v1_package_types_the_model_selection(unstable: tuple[Path, ModuleTy
     assert v1.models.SetSessionModelRequest.__doc__.strip().startswith(MARK)
     assert "Unstable" in docstring(v1.client.AgentProxy, "session_set_model")
     assert "Unstable" in docstring(v1.agent.Agent, "session_set_model")
+
+
+def test_a_client_switches_a_gemini_style_v1_agents_model(
+    unstable: tuple[Path, ModuleType],
+) -> None:
+    """Against a fake v1 agent that answers `session/new` with `models` (as gemini-cli and
+    qwen-code do): the model option is in the session state; `Client.set_model` (only with
+    `--unstable`) sends `session/set_model` and shows the new model as current."""
+    _, package = unstable
+    connection_type = importlib.import_module(f"{package.__name__}._runtime.rpc.connection")
+    models = {
+        "currentModelId": "pro",
+        "availableModels": [{"modelId": "pro", "name": "Pro"}, {"modelId": "flash", "name": "F"}],
+    }
+
+    async def answer(peer: RawPeer, method: str, result: Any) -> dict[str, Any]:
+        message: dict[str, Any] = await peer.recv()
+        assert message["method"] == method, message
+        await peer.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+        return message
+
+    async def main() -> tuple[Any, dict[str, Any], Any]:
+        (ra, wa), (rb, wb) = await stream_pair()
+        near = connection_type.Connection(ra, wa)
+        peer = RawPeer(rb, wb)
+        client = package.Client()
+        near.dispatcher = client.dispatcher(near)
+        near.start()
+        try:
+            hello = asyncio.create_task(client.lifecycle.initialize())
+            await answer(peer, "initialize", {"protocolVersion": 1})
+            await guard(hello)
+            setup = asyncio.create_task(client.lifecycle.new_session(cwd=CWD))
+            await answer(peer, "session/new", {"sessionId": "s1", "models": models})
+            session = await guard(setup)
+            before = session.snapshot()["configOptions"]
+            switch = asyncio.create_task(client.set_model(session, "flash"))
+            sent = await answer(peer, "session/set_model", {})
+            await guard(switch)
+            return before, sent, session.snapshot()["configOptions"]
+        finally:
+            await near.close()
+
+    before, sent, after = run(main())
+    ((option,), (switched,)) = before, after
+    assert (option["category"], option["currentValue"]) == ("model", "pro")
+    assert [choice["value"] for choice in option["options"]] == ["pro", "flash"]
+    assert sent["params"] == {"sessionId": "s1", "modelId": "flash"}
+    assert switched["currentValue"] == "flash"
+    from acp_codegen import _bindings as committed
+
+    assert not hasattr(committed.client.Client, "set_model")

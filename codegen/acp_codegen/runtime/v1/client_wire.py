@@ -53,6 +53,7 @@ from .constants import (
     CLIENT_INFO,
     FS_READ,
     FS_WRITE,
+    MODELS,
     PROMPT_CAPABILITIES,
     PROMPT_CAPABILITY_NAMES,
     SERVICE_CAPABILITY,
@@ -195,18 +196,21 @@ class V1ClientWire:
         return {"mcpServers": [], **params} if method in (SESSION_NEW, SESSION_LOAD) else params
 
     def setup_answer(self, method: str, session_id: str, result: JsonValue) -> JsonValue:
-        """A v1 setup answer in v2's shape: its modes and config options as v2's config
-        options (the mode a select option of category `mode`); a message a load replayed ends
+        """A v1 setup answer in v2's shape: its modes, models (older unstable v1) and config
+        options as v2's config options (the mode a select option of category `mode`, the
+        models one of category `model`); a message a load replayed ends
         with the replay (the next chunk starts a new one)."""
         result = self._answers.kept(method, result)
         if not isinstance(result, dict):
             return result
         reader = self._readers.get(session_id)
-        if reader is None and "modes" not in result and "configOptions" not in result:
+        if reader is None and not any(
+            name in result for name in ("modes", MODELS, "configOptions")
+        ):
             return result  # nothing to translate: the session's first update makes its reader
         reader = self.reader(session_id)
         reader.end_message()
-        answer = {name: value for name, value in result.items() if name != "modes"}
+        answer = {name: value for name, value in result.items() if name not in ("modes", MODELS)}
         answer.pop("configOptions", None)
         for update in reader.session_setup(result):
             answer["configOptions"] = update["configOptions"]

@@ -50,6 +50,11 @@ AVAILABLE_COMMANDS: Final = "availableCommands"  # a v2 result field, a v1 updat
 # v2 has no modes: a v1 mode is a select config option of this category.
 MODE_CATEGORY: Final = "mode"
 MODE_CONFIG_ID: Final = "mode"  # the id of the config option a v1 session's modes become
+# Older unstable v1 (gemini-cli, qwen-code): a setup answer's `models`, shown as a select config
+# option of this category, as upstream's later model choice is.
+MODELS: Final = "models"
+MODEL_CATEGORY: Final = "model"
+MODEL_CONFIG_ID: Final = "model"
 
 # v1's client services (v2 removed them) and the path in `clientCapabilities` each needs.
 FS_READ: Final = "fs/read_text_file"
