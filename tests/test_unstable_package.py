@@ -286,9 +286,12 @@ def test_the_unstable_package_passes_mypy_strict_and_ruff(
     assert linted.returncode == 0, linted.stdout + linted.stderr
 
 
-def suggestions_talk(package: ModuleType, advertise: bool) -> tuple[list[bool], Any]:
+def suggestions_talk(
+    package: ModuleType, advertise: bool, versions: tuple[int, ...] = (1, 2)
+) -> tuple[list[bool], Any]:
     """(what `suggest_prompts` returned in the agent's turn, the client's session snapshot)
-    after one turn; `advertise` False: the client leaves `session.promptSuggestions` out."""
+    after one turn; `advertise` False: the client leaves `session.promptSuggestions` out;
+    `versions`: the protocol versions the client offers ((1,): a v1 connection)."""
     connection_type = importlib.import_module(f"{package.__name__}._runtime.rpc.connection")
     returned: list[bool] = []
 
@@ -301,6 +304,7 @@ def suggestions_talk(package: ModuleType, advertise: bool) -> tuple[list[bool], 
         (ra, wa), (rb, wb) = await stream_pair()
         near, far = connection_type.Connection(ra, wa), connection_type.Connection(rb, wb)
         client = package.Client()
+        client.protocol_versions = versions
         if not advertise:
             client.capabilities = package.models.ClientCapabilities()
         near.dispatcher = client.dispatcher(near)
@@ -336,6 +340,11 @@ def test_prompt_suggestions_are_typed_folded_and_sent_only_to_a_client_that_aske
         {"prompt": [{"type": "text", "text": "fix"}, {"type": "text", "text": "it"}]},
     ]
     returned, snapshot = suggestions_talk(package, advertise=False)
+    assert returned == [False] and snapshot["promptSuggestions"] is None
+    # On a v1 connection: advertised in v1's clientCapabilities.session, sent, folded alike.
+    returned, snapshot = suggestions_talk(package, advertise=True, versions=(1,))
+    assert returned == [True] and len(snapshot["promptSuggestions"]) == 2
+    returned, snapshot = suggestions_talk(package, advertise=False, versions=(1,))
     assert returned == [False] and snapshot["promptSuggestions"] is None
     from acp_codegen import _bindings as committed
 
@@ -405,7 +414,7 @@ def test_a_client_switches_a_gemini_style_v1_agents_model(
             await near.close()
 
     before, sent, after = run(main())
-    ((option,), (switched,)) = before, after
+    (option,), (switched,) = before, after
     assert (option["category"], option["currentValue"]) == ("model", "pro")
     assert [choice["value"] for choice in option["options"]] == ["pro", "flash"]
     assert sent["params"] == {"sessionId": "s1", "modelId": "flash"}

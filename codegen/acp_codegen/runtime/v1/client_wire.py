@@ -107,6 +107,30 @@ def client_capabilities(handled: Collection[str], auth_terminal: bool = False) -
     }
 
 
+# Members of v2's `session` client capabilities that v1 names the same (unstable: prompt
+# suggestions, advertised by a package generated with `--unstable`).
+SHARED_SESSION_CAPABILITIES = ("promptSuggestions",)
+
+
+def with_shared_session(v1_capabilities: JsonObject, params: JsonObject) -> JsonObject:
+    """v1 `clientCapabilities` plus what the v2 `capabilities` in `params` advertise under
+    `session` that v1 names the same (`SHARED_SESSION_CAPABILITIES`)."""
+    v2 = params.get("capabilities")
+    session = v2.get("session") if isinstance(v2, dict) else None
+    shared = {
+        name: session[name]
+        for name in SHARED_SESSION_CAPABILITIES
+        if isinstance(session, dict) and isinstance(session.get(name), dict)
+    }
+    if not shared:
+        return v1_capabilities
+    v1_session = v1_capabilities.get("session")
+    return {
+        **v1_capabilities,
+        "session": {**(v1_session if isinstance(v1_session, dict) else {}), **shared},
+    }
+
+
 def prompt_capabilities_as_v2(agent_capabilities: JsonValue) -> JsonObject:
     """v1's prompt capabilities (booleans) in v2's form (`session.prompt`, `{}` = granted), so
     one check of prompt content serves both versions."""
@@ -164,7 +188,7 @@ class V1ClientWire:
 
     def hello(self, params: JsonObject, info: JsonObject) -> None:
         params[CLIENT_INFO] = info
-        params[CLIENT_CAPABILITIES] = self.capabilities
+        params[CLIENT_CAPABILITIES] = with_shared_session(self.capabilities, params)
 
     def agent_hello(self, result: JsonObject) -> tuple[JsonValue, JsonValue]:
         return result.get(AGENT_INFO), result.get(AGENT_CAPABILITIES)
