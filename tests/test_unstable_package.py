@@ -297,6 +297,10 @@ def suggestions_talk(
 
     class Agent(package.Agent):  # type: ignore[misc,name-defined]
         async def on_prompt(self, session: Any, prompt: Any) -> str | None:
+            raw = [{"prompt": [{"type": "text", "text": "sent raw"}]}]
+            await session.send_update(
+                {"sessionUpdate": "prompt_suggestions_update", "suggestions": raw}
+            )
             returned.append(await session.suggest_prompts(["run the tests", ["fix", "it"]]))
             return None
 

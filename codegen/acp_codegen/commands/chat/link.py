@@ -32,6 +32,7 @@ from ..exits import EXIT_DIFFERS, EXIT_USAGE
 from .agent_stderr import agent_stderr, runtime_log, stop_runtime_log
 from .chat_client import Asker, ChatClient, Listener
 from .gate import Gate
+from .offers import models_text, suggestions_text
 from .reattach import Backoff, GaveUp, open_sessions, reconnected_line, resume_all, retrying
 from .remote import RemoteTarget
 from .traffic import TrafficTap
@@ -320,6 +321,16 @@ class AgentLink:
     async def cancel(self) -> None:
         with contextlib.suppress(ConnectionClosed):
             await self.session.cancel()
+
+    @property
+    def suggestions(self) -> str | None:
+        """The agent's latest prompt suggestions as chat notes them (None: none on offer)."""
+        return suggestions_text(self._client.suggestions)
+
+    @property
+    def models(self) -> str | None:
+        """The session's models and the current one as chat shows them (None: no choice)."""
+        return None if self._session is None else models_text(self.snapshot()["configOptions"])
 
     @property
     def commands(self) -> list[tuple[str, str]]:

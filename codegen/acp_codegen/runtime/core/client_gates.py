@@ -49,6 +49,7 @@ URL_ELICITATION: Final = Gate("URL elicitation", ("elicitation", "url"), EVERY_V
 PROMPT_SUGGESTIONS: Final = Gate(
     "prompt suggestions", ("session", "promptSuggestions"), EVERY_VERSION
 )
+PROMPT_SUGGESTIONS_UPDATE: Final = "prompt_suggestions_update"
 GATES: Final = (
     BOOLEAN_OPTIONS,
     NOTICES,
@@ -66,7 +67,7 @@ GATED_UPDATES: Final[Mapping[str, Gate]] = {
     "notice": NOTICES,
     "compaction_update": COMPACTION,
     "compaction_summary_chunk": COMPACTION,
-    "prompt_suggestions_update": PROMPT_SUGGESTIONS,
+    PROMPT_SUGGESTIONS_UPDATE: PROMPT_SUGGESTIONS,
 }
 BOOLEAN, SELECT = "boolean", "select"
 # The select a boolean option becomes, its values in this order.

@@ -24,7 +24,7 @@ from typing import cast
 
 from pydantic import BaseModel, ValidationError
 
-from ..core.client_gates import ClientGates
+from ..core.client_gates import PROMPT_SUGGESTIONS, PROMPT_SUGGESTIONS_UPDATE, ClientGates
 from ..rpc.outgoing_checks import NoChecks, OutgoingChecks
 from ..rpc.peer import Peer, notifier
 from ..state.history import (
@@ -205,8 +205,15 @@ class AgentSession:
     async def send_update(self, update: Mapping[str, object] | BaseModel) -> None:
         """Send one update object (a dict with its tag, or a generated model); raises
         pydantic's `ValidationError`, sending nothing, when it does not fit the schema, and
-        `ProtocolUsageError` once the session is closed."""
-        await self.send_json(to_json(update))
+        `ProtocolUsageError` once the session is closed. Prompt suggestions (unstable) go
+        only to a client that advertised them (core/client_gates.py); otherwise nothing is
+        sent."""
+        data = to_json(update)
+        if data.get(UPDATE_TAG_FIELD) == PROMPT_SUGGESTIONS_UPDATE and not self.client_gates.allows(
+            PROMPT_SUGGESTIONS
+        ):
+            return
+        await self.send_json(data)
 
     async def send_json(self, update: JsonObject) -> None:
         """`send_update` for an update already in wire JSON, no model inside (the handles build
