@@ -426,3 +426,66 @@ def test_a_client_switches_a_gemini_style_v1_agents_model(
     from acp_codegen import _bindings as committed
 
     assert not hasattr(committed.client.Client, "set_model")
+
+
+def test_an_agent_with_a_model_option_serves_v1s_model_selection(
+    unstable: tuple[Path, ModuleType],
+) -> None:
+    """A v1 client (here raw, as gemini-style editors speak) of an agent generated with
+    `--unstable` whose session has a config option of category `model`: the setup answer
+    carries `models` from it, and `session/set_model` reaches the author's
+    `session_set_config_option` on that option. The committed package sends no `models`."""
+    _, package = unstable
+    seen: list[tuple[str, str]] = []
+    choices = [{"value": "pro", "name": "Pro"}, {"value": "flash", "name": "Flash"}]
+    option = {"type": "select", "configId": "llm", "name": "Model", "category": "model"}
+
+    def agent_class(bindings: ModuleType) -> type:
+        class Agent(bindings.Agent):  # type: ignore[misc,name-defined]
+            async def on_new_session(self, session: Any) -> Mapping[str, Any] | None:
+                return {"configOptions": [{**option, "currentValue": "pro", "options": choices}]}
+
+            async def session_set_config_option(self, *, params: Any) -> Any:
+                seen.append((params.config_id, params.value))
+                current = {**option, "currentValue": params.value, "options": choices}
+                return {"configOptions": [current]}
+
+        return Agent
+
+    async def talk(bindings: ModuleType) -> tuple[dict[str, Any], Any]:
+        connection_type = importlib.import_module(f"{bindings.__name__}._runtime.rpc.connection")
+        (ra, wa), (rb, wb) = await stream_pair()
+        far = connection_type.Connection(ra, wa)
+        far.dispatcher = agent_class(bindings)().dispatcher(far)
+        far.start()
+        peer = RawPeer(rb, wb)
+
+        async def call(request_id: int, method: str, params: dict[str, Any]) -> Any:
+            await peer.send(
+                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+            )
+            return await peer.recv()
+
+        try:
+            await call(1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+            new = (await call(2, "session/new", {"cwd": CWD, "mcpServers": []}))["result"]
+            chosen = await call(
+                3, "session/set_model", {"sessionId": new["sessionId"], "modelId": "flash"}
+            )
+            return new, chosen
+        finally:
+            await far.close()
+
+    new, chosen = run(talk(package))
+    assert new["models"] == {
+        "currentModelId": "pro",
+        "availableModels": [
+            {"modelId": "pro", "name": "Pro"},
+            {"modelId": "flash", "name": "Flash"},
+        ],
+    }
+    assert chosen["result"] == {} and seen == [("llm", "flash")]
+    from acp_codegen import _bindings as committed
+
+    new, chosen = run(talk(committed))
+    assert "models" not in new and chosen["error"]["code"] == -32601

@@ -34,12 +34,14 @@ AUTHENTICATE: Final = "authenticate"
 LOGOUT: Final = "logout"
 SET_CONFIG_OPTION: Final = "session/set_config_option"
 SET_MODE: Final = "session/set_mode"
+SET_MODEL: Final = "session/set_model"  # older unstable v1 (gemini-cli, qwen-code)
 # v1 method -> the v2 method whose typed handler serves it.
 V2_HANDLER: Final[Mapping[str, str]] = {
     AUTHENTICATE: "auth/login",
     LOGOUT: "auth/logout",
     SET_CONFIG_OPTION: SET_CONFIG_OPTION,
     SET_MODE: SET_CONFIG_OPTION,
+    SET_MODEL: SET_CONFIG_OPTION,
 }
 
 # v1's update kinds v2 names otherwise or lacks.
