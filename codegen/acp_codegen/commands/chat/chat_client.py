@@ -11,7 +11,7 @@ from ... import __version__
 from ..._bindings import Client, ClientSession, PermissionRequest, models, permission_request
 from ..._bindings._runtime.wire.convert import to_wire
 from .gate import Gate
-from .offers import SUGGESTIONS_TAG, suggestions_of
+from .offers import SUGGESTIONS_TAG, models_text, suggestions_of, suggestions_text
 from .services import V1Services
 from .visible import visible_line
 
@@ -56,6 +56,12 @@ class ChatClient(V1Services, Client):
             self.notice(text)
         elif self.listener is not None:
             self.listener(params.update)
+
+    def offered(self, session: ClientSession) -> tuple[str | None, str | None]:
+        """(the agent's latest prompt suggestions, `session`'s models and the current one) as
+        chat notes them; None where the agent offers none."""
+        options = session.snapshot()["configOptions"]
+        return suggestions_text(self.suggestions), models_text(options)
 
     async def on_permission(
         self, session: ClientSession, request: PermissionRequest

@@ -180,8 +180,9 @@ class Chat:
                 break
             if where == "help":
                 self.screen.note(help_text(self.link.commands))
-                if self.link.models is not None:
-                    self.screen.note(self.link.models)
+                models = self.link.client.offered(self.link.session)[1]
+                if models is not None:
+                    self.screen.note(models)
             elif where == "unknown":
                 self.screen.note(f"unknown command /{command_name(text)}; /? lists them")
             elif text:  # a prompt, or one of the agent's commands: the agent reads both
@@ -211,8 +212,8 @@ class Chat:
             failure = await self._follow(turn, view, now)
         if failure is not None:
             self.screen.note(failure)
-        elif self.link.suggestions is not None:
-            self.screen.note(self.link.suggestions)
+        elif (suggestions := self.link.client.offered(self.link.session)[0]) is not None:
+            self.screen.note(suggestions)
 
     async def _connected(self) -> bool:
         """A prompt typed while the connection is being reattached waits for it, saying so:
