@@ -30,6 +30,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 UPSTREAM = REPO / "tests" / "fixtures" / "upstream"
 OWN = REPO / "schema" / "unstable-descriptions.json"
+# Our own table of what upstream made unstable after 2.4.0 (or shipping agents still send from
+# older unstable files); docs/design.md cites each item's upstream definition.
+AFTER = REPO / "schema" / "unstable-after-2.4.0.json"
 VERSIONS = {
     2: ("sdk-2.4.0", REPO / "schema" / "acp.schema.json", "acp.unstable.schema.json"),
     1: ("v1-2.4.0", REPO / "schema" / "acp.v1.schema.json", "acp.v1.unstable.schema.json"),
@@ -160,12 +163,19 @@ def build(version: int) -> bytes:
     ]
     wanted: set[str] = set(methods) | _refs(properties) | _refs(branches)
     new_defs: dict[str, Any] = {}
+    later_defs = _add_after_240(version, properties, branches, own)
     while wanted:
         name = wanted.pop()
         if name in new_defs or name in ours or name not in unstable or name in stable:
             continue
         new_defs[name] = unstable[name]
         wanted |= _refs(unstable[name])
+    new_defs.update(later_defs)
+    for name, props in properties.items():
+        for prop, sub in props.items():
+            text = own.get(f"{name}.{prop}")
+            if text and "description" not in sub:
+                props[prop] = {"description": text, **sub}
     defs = {n: _titled(n, new_defs[n], own) for n in sorted(new_defs)}
 
     doc: dict[str, Any] = {
@@ -184,6 +194,32 @@ def build(version: int) -> bytes:
     doc["x-add-branches"] = dict(sorted(branches.items()))
     doc["$defs"] = defs
     return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _add_after_240(
+    version: int,
+    properties: dict[str, dict[str, Any]],
+    branches: dict[str, list[Any]],
+    own: dict[str, str],
+) -> dict[str, Any]:
+    """Fold our after-2.4.0 table (`AFTER`: items for every version, then this version's) into
+    `properties` and `branches`; return its new definitions. A v2 branch takes its merge rule
+    from the table's `x-merge` (v2 session updates must each have one)."""
+    table = json.loads(AFTER.read_text("utf-8"))
+    rules: dict[str, Any] = table.get(str(version), {}).get("x-merge", {})
+    defs: dict[str, Any] = {}
+    for part in (table["both"], table.get(str(version), {})):
+        defs.update(part.get("$defs", {}))
+        for name, props in part.get("x-add-properties", {}).items():
+            properties.setdefault(name, {}).update(props)
+        for name, new in part.get("x-add-branches", {}).items():
+            for branch in new:
+                tag = _tag_of(branch)
+                value = tag[1] if tag is not None else ""
+                words = {"description": own[f"{name}={value}"]} if f"{name}={value}" in own else {}
+                rule = {"x-merge": rules[value]} if value in rules else {}
+                branches.setdefault(name, []).append({**words, **branch, **rule})
+    return defs
 
 
 def _method_rows(defs: dict[str, Any]) -> list[dict[str, Any]]:

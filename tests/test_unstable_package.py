@@ -4,6 +4,7 @@ package) nothing of it generated or advertised. Generates the canonical pair onc
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import os
@@ -21,7 +22,7 @@ from acp_codegen.commands.cli import main
 from acp_codegen.commands.exits import EXIT_OK
 from acp_codegen.write.manifest import MANIFEST
 from conftest import REPO, _import_from
-from runtime.streams import run, stream_pair
+from runtime.streams import RawPeer, guard, run, stream_pair
 
 PACKAGE = "acp_unstable_test_pkg"
 COMMITTED = REPO / "generated" / "acp_bindings"
@@ -283,3 +284,208 @@ def test_the_unstable_package_passes_mypy_strict_and_ruff(
     ruff += ["--config", str(REPO / "pyproject.toml"), "--config", MODELS_IGNORES]
     linted = subprocess.run([*ruff, str(out)], capture_output=True, text=True, check=False)
     assert linted.returncode == 0, linted.stdout + linted.stderr
+
+
+def suggestions_talk(
+    package: ModuleType, advertise: bool, versions: tuple[int, ...] = (1, 2)
+) -> tuple[list[bool], Any]:
+    """(what `suggest_prompts` returned in the agent's turn, the client's session snapshot)
+    after one turn; `advertise` False: the client leaves `session.promptSuggestions` out;
+    `versions`: the protocol versions the client offers ((1,): a v1 connection)."""
+    connection_type = importlib.import_module(f"{package.__name__}._runtime.rpc.connection")
+    returned: list[bool] = []
+
+    class Agent(package.Agent):  # type: ignore[misc,name-defined]
+        async def on_prompt(self, session: Any, prompt: Any) -> str | None:
+            raw = [{"prompt": [{"type": "text", "text": "sent raw"}]}]
+            await session.send_update(
+                {"sessionUpdate": "prompt_suggestions_update", "suggestions": raw}
+            )
+            returned.append(await session.suggest_prompts(["run the tests", ["fix", "it"]]))
+            return None
+
+    async def main() -> tuple[list[bool], Any]:
+        (ra, wa), (rb, wb) = await stream_pair()
+        near, far = connection_type.Connection(ra, wa), connection_type.Connection(rb, wb)
+        client = package.Client()
+        client.protocol_versions = versions
+        if not advertise:
+            client.capabilities = package.models.ClientCapabilities()
+        near.dispatcher = client.dispatcher(near)
+        far.dispatcher = Agent().dispatcher(far)
+        near.start()
+        far.start()
+        try:
+            await client.lifecycle.initialize()
+            session = await client.lifecycle.new_session(cwd=CWD)
+            await session.run_turn([{"type": "text", "text": "hi"}])
+            return returned, session.snapshot()
+        finally:
+            await near.close()
+            await far.close()
+
+    return run(main())
+
+
+def test_prompt_suggestions_are_typed_folded_and_sent_only_to_a_client_that_asked(
+    unstable: tuple[Path, ModuleType],
+) -> None:
+    """`Session.suggest_prompts` (only with `--unstable`) sends a `prompt_suggestions_update`
+    to a client that advertised `session.promptSuggestions` (ours does, with the option); the
+    client folds the list into its state; a client that did not advertise it gets nothing."""
+    _, package = unstable
+    advertised = package.client.Client.capabilities.model_dump(by_alias=True)
+    assert advertised["session"]["promptSuggestions"] is not None
+    assert package.models.PromptSuggestionsUpdate.__doc__.strip().startswith(MARK)
+    returned, snapshot = suggestions_talk(package, advertise=True)
+    assert returned == [True]
+    assert snapshot["promptSuggestions"] == [
+        {"prompt": [{"type": "text", "text": "run the tests"}]},
+        {"prompt": [{"type": "text", "text": "fix"}, {"type": "text", "text": "it"}]},
+    ]
+    returned, snapshot = suggestions_talk(package, advertise=False)
+    assert returned == [False] and snapshot["promptSuggestions"] is None
+    # On a v1 connection: advertised in v1's clientCapabilities.session, sent, folded alike.
+    returned, snapshot = suggestions_talk(package, advertise=True, versions=(1,))
+    assert returned == [True] and len(snapshot["promptSuggestions"]) == 2
+    returned, snapshot = suggestions_talk(package, advertise=False, versions=(1,))
+    assert returned == [False] and snapshot["promptSuggestions"] is None
+    from acp_codegen import _bindings as committed
+
+    assert not hasattr(committed.session.Session, "suggest_prompts")
+    assert "promptSuggestions" not in json.dumps(committed.client.Client.capabilities.model_dump())
+
+
+def test_the_v1_package_types_the_model_selection(unstable: tuple[Path, ModuleType]) -> None:
+    """v1 with `--unstable`: `models` on the session setup answers, `session/set_model` typed
+    for the agent's author and on the client's proxy."""
+    _, package = unstable
+    v1 = package.v1
+    answer = v1.models.NewSessionResponse.model_validate(
+        {
+            "sessionId": "s",
+            "models": {
+                "availableModels": [{"modelId": "gemini-2.5-pro", "name": "Pro"}],
+                "currentModelId": "gemini-2.5-pro",
+            },
+        }
+    )
+    assert answer.models is not None and answer.models.current_model_id == "gemini-2.5-pro"
+    assert v1.models.SetSessionModelRequest.__doc__.strip().startswith(MARK)
+    assert "Unstable" in docstring(v1.client.AgentProxy, "session_set_model")
+    assert "Unstable" in docstring(v1.agent.Agent, "session_set_model")
+
+
+def test_a_client_switches_a_gemini_style_v1_agents_model(
+    unstable: tuple[Path, ModuleType],
+) -> None:
+    """Against a fake v1 agent that answers `session/new` with `models` (as gemini-cli and
+    qwen-code do): the model option is in the session state; `Client.set_model` (only with
+    `--unstable`) sends `session/set_model` and shows the new model as current."""
+    _, package = unstable
+    connection_type = importlib.import_module(f"{package.__name__}._runtime.rpc.connection")
+    models = {
+        "currentModelId": "pro",
+        "availableModels": [{"modelId": "pro", "name": "Pro"}, {"modelId": "flash", "name": "F"}],
+    }
+
+    async def answer(peer: RawPeer, method: str, result: Any) -> dict[str, Any]:
+        message: dict[str, Any] = await peer.recv()
+        assert message["method"] == method, message
+        await peer.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+        return message
+
+    async def main() -> tuple[Any, dict[str, Any], Any]:
+        (ra, wa), (rb, wb) = await stream_pair()
+        near = connection_type.Connection(ra, wa)
+        peer = RawPeer(rb, wb)
+        client = package.Client()
+        near.dispatcher = client.dispatcher(near)
+        near.start()
+        try:
+            hello = asyncio.create_task(client.lifecycle.initialize())
+            await answer(peer, "initialize", {"protocolVersion": 1})
+            await guard(hello)
+            setup = asyncio.create_task(client.lifecycle.new_session(cwd=CWD))
+            await answer(peer, "session/new", {"sessionId": "s1", "models": models})
+            session = await guard(setup)
+            before = session.snapshot()["configOptions"]
+            switch = asyncio.create_task(client.set_model(session, "flash"))
+            sent = await answer(peer, "session/set_model", {})
+            await guard(switch)
+            return before, sent, session.snapshot()["configOptions"]
+        finally:
+            await near.close()
+
+    before, sent, after = run(main())
+    (option,), (switched,) = before, after
+    assert (option["category"], option["currentValue"]) == ("model", "pro")
+    assert [choice["value"] for choice in option["options"]] == ["pro", "flash"]
+    assert sent["params"] == {"sessionId": "s1", "modelId": "flash"}
+    assert switched["currentValue"] == "flash"
+    from acp_codegen import _bindings as committed
+
+    assert not hasattr(committed.client.Client, "set_model")
+
+
+def test_an_agent_with_a_model_option_serves_v1s_model_selection(
+    unstable: tuple[Path, ModuleType],
+) -> None:
+    """A v1 client (here raw, as gemini-style editors speak) of an agent generated with
+    `--unstable` whose session has a config option of category `model`: the setup answer
+    carries `models` from it, and `session/set_model` reaches the author's
+    `session_set_config_option` on that option. The committed package sends no `models`."""
+    _, package = unstable
+    seen: list[tuple[str, str]] = []
+    choices = [{"value": "pro", "name": "Pro"}, {"value": "flash", "name": "Flash"}]
+    option = {"type": "select", "configId": "llm", "name": "Model", "category": "model"}
+
+    def agent_class(bindings: ModuleType) -> type:
+        class Agent(bindings.Agent):  # type: ignore[misc,name-defined]
+            async def on_new_session(self, session: Any) -> Mapping[str, Any] | None:
+                return {"configOptions": [{**option, "currentValue": "pro", "options": choices}]}
+
+            async def session_set_config_option(self, *, params: Any) -> Any:
+                seen.append((params.config_id, params.value))
+                current = {**option, "currentValue": params.value, "options": choices}
+                return {"configOptions": [current]}
+
+        return Agent
+
+    async def talk(bindings: ModuleType) -> tuple[dict[str, Any], Any]:
+        connection_type = importlib.import_module(f"{bindings.__name__}._runtime.rpc.connection")
+        (ra, wa), (rb, wb) = await stream_pair()
+        far = connection_type.Connection(ra, wa)
+        far.dispatcher = agent_class(bindings)().dispatcher(far)
+        far.start()
+        peer = RawPeer(rb, wb)
+
+        async def call(request_id: int, method: str, params: dict[str, Any]) -> Any:
+            await peer.send(
+                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+            )
+            return await peer.recv()
+
+        try:
+            await call(1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+            new = (await call(2, "session/new", {"cwd": CWD, "mcpServers": []}))["result"]
+            chosen = await call(
+                3, "session/set_model", {"sessionId": new["sessionId"], "modelId": "flash"}
+            )
+            return new, chosen
+        finally:
+            await far.close()
+
+    new, chosen = run(talk(package))
+    assert new["models"] == {
+        "currentModelId": "pro",
+        "availableModels": [
+            {"modelId": "pro", "name": "Pro"},
+            {"modelId": "flash", "name": "Flash"},
+        ],
+    }
+    assert chosen["result"] == {} and seen == [("llm", "flash")]
+    from acp_codegen import _bindings as committed
+
+    new, chosen = run(talk(committed))
+    assert "models" not in new and chosen["error"]["code"] == -32601

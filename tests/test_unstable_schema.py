@@ -78,12 +78,66 @@ def test_merged_the_schema_has_every_unstable_method_of_upstream(version: int) -
     unstable = read(UPSTREAM_FILES[version] / "schema.unstable.json")["$defs"]
     new = upstream_methods(unstable) - upstream_methods(stable)
     assert ("session/fork", "request") in new and ("auth/status_update", "notification") in new
+    new |= AFTER_240_METHODS[version]
     assert (
         upstream_methods(merged["$defs"]) - upstream_methods(read(SCHEMAS[version])["$defs"]) == new
     )
     if version == 2:  # the method table lists them too, one row per wire name and kind
         rows = {(row["method"], row["kind"]) for row in merged["x-methods"]}
         assert new <= rows
+
+
+# The methods of our after-2.4.0 table (schema/unstable-after-2.4.0.json): the model selection
+# of older v1 unstable files, which gemini-cli and qwen-code still use.
+AFTER_240_METHODS: dict[int, set[tuple[str, str]]] = {
+    2: set(),
+    1: {("session/set_model", "request")},
+}
+
+
+@pytest.mark.parametrize("version", [2, 1])
+def test_merged_the_schema_has_the_prompt_suggestions_update(version: int) -> None:
+    """`prompt_suggestions_update` (upstream after 2.4.0, v1 and v2) is a session-update branch
+    of the merged schema, its suggestions prompts of content blocks, gated by the client's
+    `session.promptSuggestions`; on v2 it replaces the session's `promptSuggestions` slot."""
+    merged = merge_unstable(read(SCHEMAS[version]), OVERLAYS[version], "schema")[0]["$defs"]
+    union = merged["SessionUpdate"].get("anyOf") or merged["SessionUpdate"]["oneOf"]
+    branch = next(b for b in union if tag_of(b) == ("sessionUpdate", "prompt_suggestions_update"))
+    assert branch["x-unstable"] is True
+    assert branch["allOf"] == [{"$ref": "#/$defs/PromptSuggestionsUpdate"}]
+    update = merged["PromptSuggestionsUpdate"]
+    assert update["required"] == ["suggestions"]
+    assert update["properties"]["suggestions"]["items"] == {"$ref": "#/$defs/PromptSuggestion"}
+    assert merged["PromptSuggestion"]["required"] == ["prompt"]
+    assert merged["PromptSuggestion"]["properties"]["prompt"]["items"]["$ref"].endswith(
+        "/ContentBlock"
+    )
+    session = merged["ClientSessionCapabilities"]["properties"]["promptSuggestions"]
+    assert {"$ref": "#/$defs/PromptSuggestionsCapabilities"} in session["anyOf"]
+    caps = merged["PromptSuggestionsCapabilities"]["properties"]
+    assert {"image", "audio", "embeddedContext", "_meta"} == set(caps)
+    if version == 2:
+        assert "session" in merged["ClientCapabilities"]["properties"]
+        rule = {"entity": "promptSuggestions", "op": "replace", "from": "/suggestions"}
+        assert branch["x-merge"] == rule
+
+
+def test_the_v1_overlay_has_the_model_selection() -> None:
+    """v1: `models` on the session setup answers and `session/set_model`, shaped as the model
+    selection gemini-cli and qwen-code send."""
+    merged = merge_unstable(read(SCHEMAS[1]), OVERLAYS[1], "schema")[0]["$defs"]
+    for answer in ("NewSessionResponse", "LoadSessionResponse", "ResumeSessionResponse"):
+        models = merged[answer]["properties"]["models"]
+        assert {"$ref": "#/$defs/SessionModelState"} in models["anyOf"], answer
+    state = merged["SessionModelState"]
+    assert state["required"] == ["availableModels", "currentModelId"]
+    assert state["properties"]["availableModels"]["items"] == {"$ref": "#/$defs/ModelInfo"}
+    assert merged["ModelInfo"]["required"] == ["modelId", "name"]
+    assert set(merged["ModelInfo"]["properties"]) == {"modelId", "name", "description", "_meta"}
+    request = merged["SetSessionModelRequest"]
+    assert (request["x-method"], request["x-side"]) == ("session/set_model", "agent")
+    assert request["required"] == ["sessionId", "modelId"]
+    assert "SessionModelState" not in read(OVERLAYS[2])["$defs"]
 
 
 # What upstream's unstable files have and the merged schema does not: the message envelopes

@@ -703,6 +703,7 @@ class SessionSnapshot(TypedDict):
     availableCommands: AvailableCommandsSnapshot | None
     configOptions: ConfigOptionsSnapshot | None
     sessionInfo: SessionInfoSnapshot | None
+    promptSuggestions: Any
     notices: list[NoticeSnapshot]
     unknown: list[dict[str, Any]]
 

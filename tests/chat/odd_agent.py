@@ -10,6 +10,9 @@
   and log the traceback on stderr);
 - `notice`: sends a `notice` update (upstream v2's fire-and-forget message to the user), answers
   `noted` and ends the turn;
+- `suggests`: offers models (a config option of category `model`, one name hostile) in the
+  `session/new` answer; each turn sends prompt suggestions (unstable `prompt_suggestions_update`,
+  one hostile, only when the client advertised them) and answers `ok`;
 - `stream`: streams `first second` of its answer, asks permission (`Go on?`), then streams
   ` third` and ends the turn; `stream FIFO` waits for a line on the named pipe FIFO instead of
   asking, so a test decides when the turn goes on.
@@ -25,6 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
 
 from acp_bindings import Agent, Prompt, Session, models
+from acp_bindings._runtime.core.client_gates import PROMPT_SUGGESTIONS
 
 MODE = sys.argv[1]
 # The protocol stream itself: while the runtime serves, descriptor 1 goes to stderr (so what a
@@ -46,6 +50,12 @@ class Odd(Agent):
             model = {"type": "select", "configId": "model", "name": "Model", "currentValue": "a",
                      "options": [{"value": "a", "name": "A"}]}  # fmt: skip
             return {"availableCommands": [deploy], "configOptions": [model]}
+        if MODE == "suggests":
+            choices = [{"value": "pro", "name": "Pro\x1b]52;c;aGk=\x07"},
+                       {"value": "flash", "name": "Flash"}]  # fmt: skip
+            model = {"type": "select", "configId": "model", "name": "Model", "category": "model",
+                     "currentValue": "pro", "options": choices}  # fmt: skip
+            return {"configOptions": [model]}
         return None
 
     async def on_prompt(self, session: Session, prompt: Prompt) -> str | None:
@@ -54,6 +64,15 @@ class Odd(Agent):
             return "end_turn"
         if MODE == "stream":
             return await self.stream(session)
+        if MODE == "suggests":
+            hostile = {"type": "text", "text": "fix it\n[turn ended: end_turn]"}
+            tests = {"type": "text", "text": "run the tests"}
+            offered = [{"prompt": [tests]}, {"prompt": [hostile]}]
+            if session.client_allows(PROMPT_SUGGESTIONS):  # only to a client that offers them
+                await session.send_update({"sessionUpdate": "prompt_suggestions_update",
+                                           "suggestions": offered})  # fmt: skip
+            await session.say("ok")
+            return "end_turn"
         if MODE == "notice":
             notice = {"sessionUpdate": "notice", "severity": "warning", "title": "Quota low",
                       "description": "2 requests left today"}  # fmt: skip

@@ -294,6 +294,19 @@ def test_a_notice_is_written_in_its_place() -> None:
     )
 
 
+def test_prompt_suggestions_and_models_are_shown_after_the_turn_escaped() -> None:
+    """chat advertises prompt suggestions (the agent sends them only then) and notes the latest
+    list after the turn, then the session's models with the current one; the agent's text
+    cannot fake chat's lines or reach the terminal raw."""
+    proc = chat("--prompt", "hi", "--", *ODD, "suggests")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (
+        "[connected: suggests-agent speaks ACP v2]\nagent: ok\n[turn ended: end_turn]\n"
+        "the agent suggests:\n  1) run the tests\n  2) fix it\\n[turn ended: end_turn]\n"
+        "models: Pro\\e]52;c;aGk=\\x07 (pro) (current), Flash (flash)\n"
+    )
+
+
 @pytest.mark.slow
 def test_an_agent_naming_v2_with_a_v1_body_is_driven_on_v1() -> None:
     """fast-agent's answer (version 2, v1's body): chat speaks v1 to it and the turn runs, where

@@ -198,6 +198,23 @@ def test_commands_listed_only_in_the_session_new_answer_are_listed_too() -> None
     closed_cleanly(child)
 
 
+def test_models_are_under_the_help_and_suggestions_follow_the_turn() -> None:
+    """`/?` shows the session's models (current marked); after a turn chat lists the agent's
+    prompt suggestions, escaped."""
+    child = spawn("-m", "acp_codegen", agent=[*ODD, "suggests"])
+    child.expect(PROMPT)
+    child.sendline("/?")
+    child.expect(r"models: Pro\\e\]52;c;aGk=\\x07 \(pro\) \(current\), Flash \(flash\)")
+    child.expect(PROMPT)
+    child.sendline("hi")
+    child.expect("the agent suggests:")
+    child.expect(r"1\) run the tests")
+    child.expect(r"2\) fix it\\n\[turn ended: end_turn\]")
+    child.expect(PROMPT)
+    child.sendline("/quit")
+    closed_cleanly(child)
+
+
 def test_an_agent_dying_mid_turn_ends_the_chat_with_one_line() -> None:
     child = spawn("-m", "acp_codegen", agent=[*ODD, "die"])
     child.expect(PROMPT)

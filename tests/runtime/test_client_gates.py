@@ -30,6 +30,7 @@ from acp_bindings._runtime.core.client_gates import (  # noqa: E402
     COMPACTION,
     FORM_ELICITATION,
     NOTICES,
+    PROMPT_SUGGESTIONS,
     TERMINAL_LOGIN,
     URL_ELICITATION,
     ClientGates,
@@ -48,7 +49,12 @@ from .test_v1_agent import V1_INIT, V2_INIT, V1Client, connected  # noqa: E402
 
 # Everything v1's client capabilities can open that gates what an agent sends.
 V1_ALL: JsonObject = {
-    "session": {"configOptions": {"boolean": {}}, "notices": {}, "compaction": {}},
+    "session": {
+        "configOptions": {"boolean": {}},
+        "notices": {},
+        "compaction": {},
+        "promptSuggestions": {},
+    },
     "auth": {"terminal": True},
     "elicitation": {"form": {}, "url": {}},
 }
@@ -84,12 +90,14 @@ def test_a_gate_is_open_when_advertised_as_true_or_an_object() -> None:
         TERMINAL_LOGIN.name,
         FORM_ELICITATION.name,
         URL_ELICITATION.name,
+        PROMPT_SUGGESTIONS.name,
     }
-    # v2's client capabilities have no session gates.
+    # v2's only session gate is prompt suggestions (unstable).
     assert ClientGates(2, {}).closed == {
         TERMINAL_LOGIN.name,
         FORM_ELICITATION.name,
         URL_ELICITATION.name,
+        PROMPT_SUGGESTIONS.name,
     }
     assert ClientGates(1, V1_ALL).closed == frozenset()
 

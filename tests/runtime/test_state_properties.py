@@ -44,6 +44,7 @@ class ReferenceModel:
             "availableCommands": None,
             "configOptions": None,
             "sessionInfo": None,
+            "promptSuggestions": None,  # unstable: no rule in the committed package, never set
         }
         self.state: str | None = None
         self.stop_reason: str | None = None

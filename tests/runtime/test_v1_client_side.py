@@ -183,6 +183,40 @@ def test_a_v1_turn_folds_updates_and_ends_with_the_answers_stop_reason(v1: Modul
     run(main())
 
 
+def test_the_models_a_gemini_style_setup_answer_names_fold_as_a_model_option(
+    v1: ModuleType,
+) -> None:
+    """gemini-cli and qwen-code answer `session/new` with older unstable v1's `models` beside
+    `modes`: the session state shows them as a select config option of category `model`."""
+
+    async def main() -> None:
+        side, peer, _ = await client(v1)
+        task = asyncio.create_task(side.initialize())
+        await answer(peer, "initialize", {"protocolVersion": 1})
+        await guard(task)
+        setup = asyncio.create_task(side.new_session("/work"))
+        models = {
+            "currentModelId": "gemini-2.5-pro",
+            "availableModels": [
+                {"modelId": "gemini-2.5-pro", "name": "Pro", "description": "deep"},
+                {"modelId": "gemini-2.5-flash", "name": "Flash", "description": None},
+            ],
+        }
+        modes = {"currentModeId": "default", "availableModes": [{"id": "default", "name": "D"}]}
+        await answer(peer, "session/new", {"sessionId": "s1", "modes": modes, "models": models})
+        session = await guard(setup)
+        mode, model = session.snapshot()["configOptions"]
+        assert mode["category"] == "mode"
+        assert (model["configId"], model["category"]) == ("model", "model")
+        assert model["currentValue"] == "gemini-2.5-pro"
+        assert model["options"] == [
+            {"value": "gemini-2.5-pro", "name": "Pro", "description": "deep"},
+            {"value": "gemini-2.5-flash", "name": "Flash"},
+        ]
+
+    run(main())
+
+
 def test_prompt_returns_the_id_of_the_recorded_user_message(v1: ModuleType) -> None:
     async def main() -> None:
         _, peer, session = await v1_session(v1)

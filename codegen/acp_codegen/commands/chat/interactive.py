@@ -183,6 +183,9 @@ class Chat:
             if where == "help":
                 offered = self.session_commands.offered
                 self.screen.note(help_text(self.link.commands, offered))
+                models = self.link.client.offered(self.link.session)[1]
+                if models is not None:
+                    self.screen.note(models)
             elif where == "session":
                 await self.session_command(text)
             elif where == "unknown":
@@ -247,6 +250,8 @@ class Chat:
             failure = await self._follow(turn, view, now)
         if failure is not None:
             self.screen.note(failure)
+        elif (suggestions := self.link.client.offered(self.link.session)[0]) is not None:
+            self.screen.note(suggestions)
 
     async def _connected(self) -> bool:
         """A prompt typed while the connection is being reattached waits for it, saying so:

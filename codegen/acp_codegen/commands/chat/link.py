@@ -77,8 +77,8 @@ class AgentLink:
         self.argv = [] if isinstance(argv, RemoteTarget) else list(argv)
         self.cwd = cwd
         self.verbose = verbose
-        self._client = ChatClient(ask, cwd, confirm, ask_reads=not cwd_given and bool(self.remote))
-        self._client.notice = notice
+        self.client = ChatClient(ask, cwd, confirm, ask_reads=not cwd_given and bool(self.remote))
+        self.client.notice = notice
         self._garbage: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         try:
             shown = show_traffic if verbose else None
@@ -124,12 +124,12 @@ class AgentLink:
     def lifecycle(self) -> ClientSide[SessionSnapshot]:
         """The client runtime's view of the connection: negotiated version, the agent's info
         and capabilities, every session set up on it."""
-        return self._client.lifecycle
+        return self.client.lifecycle
 
     async def new_session(self) -> ClientSession:
         """Open another session in `cwd` and make it the one `turn` prompts."""
         session = await self._guarded(
-            self._client.lifecycle.new_session(cwd=str(self.cwd)), EXIT_DIFFERS, "session/new"
+            self.client.lifecycle.new_session(cwd=str(self.cwd)), EXIT_DIFFERS, "session/new"
         )
         self._session = session
         return session
@@ -142,11 +142,11 @@ class AgentLink:
     @property
     def agent(self) -> AgentProxy:
         """The typed proxy for calls the lifecycle does not make itself (`session/delete`)."""
-        return self._client.agent
+        return self.client.agent
 
     def use(self, session_id: str) -> None:
         """Make an open session of this connection the one `turn` prompts."""
-        self._session = self._client.lifecycle.sessions[session_id]
+        self._session = self.client.lifecycle.sessions[session_id]
 
     async def start(self) -> None:
         """Spawn the agent, initialize and open a session in `cwd`."""
@@ -157,15 +157,15 @@ class AgentLink:
             raise ChatError(f"cannot start {self.agent_name!r}: {reason}", EXIT_USAGE) from None
         try:
             try:
-                await self._guarded(self._client.lifecycle.initialize(), EXIT_USAGE, "initialize")
+                await self._guarded(self.client.lifecycle.initialize(), EXIT_USAGE, "initialize")
             except ChatError as error:
                 raise self._not_an_agent() or error from None
-            self.protocol_version = self._client.lifecycle.protocol_version
-            info = self._client.lifecycle.agent_info
+            self.protocol_version = self.client.lifecycle.protocol_version
+            info = self.client.lifecycle.agent_info
             if isinstance(info, dict) and isinstance(info.get("name"), str):
                 self.agent_name = visible_line(info["name"])  # shown in every line about it
             self._session = await self._guarded(
-                self._client.lifecycle.new_session(cwd=str(self.cwd)), EXIT_USAGE, "session/new"
+                self.client.lifecycle.new_session(cwd=str(self.cwd)), EXIT_USAGE, "session/new"
             )
         except ChatError:
             await self.stop()
@@ -197,7 +197,7 @@ class AgentLink:
         if self.remote is not None:
             return await connect_remote(
                 self.remote.url,
-                self._client.dispatcher,
+                self.client.dispatcher,
                 headers=self.remote.headers,
                 trace=Tracer(cast(IO[bytes], self._tap)),
                 cookies=self._cookies,
@@ -205,7 +205,7 @@ class AgentLink:
         try:
             return await spawn_agent(
                 self.argv,
-                self._client.dispatcher,
+                self.client.dispatcher,
                 stderr=self._stderr.target(),
                 trace=Tracer(cast(IO[bytes], self._tap)),
                 start_new_session=True,
@@ -215,7 +215,7 @@ class AgentLink:
 
     def listen(self, listener: Listener | None) -> None:
         """Hear each session update as it is folded in (None: stop)."""
-        self._client.listener = listener
+        self.client.listener = listener
 
     async def turn(self, text: str) -> str | None:
         """Send one prompt and wait for the turn to end; returns its stop reason."""
@@ -269,8 +269,8 @@ class AgentLink:
             if self._on_drop is not None:
                 self._on_drop(visible_line(f"[lost {self.agent_name}: reconnecting]"))
             session_id = self.session.session_id
-            sessions = open_sessions(self._client.lifecycle, self.session)
-            listener, self._client.listener = self._client.listener, None
+            sessions = open_sessions(self.client.lifecycle, self.session)
+            listener, self.client.listener = self.client.listener, None
             try:
                 await self._drop_process()
                 await retrying(lambda: self._resume(session_id, sessions), self.backoff)
@@ -282,7 +282,7 @@ class AgentLink:
                 self._lost = ChatError(why, EXIT_DIFFERS)
                 raise self._lost from None
             finally:
-                self._client.listener = listener
+                self.client.listener = listener
         if self._tell is not None:
             self._tell(reconnected_line(self.agent_name, sessions, self._left_behind))
 
@@ -301,11 +301,11 @@ class AgentLink:
         self._process = await self._spawn()
         try:
             try:
-                await self._client.lifecycle.initialize()
+                await self.client.lifecycle.initialize()
             except RpcError as error:  # over HTTP, "cannot reach" comes as initialize's error
                 raise ConnectionError(str(error)) from None
-            self._left_behind = await resume_all(self._client.lifecycle, sessions, session_id)
-            self._session = self._client.lifecycle.sessions.get(session_id, self._session)
+            self._left_behind = await resume_all(self.client.lifecycle, sessions, session_id)
+            self._session = self.client.lifecycle.sessions.get(session_id, self._session)
         except BaseException:
             await self._drop_process()
             raise
@@ -339,7 +339,7 @@ class AgentLink:
                 await process.close(grace_seconds=2.0)
             else:
                 await process.close()
-        await self._client.terminals.close()  # commands the agent left running
+        await self.client.terminals.close()  # commands the agent left running
         self._stderr.close()
         stop_runtime_log(self._log)
         self._log = None

@@ -88,4 +88,8 @@ async def run_once(args: argparse.Namespace, argv: list[str] | RemoteTarget, cwd
     failure = link.turn_failure(stop)
     if failure is not None:
         print(visible(failure), file=sys.stderr, flush=True)  # it quotes the agent's stderr
+    elif verbosity != QUIET:
+        for offered in link.client.offered(link.session):
+            if offered is not None:
+                log.note(offered)
     return EXIT_OK if stop == END_TURN else EXIT_DIFFERS

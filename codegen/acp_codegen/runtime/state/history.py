@@ -28,7 +28,7 @@ from ..wire.jsonvalue import JsonObject, JsonValue
 from ..wire.line_framing import encoded_size
 from ..wire.protocol import UPDATE_TAG_FIELD
 from ..wire.tables import MergeRule
-from .merge_plan import LOG_ENTITIES, MARKER_ENTITIES
+from .merge_plan import LIVE_SLOT_ENTITIES, LOG_ENTITIES, MARKER_ENTITIES
 
 DEFAULT_HISTORY_LIMIT: Final = 16 << 20  # bytes of JSON: a long conversation, but a bounded one
 
@@ -83,9 +83,9 @@ def chunk_runs(rules: Mapping[str, MergeRule]) -> dict[str, ChunkRun]:
 
 
 def live_tags(rules: Mapping[str, MergeRule]) -> frozenset[str]:
-    """Tags of live events (log entities such as notices, and markers such as the end of a
-    replay): sent, never kept for replay."""
-    live = (*LOG_ENTITIES, *MARKER_ENTITIES)
+    """Tags of live events (log entities such as notices, markers such as the end of a replay,
+    live slots such as prompt suggestions): sent, never kept for replay."""
+    live = (*LOG_ENTITIES, *MARKER_ENTITIES, *LIVE_SLOT_ENTITIES)
     return frozenset(tag for tag, rule in rules.items() if rule.entity in live)
 
 

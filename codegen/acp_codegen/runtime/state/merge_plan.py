@@ -30,7 +30,11 @@ SLOT_ENTITIES: Final[tuple[Entity, ...]] = (
     "availableCommands",
     "configOptions",
     "sessionInfo",
+    "promptSuggestions",
 )
+# Slots that hold a live offer, not history (the agent's current prompt suggestions): folded
+# like any slot, never replayed by an agent.
+LIVE_SLOT_ENTITIES: Final[tuple[Entity, ...]] = ("promptSuggestions",)
 STATE_ENTITY: Final = "state"
 # Markers in the update stream that change no state: `replay` ends a resume's replay. The state
 # counts them (`SessionState.marks`); an agent never records one in a session's history.

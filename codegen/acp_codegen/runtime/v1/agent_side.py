@@ -60,7 +60,13 @@ from ..wire.protocol import (
     SESSION_PROMPT,
     SESSION_RESUME,
 )
-from .agent_renamed import RenamedMethods, v1_auth_methods, v1_config_options, v1_modes
+from .agent_renamed import (
+    RenamedMethods,
+    v1_auth_methods,
+    v1_config_options,
+    v1_models,
+    v1_modes,
+)
 from .agent_wire import V1SessionDialect, v1_stop_reason
 from .client_wire import V1Tables
 from .constants import (
@@ -73,6 +79,7 @@ from .constants import (
     LOGOUT,
     PROMPT_CAPABILITY_NAMES,
     SET_MODE,
+    SET_MODEL,
     V1,
     V2_HANDLER,
 )
@@ -142,6 +149,8 @@ class V1AgentSide:
         # `ext_method` / `ext_notification` through the typed dispatcher.
         self._extensions = extensions
         self._renamed = RenamedMethods(extensions, serves, lambda: side.client_gates)
+        # Older unstable v1's model selection: only when v1's tables have it (`--unstable`).
+        self._models_known = any(spec.method == SET_MODEL for spec in tables.agent_specs)
         # Per session: prompts accepted and not yet taken up by a turn, and those taken up by
         # the running turn (answered when it reports idle). By the prompt's messageId.
         self._accepted: dict[str, dict[str, asyncio.Future[str | None]]] = {}
@@ -190,6 +199,8 @@ class V1AgentSide:
         registry = self.side.registry
         if method == SESSION_PROMPT:
             return await self._prompt(params)
+        if method == SET_MODEL and not self._models_known:  # generated without --unstable
+            raise RpcError.method_not_found(method)
         if method in V2_HANDLER:
             return await self._renamed.handle(method, params)
         if method == SESSION_NEW:
@@ -281,6 +292,9 @@ class V1AgentSide:
             modes = v1_modes(result["configOptions"])
             if "modes" not in fields and modes and self._renamed.served(SET_MODE):
                 fields["modes"] = modes
+            models = v1_models(result["configOptions"]) if self._models_known else None
+            if "models" not in fields and models and self._renamed.served(SET_MODEL):
+                fields["models"] = models
         return fields
 
     async def _prompt(self, params: JsonObject) -> JsonObject:

@@ -49,6 +49,9 @@ from .constants import (
     CURRENT_MODE_UPDATE,
     MODE_CATEGORY,
     MODE_CONFIG_ID,
+    MODEL_CATEGORY,
+    MODEL_CONFIG_ID,
+    MODELS,
     USER_MESSAGE_CHUNK,
     V1_PLAN,
     V1_PLAN_ID,
@@ -144,6 +147,7 @@ class V1UpdateReader:
         self._open_role: str | None = None  # role of the message chunks continue, if any
         self._open_id: str | None = None
         self._modes: JsonObject | None = None  # v1 SessionModeState
+        self._models: JsonObject | None = None  # older unstable v1's SessionModelState
         self._agent_options: list[JsonValue] | None = None  # the agent's own config options
 
     def read(self, update: JsonObject) -> list[JsonObject]:
@@ -193,16 +197,18 @@ class V1UpdateReader:
         }
 
     def session_setup(self, result: JsonValue) -> list[JsonObject]:
-        """Updates for what a v1 `session/new` (or load/resume) result says: modes and config
-        options."""
+        """Updates for what a v1 `session/new` (or load/resume) result says: modes, models
+        (older unstable v1) and config options."""
         if not isinstance(result, dict):
             return []
-        modes = result.get("modes")
+        modes, models = result.get("modes"), result.get(MODELS)
         if isinstance(modes, dict):
             self._modes = modes
+        if isinstance(models, dict):
+            self._models = models
         if isinstance(result.get("configOptions"), list):
             self._agent_options = _config_options(result["configOptions"])
-        if self._modes is None and self._agent_options is None:
+        if self._modes is None and self._models is None and self._agent_options is None:
             return []
         return [self.options_update()]
 
@@ -214,6 +220,12 @@ class V1UpdateReader:
         )
         if self._modes is not None and not has_mode:
             options.append(self._mode_option(self._modes))
+        has_model = any(
+            isinstance(option, dict) and option.get("category") == MODEL_CATEGORY
+            for option in options
+        )
+        if self._models is not None and not has_model:
+            options.append(_model_option(self._models))
         return {UPDATE_TAG_FIELD: CONFIG_OPTION_UPDATE, "configOptions": options}
 
     @staticmethod
@@ -268,3 +280,45 @@ def state_update(state: str, stop_reason: str | None = None) -> JsonObject:
     if stop_reason is not None:
         update["stopReason"] = stop_reason
     return update
+
+
+def _model_option(models: Mapping[str, JsonValue]) -> JsonObject:
+    """Older unstable v1's model selection (`availableModels`, `currentModelId`) as v2 shows a
+    model choice: a select config option of category `model`."""
+    available = models.get("availableModels")
+    choices: list[JsonValue] = [
+        _without_nulls(
+            {
+                "value": model.get("modelId"),
+                "name": model.get("name"),
+                "description": model.get("description"),
+            }
+        )
+        for model in (available if isinstance(available, list) else [])
+        if isinstance(model, dict)
+    ]
+    return {
+        "type": "select",
+        "configId": MODEL_CONFIG_ID,
+        "name": "Model",
+        "category": MODEL_CATEGORY,
+        "currentValue": models.get("currentModelId"),
+        "options": choices,
+    }
+
+
+def model_chosen(options: object, model_id: str) -> JsonObject:
+    """The `config_option_update` that shows `model_id` as the current value of the model
+    option `options` hold (after `session/set_model`, which v1 answers with nothing)."""
+    listed: list[JsonValue] = list(options) if isinstance(options, list) else []
+    return {
+        UPDATE_TAG_FIELD: CONFIG_OPTION_UPDATE,
+        "configOptions": [
+            (
+                {**option, "currentValue": model_id}
+                if isinstance(option, dict) and option.get("configId") == MODEL_CONFIG_ID
+                else option
+            )
+            for option in listed
+        ],
+    }

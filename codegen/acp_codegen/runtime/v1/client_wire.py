@@ -53,6 +53,7 @@ from .constants import (
     CLIENT_INFO,
     FS_READ,
     FS_WRITE,
+    MODELS,
     PROMPT_CAPABILITIES,
     PROMPT_CAPABILITY_NAMES,
     SERVICE_CAPABILITY,
@@ -103,6 +104,30 @@ def client_capabilities(handled: Collection[str], auth_terminal: bool = False) -
         "terminal": all(method in handled for method in TERMINAL_METHODS),
         "auth": {"terminal": auth_terminal},
         "session": {"notices": {}, "compaction": {}, "configOptions": {"boolean": {}}},
+    }
+
+
+# Members of v2's `session` client capabilities that v1 names the same (unstable: prompt
+# suggestions, advertised by a package generated with `--unstable`).
+SHARED_SESSION_CAPABILITIES = ("promptSuggestions",)
+
+
+def with_shared_session(v1_capabilities: JsonObject, params: JsonObject) -> JsonObject:
+    """v1 `clientCapabilities` plus what the v2 `capabilities` in `params` advertise under
+    `session` that v1 names the same (`SHARED_SESSION_CAPABILITIES`)."""
+    v2 = params.get("capabilities")
+    session = v2.get("session") if isinstance(v2, dict) else None
+    shared = {
+        name: session[name]
+        for name in SHARED_SESSION_CAPABILITIES
+        if isinstance(session, dict) and isinstance(session.get(name), dict)
+    }
+    if not shared:
+        return v1_capabilities
+    v1_session = v1_capabilities.get("session")
+    return {
+        **v1_capabilities,
+        "session": {**(v1_session if isinstance(v1_session, dict) else {}), **shared},
     }
 
 
@@ -163,7 +188,7 @@ class V1ClientWire:
 
     def hello(self, params: JsonObject, info: JsonObject) -> None:
         params[CLIENT_INFO] = info
-        params[CLIENT_CAPABILITIES] = self.capabilities
+        params[CLIENT_CAPABILITIES] = with_shared_session(self.capabilities, params)
 
     def agent_hello(self, result: JsonObject) -> tuple[JsonValue, JsonValue]:
         return result.get(AGENT_INFO), result.get(AGENT_CAPABILITIES)
@@ -195,18 +220,21 @@ class V1ClientWire:
         return {"mcpServers": [], **params} if method in (SESSION_NEW, SESSION_LOAD) else params
 
     def setup_answer(self, method: str, session_id: str, result: JsonValue) -> JsonValue:
-        """A v1 setup answer in v2's shape: its modes and config options as v2's config
-        options (the mode a select option of category `mode`); a message a load replayed ends
+        """A v1 setup answer in v2's shape: its modes, models (older unstable v1) and config
+        options as v2's config options (the mode a select option of category `mode`, the
+        models one of category `model`); a message a load replayed ends
         with the replay (the next chunk starts a new one)."""
         result = self._answers.kept(method, result)
         if not isinstance(result, dict):
             return result
         reader = self._readers.get(session_id)
-        if reader is None and "modes" not in result and "configOptions" not in result:
+        if reader is None and not any(
+            name in result for name in ("modes", MODELS, "configOptions")
+        ):
             return result  # nothing to translate: the session's first update makes its reader
         reader = self.reader(session_id)
         reader.end_message()
-        answer = {name: value for name, value in result.items() if name != "modes"}
+        answer = {name: value for name, value in result.items() if name not in ("modes", MODELS)}
         answer.pop("configOptions", None)
         for update in reader.session_setup(result):
             answer["configOptions"] = update["configOptions"]

@@ -27,6 +27,7 @@ Entity = Literal[
     "availableCommands",
     "configOptions",
     "sessionInfo",
+    "promptSuggestions",
     "state",
     "replay",
 ]

@@ -9,9 +9,8 @@ in call order. Ids (messageId, toolCallId, terminalId, planId) are generated whe
 Field names in `**fields` arguments are wire names (`rawInput`, `exitStatus`, ...); passing
 `None` for a patch field sends `null`, which clears it on the client.
 
-Everything a helper sends is validated against the schema's types first (when the session was
-given `OutgoingChecks`, as generated agents are): invalid data raises pydantic's
-`ValidationError` at the helper call and is never written.
+Everything a helper sends is first validated against the schema's types (given `OutgoingChecks`,
+as generated agents are): invalid data raises pydantic's `ValidationError`, nothing written.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from typing import cast
 
 from pydantic import BaseModel, ValidationError
 
-from ..core.client_gates import ClientGates
+from ..core.client_gates import PROMPT_SUGGESTIONS, PROMPT_SUGGESTIONS_UPDATE, ClientGates
 from ..rpc.outgoing_checks import NoChecks, OutgoingChecks
 from ..rpc.peer import Peer, notifier
 from ..state.history import (
@@ -103,15 +102,13 @@ class AgentSession:
         self._updated: float | str = time.time()
         self.closed = False
         self.history: list[JsonObject] = []
-        # The recorder is made by the first update sent: a session that sends none (most of a
-        # busy agent's) keeps fewer objects for the collector to walk.
+        # Made by the first update sent: a session that sends none keeps fewer objects.
         self._history: HistoryRecorder | None = None
         self._chunk_runs, self._live, self._history_limit = chunk_runs, live, history_limit
         check_history_limit(history_limit)  # now, though the recorder comes later
         self.last_state: JsonObject | None = None  # the latest state report
         self.prompt_keys: dict[str, str] = {}  # idempotency key -> messageId (prompts.py)
-        # With a durable store (agent/durable_sessions.py): what writes its updates there, and
-        # the author's own JSON kept with it (`save_data`).
+        # With a durable store (durable_sessions.py): its writer, and the author's JSON.
         self.journal: Journal | None = None
         self.data: JsonValue = None
         self._dialect: SessionDialect | None = None  # the wire's when not v2's (see `speak`)
@@ -184,9 +181,8 @@ class AgentSession:
 
     @contextlib.asynccontextmanager
     async def holding_updates(self) -> AsyncIterator[None]:
-        """Within: what this session sends on v2's wire is recorded but held, and written in
-        order (with what comes meanwhile) on leaving, unless the block failed: a resume's
-        replay is being sent, and v2 holds live updates until its `replay_complete`."""
+        """Within, what this session sends on v2's wire is recorded but held, then written in
+        order on leaving unless the block failed (v2 holds live updates during a replay)."""
         held: list[object] = []
 
         async def keep(method: str, params: object) -> None:
@@ -225,8 +221,12 @@ class AgentSession:
     async def send_update(self, update: Mapping[str, object] | BaseModel) -> None:
         """Send one update object (a dict with its tag, or a generated model); raises
         pydantic's `ValidationError`, sending nothing, when it does not fit the schema, and
-        `ProtocolUsageError` once the session is closed."""
-        await self.send_json(to_json(update))
+        `ProtocolUsageError` once the session is closed. Prompt suggestions (unstable) go
+        only to a client that advertised them (core/client_gates.py), else nothing is sent."""
+        data = to_json(update)
+        suggests = data.get(UPDATE_TAG_FIELD) == PROMPT_SUGGESTIONS_UPDATE
+        if not suggests or self.client_gates.allows(PROMPT_SUGGESTIONS):
+            await self.send_json(data)
 
     async def send_json(self, update: JsonObject) -> None:
         """`send_update` for an update already in wire JSON, no model inside (the handles build

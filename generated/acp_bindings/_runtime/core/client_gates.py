@@ -12,6 +12,7 @@ version; docs/protocol-versions.md has the table). A client that did not adverti
   the boolean (`boolean_from_select`);
 - a `notice` (v1 `session.notices`) or a `compaction_*` update (v1 `session.compaction`):
   nothing, the author can ask `allows` first and say it otherwise;
+- a `prompt_suggestions_update` (`session.promptSuggestions`, both versions; unstable): nothing;
 - a login method of type `terminal` (`auth.terminal`, both versions): left out of `authMethods`;
 - an `elicitation/create` in `form` or `url` mode (`elicitation.form` / `.url`, both versions):
   refused before it is sent (`refusal` says why; the agent's proxy raises it).
@@ -48,6 +49,11 @@ COMPACTION: Final = Gate("compaction updates", ("session", "compaction"), V1_ONL
 TERMINAL_LOGIN: Final = Gate("terminal login methods", ("auth", "terminal"), EVERY_VERSION)
 FORM_ELICITATION: Final = Gate("form elicitation", ("elicitation", "form"), EVERY_VERSION)
 URL_ELICITATION: Final = Gate("URL elicitation", ("elicitation", "url"), EVERY_VERSION)
+# Unstable (upstream after 2.4.0): only a client that offers suggestions is sent them.
+PROMPT_SUGGESTIONS: Final = Gate(
+    "prompt suggestions", ("session", "promptSuggestions"), EVERY_VERSION
+)
+PROMPT_SUGGESTIONS_UPDATE: Final = "prompt_suggestions_update"
 GATES: Final = (
     BOOLEAN_OPTIONS,
     NOTICES,
@@ -55,6 +61,7 @@ GATES: Final = (
     TERMINAL_LOGIN,
     FORM_ELICITATION,
     URL_ELICITATION,
+    PROMPT_SUGGESTIONS,
 )
 
 ELICIT: Final = "elicitation/create"
@@ -64,6 +71,7 @@ GATED_UPDATES: Final[Mapping[str, Gate]] = {
     "notice": NOTICES,
     "compaction_update": COMPACTION,
     "compaction_summary_chunk": COMPACTION,
+    PROMPT_SUGGESTIONS_UPDATE: PROMPT_SUGGESTIONS,
 }
 BOOLEAN, SELECT = "boolean", "select"
 # The select a boolean option becomes, its values in this order.

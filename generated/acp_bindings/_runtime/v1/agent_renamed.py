@@ -12,7 +12,9 @@ author's typed v2 handlers:
   options as a select (core/client_gates.py), the boolean it stands for; the options
   answered call v2's `configId` `id` (boolean ones as selects to such a client);
 - `session/set_mode {modeId}` -> `session/set_config_option` on the session's option of
-  category `mode`, set to `modeId` (v2 has no modes: a mode is such an option).
+  category `mode`, set to `modeId` (v2 has no modes: a mode is such an option);
+- `session/set_model {modelId}` (older unstable v1; only in a package generated with
+  `--unstable`, whose v1 tables have it) -> the same on the option of category `model`.
 
 A method whose handler the author did not override is answered -32601, as before.
 `RenamedMethods.options` keeps each session's options as the agent last gave them (answers to
@@ -30,7 +32,15 @@ from ..core.client_gates import BOOLEAN_OPTIONS, ClientGates, boolean_from_selec
 from ..rpc.dispatch import Dispatcher
 from ..wire.errors import RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue, copy_json
-from .constants import MODE_CATEGORY, SET_CONFIG_OPTION, SET_MODE, V1, V2_HANDLER
+from .constants import (
+    MODE_CATEGORY,
+    MODEL_CATEGORY,
+    SET_CONFIG_OPTION,
+    SET_MODE,
+    SET_MODEL,
+    V1,
+    V2_HANDLER,
+)
 
 
 def v1_config_options(options: JsonValue) -> JsonValue:
@@ -60,10 +70,10 @@ def v1_auth_methods(methods: list[dict[str, Any]]) -> list[JsonValue]:
     return converted
 
 
-def mode_option(options: JsonValue) -> JsonObject | None:
-    """The option (v2 form) of category `mode` with a flat list of values, if any."""
+def mode_option(options: JsonValue, category: str = MODE_CATEGORY) -> JsonObject | None:
+    """The option (v2 form) of `category` (`mode`) with a flat list of values, if any."""
     for option in options if isinstance(options, list) else ():
-        if not isinstance(option, dict) or option.get("category") != MODE_CATEGORY:
+        if not isinstance(option, dict) or option.get("category") != category:
             continue
         values = option.get("options")
         flat = isinstance(values, list) and all(
@@ -89,6 +99,24 @@ def v1_modes(options: JsonValue) -> JsonObject | None:
             mode["description"] = value["description"]
         available.append(mode)
     return {"currentModeId": option.get("currentValue"), "availableModes": available}
+
+
+def v1_models(options: JsonValue) -> JsonObject | None:
+    """Older unstable v1's `models` (SessionModelState) for the option of category `model`
+    among `options`, if there is one."""
+    option = mode_option(options, MODEL_CATEGORY)
+    if option is None:
+        return None
+    available: list[JsonValue] = []
+    values = option["options"]
+    for value in values if isinstance(values, list) else ():
+        if not isinstance(value, dict):
+            continue
+        model: JsonObject = {"modelId": value["value"], "name": value.get("name", value["value"])}
+        if isinstance(value.get("description"), str):
+            model["description"] = value["description"]
+        available.append(model)
+    return {"currentModelId": option.get("currentValue"), "availableModels": available}
 
 
 class RenamedMethods:
@@ -140,6 +168,8 @@ class RenamedMethods:
         v2_method = V2_HANDLER[method]
         if method == SET_MODE:
             asked = self._mode_params(params)
+        elif method == SET_MODEL:
+            asked = self._mode_params(params, MODEL_CATEGORY, "modelId")
         elif method == SET_CONFIG_OPTION:
             asked = dict(params) if "type" in params else {**params, "type": "id"}
             session_id = params.get("sessionId")
@@ -154,18 +184,22 @@ class RenamedMethods:
         if v2_method != SET_CONFIG_OPTION:
             return dict(result or {})
         self.remember(params.get("sessionId"), result)
-        if method == SET_MODE:  # v1's answer is empty; the options stay known here
+        if method in (SET_MODE, SET_MODEL):  # v1's answer is empty; the options stay known
             return {key: value for key, value in (result or {}).items() if key == "_meta"}
         options = self._gates().config_options(v1_config_options(result["configOptions"]))
         return {**(result or {}), "configOptions": options}
 
-    def _mode_params(self, params: dict[str, Any]) -> dict[str, Any]:
+    def _mode_params(
+        self, params: dict[str, Any], category: str = MODE_CATEGORY, field: str = "modeId"
+    ) -> dict[str, Any]:
         session_id = params.get("sessionId")
-        option = mode_option(self.options.get(session_id) if isinstance(session_id, str) else None)
+        known = self.options.get(session_id) if isinstance(session_id, str) else None
+        option = mode_option(known, category)
         if option is None:
-            raise invalid(["sessionId"], f"session {session_id!r} has no option of category mode")
+            why = f"session {session_id!r} has no option of category {category}"
+            raise invalid(["sessionId"], why)
         asked = {"sessionId": session_id, "configId": option["configId"], "type": "id"}
-        asked["value"] = params.get("modeId")
+        asked["value"] = params.get(field)
         if "_meta" in params:
             asked["_meta"] = params["_meta"]
         return asked

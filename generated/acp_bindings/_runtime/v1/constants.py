@@ -34,12 +34,14 @@ AUTHENTICATE: Final = "authenticate"
 LOGOUT: Final = "logout"
 SET_CONFIG_OPTION: Final = "session/set_config_option"
 SET_MODE: Final = "session/set_mode"
+SET_MODEL: Final = "session/set_model"  # older unstable v1 (gemini-cli, qwen-code)
 # v1 method -> the v2 method whose typed handler serves it.
 V2_HANDLER: Final[Mapping[str, str]] = {
     AUTHENTICATE: "auth/login",
     LOGOUT: "auth/logout",
     SET_CONFIG_OPTION: SET_CONFIG_OPTION,
     SET_MODE: SET_CONFIG_OPTION,
+    SET_MODEL: SET_CONFIG_OPTION,
 }
 
 # v1's update kinds v2 names otherwise or lacks.
@@ -54,6 +56,11 @@ AVAILABLE_COMMANDS: Final = "availableCommands"  # a v2 result field, a v1 updat
 # v2 has no modes: a v1 mode is a select config option of this category.
 MODE_CATEGORY: Final = "mode"
 MODE_CONFIG_ID: Final = "mode"  # the id of the config option a v1 session's modes become
+# Older unstable v1 (gemini-cli, qwen-code): a setup answer's `models`, shown as a select config
+# option of this category, as upstream's later model choice is.
+MODELS: Final = "models"
+MODEL_CATEGORY: Final = "model"
+MODEL_CONFIG_ID: Final = "model"
 
 # v1's client services (v2 removed them) and the path in `clientCapabilities` each needs.
 FS_READ: Final = "fs/read_text_file"

@@ -31,6 +31,7 @@ Entity = Literal[
     "availableCommands",
     "configOptions",
     "sessionInfo",
+    "promptSuggestions",
     "state",
     "replay",
 ]

@@ -56,6 +56,7 @@ class SessionSnapshot(TypedDict):
     availableCommands: Any
     configOptions: Any
     sessionInfo: Any
+    promptSuggestions: Any
     notices: list[dict[str, Any]]
     unknown: list[dict[str, Any]]
 
