@@ -136,7 +136,7 @@ def test_the_generated_client_answers_v1_file_requests_through_typed_handlers(
     # Advertised: the two file capabilities the subclass overrides, no terminal.
     assert lifecycle.v1.capabilities["fs"] == {"readTextFile": True, "writeTextFile": True}
     assert lifecycle.v1.capabilities["terminal"] is False
-    (_, (role, text)) = message_texts(snapshot)
+    _, (role, text) = message_texts(snapshot)
     assert role == "agent" and text == (
         "read: some notes\nwrote NOTES.txt\noutside refused\nno terminal\n"
     )

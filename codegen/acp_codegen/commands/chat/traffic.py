@@ -28,7 +28,9 @@ class TrafficTap(io.RawIOBase):
     ) -> None:
         super().__init__()
         self._on_record = on_record
-        self._file: IO[bytes] | None = None if file is None else open(file, "ab", buffering=0)  # noqa: SIM115
+        # Kept open for the tap's life (closed with it), so no context manager.
+        opened = None if file is None else open(file, "ab", buffering=0)  # noqa: SIM115
+        self._file: IO[bytes] | None = opened
         self._show = show
         self._on_garbage = on_garbage
         self.spoke = False  # the peer sent a JSON-RPC message that is not one of ours
