@@ -66,6 +66,8 @@ SLOW_PATHS = (
     "test_diff_upstream.py",
     "test_typed_surface_errors.py",
     "test_unstable_package.py",
+    "test_lint_bench.py",
+    "test_black_stable.py",
 )
 SLOW_FIXTURES = frozenset(
     {

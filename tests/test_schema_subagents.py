@@ -58,6 +58,7 @@ def _payloads(doc: dict[str, Any]) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow  # loads two whole schemas, as tests/test_diff_upstream.py does
 def test_diff_against_2_4_0_names_the_subagent_items() -> None:
     found = {(c.category, c.subject, c.change) for c in diff_files(V240, OURS)}
     assert found >= SUBAGENT_ITEMS
