@@ -9,7 +9,8 @@ batches, idempotency keys, the author's own data, a lease naming the process tha
 session, retention) and what it speaks in (`StoredSession`, `StoreLimits`,
 `StoreUnavailable`); `sqlite_store` (with `sqlite_schema`, its versioned migrations) is the
 embedded implementation, `postgres_store` (with `postgres_schema` and `postgres_pool`, its
-connections; psycopg imported only when one is made) the one a fleet shares; `journal`
+connections; psycopg imported only when one is made) the one a fleet shares; `rows` is
+how both keep JSON and records as text; `journal`
 buffers one session's updates and writes them in batches;
 `store_url` makes a store from the `--session-store` URL. Without a store an agent keeps its
 sessions in memory only (agent/session_store.py), as before.

@@ -36,34 +36,10 @@ from .durable import (
 )
 from .postgres_pool import Connection, PostgresPool
 from .postgres_schema import migrate
+from .rows import RECORD_COLUMNS, json_text, stored_record
 
 # The transaction's time: the server's clock, or the injected one (a parameter, when given).
 _NOW: Final = "COALESCE(%(now)s::float8, EXTRACT(EPOCH FROM now())::float8)"
-_RECORD: Final = (
-    "session_id, cwd, title, setup, config, data, last_state, owner, updated_at, next_seq"
-)
-
-
-def _load(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
-def _dump(value: JsonValue) -> str:
-    """JSON text PostgreSQL accepts: UTF-8, so a lone surrogate is written escaped."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        text = json.dumps(value, separators=(",", ":"))
-    return text
-
-
-def _record(row: tuple[Any, ...]) -> StoredSession:
-    sid, cwd, title, setup, config, data, state, owner, updated, next_seq = row
-    return StoredSession(
-        sid, cwd, title, _load(setup) or {}, _load(config), _load(data), _load(state), owner,
-        float(updated), int(next_seq),
-    )  # fmt: skip
 
 
 class PostgresStore:
@@ -107,8 +83,8 @@ class PostgresStore:
                 f"COALESCE(%(updated)s::float8, {_NOW}), 0)",
                 {
                     "sid": record.session_id, "cwd": record.cwd, "title": record.title,
-                    "setup": _dump(record.setup), "config": _dump(record.config),
-                    "data": _dump(record.data), "state": _dump(record.last_state),
+                    "setup": json_text(record.setup), "config": json_text(record.config),
+                    "data": json_text(record.data), "state": json_text(record.last_state),
                     "owner": record.owner, "lease": self.lease_seconds, "now": now,
                     "updated": record.updated_at or None,
                 },
@@ -129,7 +105,7 @@ class PostgresStore:
     async def append(self, batch: Batch) -> None:
         # One row per batch (a JSON array): a long turn is a few rows, not one per update.
         count = len(batch.updates)
-        body = _dump(list(batch.updates))
+        body = json_text(list(batch.updates))
         sets = (
             f"updated_at = {_NOW}, lease_until = {_NOW} + %(lease)s, "
             "next_seq = GREATEST(next_seq, %(next)s)"
@@ -143,10 +119,10 @@ class PostgresStore:
             values["title"] = batch.title
         if batch.last_state is not None:
             sets += ", last_state = %(state)s"
-            values["state"] = _dump(batch.last_state)
+            values["state"] = json_text(batch.last_state)
         if batch.config is not None:
             sets += ", config = %(config)s"
-            values["config"] = _dump(batch.config)
+            values["config"] = json_text(batch.config)
 
         async def change(db: Connection) -> None:
             cursor = await db.execute(
@@ -213,12 +189,12 @@ class PostgresStore:
 
         async def query(db: Connection) -> StoredSession | None:
             cursor = await db.execute(
-                f"SELECT {_RECORD} FROM acp_sessions WHERE session_id = %s", (session_id,)
+                f"SELECT {RECORD_COLUMNS} FROM acp_sessions WHERE session_id = %s", (session_id,)
             )
             row = await cursor.fetchone()
             if row is None:
                 return None
-            record = _record(row)
+            record = stored_record(row)
             cursor = await db.execute(
                 "SELECT body FROM acp_history WHERE session_id = %s ORDER BY seq", (session_id,)
             )
@@ -240,15 +216,15 @@ class PostgresStore:
         async def query(db: Connection) -> list[StoredSession]:
             if cwd is None:
                 cursor = await db.execute(
-                    f"SELECT {_RECORD} FROM acp_sessions ORDER BY updated_at, session_id"
+                    f"SELECT {RECORD_COLUMNS} FROM acp_sessions ORDER BY updated_at, session_id"
                 )
             else:
                 cursor = await db.execute(
-                    f"SELECT {_RECORD} FROM acp_sessions WHERE cwd = %s "
+                    f"SELECT {RECORD_COLUMNS} FROM acp_sessions WHERE cwd = %s "
                     "ORDER BY updated_at, session_id",
                     (cwd,),
                 )
-            return [_record(row) for row in await cursor.fetchall()]
+            return [stored_record(row) for row in await cursor.fetchall()]
 
         return await self._run(query, read_only=True)
 
@@ -282,7 +258,7 @@ class PostgresStore:
         async def change(db: Connection) -> None:
             await db.execute(
                 "UPDATE acp_sessions SET data = %s WHERE session_id = %s",
-                (_dump(data), session_id),
+                (json_text(data), session_id),
             )
 
         await self._run(change)

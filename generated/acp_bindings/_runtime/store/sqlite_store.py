@@ -37,21 +37,10 @@ from .durable import (
     StoreLimits,
     StoreUnavailable,
 )
+from .rows import RECORD_COLUMNS, json_text, stored_record
 from .sqlite_schema import migrate
 
 T = TypeVar("T")
-_RECORD = "session_id, cwd, title, setup, config, data, last_state, owner, updated_at, next_seq"
-
-
-def _dump(value: JsonValue) -> str:
-    """JSON text SQLite takes: UTF-8, so a lone surrogate (any JSON string may hold one) is
-    written escaped, and comes back exact."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        text = json.dumps(value, separators=(",", ":"))
-    return text
 
 
 def _text(value: str | None) -> str | None:
@@ -64,18 +53,6 @@ def _text(value: str | None) -> str | None:
     except UnicodeEncodeError:
         return value.encode("utf-8", "backslashreplace").decode()
     return value
-
-
-def _load(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
-def _record(row: tuple[Any, ...]) -> StoredSession:
-    sid, cwd, title, setup, config, data, state, owner, updated, next_seq = row
-    return StoredSession(
-        sid, cwd, title, _load(setup) or {}, _load(config), _load(data), _load(state), owner,
-        float(updated), int(next_seq),
-    )  # fmt: skip
 
 
 class SqliteStore:
@@ -163,8 +140,8 @@ class SqliteStore:
             "owner, lease_until, created_at, updated_at, next_seq) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
             (
-                record.session_id, _text(record.cwd), _text(record.title), _dump(record.setup),
-                _dump(record.config), _dump(record.data), _dump(record.last_state),
+                record.session_id, _text(record.cwd), _text(record.title), json_text(record.setup),
+                json_text(record.config), json_text(record.data), json_text(record.last_state),
                 record.owner, now + self.lease_seconds, now, record.updated_at or now,
             ),
         )  # fmt: skip
@@ -183,7 +160,7 @@ class SqliteStore:
 
     def _append(self, batch: Batch, db: sqlite3.Connection) -> None:
         # One row per batch (a JSON array): a long turn is a few rows, not one per update.
-        body = _dump(list(batch.updates))
+        body = json_text(list(batch.updates))
         size = len(body.encode()) if batch.updates else 0
         sets = "updated_at = ?, lease_until = ?, next_seq = MAX(next_seq, ?), bytes = bytes + ?"
         now = self.clock()
@@ -198,10 +175,10 @@ class SqliteStore:
             values.append(_text(batch.title))
         if batch.last_state is not None:
             sets += ", last_state = ?"
-            values.append(_dump(batch.last_state))
+            values.append(json_text(batch.last_state))
         if batch.config is not None:
             sets += ", config = ?"
-            values.append(_dump(batch.config))
+            values.append(json_text(batch.config))
         changed = db.execute(
             f"UPDATE sessions SET {sets} WHERE session_id = ? AND owner = ?",
             (*values, batch.session_id, batch.owner),
@@ -258,11 +235,11 @@ class SqliteStore:
         db.execute("BEGIN")  # one snapshot for the record and its history
         try:
             row = db.execute(
-                f"SELECT {_RECORD} FROM sessions WHERE session_id = ?", (session_id,)
+                f"SELECT {RECORD_COLUMNS} FROM sessions WHERE session_id = ?", (session_id,)
             ).fetchone()
             if row is None:
                 return None
-            record = _record(row)
+            record = stored_record(row)
             for (body,) in db.execute(
                 "SELECT body FROM history WHERE session_id = ? ORDER BY seq", (session_id,)
             ):
@@ -282,8 +259,8 @@ class SqliteStore:
 
         def query(db: sqlite3.Connection) -> list[StoredSession]:
             where, args = ("WHERE cwd = ?", (_text(cwd),)) if cwd is not None else ("", ())
-            sql = f"SELECT {_RECORD} FROM sessions {where} ORDER BY updated_at, session_id"
-            return [_record(row) for row in db.execute(sql, args)]
+            sql = f"SELECT {RECORD_COLUMNS} FROM sessions {where} ORDER BY updated_at, session_id"
+            return [stored_record(row) for row in db.execute(sql, args)]
 
         return await self._run(partial(self._read, query))
 
@@ -311,7 +288,7 @@ class SqliteStore:
     async def save_data(self, session_id: str, data: JsonValue) -> None:
         def change(db: sqlite3.Connection) -> None:
             db.execute(
-                "UPDATE sessions SET data = ? WHERE session_id = ?", (_dump(data), session_id)
+                "UPDATE sessions SET data = ? WHERE session_id = ?", (json_text(data), session_id)
             )
 
         await self._run(partial(self._write, change))
