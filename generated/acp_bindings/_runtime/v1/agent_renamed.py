@@ -86,7 +86,21 @@ def mode_option(options: JsonValue, category: str = MODE_CATEGORY) -> JsonObject
 
 def v1_modes(options: JsonValue) -> JsonObject | None:
     """v1's `modes` (SessionModeState) for the mode option among `options`, if there is one."""
-    option = mode_option(options)
+    return _v1_choice(options, MODE_CATEGORY, "id", ("currentModeId", "availableModes"))
+
+
+def v1_models(options: JsonValue) -> JsonObject | None:
+    """Older unstable v1's `models` (SessionModelState) for the option of category `model`
+    among `options`, if there is one."""
+    return _v1_choice(options, MODEL_CATEGORY, "modelId", ("currentModelId", "availableModels"))
+
+
+def _v1_choice(
+    options: JsonValue, category: str, id_key: str, names: tuple[str, str]
+) -> JsonObject | None:
+    """A select option of `category` as v1 states a choice: the current id and each value as
+    `{id_key, name, description?}`, under `names` (current, available)."""
+    option = mode_option(options, category)
     if option is None:
         return None
     available: list[JsonValue] = []
@@ -94,29 +108,12 @@ def v1_modes(options: JsonValue) -> JsonObject | None:
     for value in values if isinstance(values, list) else ():
         if not isinstance(value, dict):
             continue  # mode_option took only a list of objects
-        mode: JsonObject = {"id": value["value"], "name": value.get("name", value["value"])}
+        item: JsonObject = {id_key: value["value"], "name": value.get("name", value["value"])}
         if isinstance(value.get("description"), str):
-            mode["description"] = value["description"]
-        available.append(mode)
-    return {"currentModeId": option.get("currentValue"), "availableModes": available}
-
-
-def v1_models(options: JsonValue) -> JsonObject | None:
-    """Older unstable v1's `models` (SessionModelState) for the option of category `model`
-    among `options`, if there is one."""
-    option = mode_option(options, MODEL_CATEGORY)
-    if option is None:
-        return None
-    available: list[JsonValue] = []
-    values = option["options"]
-    for value in values if isinstance(values, list) else ():
-        if not isinstance(value, dict):
-            continue
-        model: JsonObject = {"modelId": value["value"], "name": value.get("name", value["value"])}
-        if isinstance(value.get("description"), str):
-            model["description"] = value["description"]
-        available.append(model)
-    return {"currentModelId": option.get("currentValue"), "availableModels": available}
+            item["description"] = value["description"]
+        available.append(item)
+    current, listed = names
+    return {current: option.get("currentValue"), listed: available}
 
 
 class RenamedMethods:
