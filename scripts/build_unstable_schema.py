@@ -17,7 +17,9 @@ marks every addition unstable. Upstream's words are dropped: `schema/unstable-de
 gives ours, keyed `Def`, `Def.property` or `Def=value` (a branch of an enum); every new
 definition must have one. Left out on purpose (the session-update variants belong to the stable
 v2 work of issue 33; their merge rules come with it): the branches of `SessionUpdate` and what
-only they use. `--check` exits 1 when a file on disk differs from what this script builds.
+only they use, but for v1's subagent updates (`KEPT_BRANCHES`: v2 has them in its canonical
+schema, v1 only here). `--check` exits 1 when a file on disk differs from what this script
+builds.
 """
 
 from __future__ import annotations
@@ -38,6 +40,11 @@ VERSIONS = {
     1: ("v1-2.4.0", REPO / "schema" / "acp.v1.schema.json", "acp.v1.unstable.schema.json"),
 }
 LEFT_OUT_UNIONS = ("SessionUpdate",)  # see the docstring
+# Branches of a left-out union the overlay of a version carries all the same: v1's subagents
+# (a v1 client folds them by v2's merge rules; runtime/v1/children.py).
+KEPT_BRANCHES = {
+    1: {"SessionUpdate": ("subagent_update", "session_message", "session_message_chunk")}
+}
 ENVELOPES = {
     "AgentRequest",
     "AgentResponse",
@@ -140,8 +147,15 @@ def build(version: int) -> bytes:
 
     properties: dict[str, dict[str, Any]] = {}
     branches: dict[str, list[Any]] = {}
+    kept = KEPT_BRANCHES.get(version, {})
     for name, schema in unstable.items():
-        if name not in stable or name in ENVELOPES or name in LEFT_OUT_UNIONS or name not in ours:
+        if name not in stable or name in ENVELOPES or name not in ours:
+            continue
+        if name in LEFT_OUT_UNIONS:
+            for branch in _branches(schema):
+                tag = _tag_of(branch)
+                if tag is not None and tag[1] in kept.get(name, ()):
+                    branches.setdefault(name, []).append(_branch(branch))
             continue
         old_props = stable[name].get("properties") or {}
         for prop, sub in (schema.get("properties") or {}).items():

@@ -23,9 +23,10 @@ OVERLAYS = {
     1: REPO / "schema" / "acp.v1.unstable.schema.json",
 }
 UPSTREAM_FILES = {2: UPSTREAM / "sdk-2.4.0", 1: UPSTREAM / "v1-2.4.0"}
-# Left to the stable v2 work (their merge rules come with it): the session-update variants.
-LEFT_OUT = {"plan_update", "plan_removed", "subagent_update", "session_message"}
-LEFT_OUT |= {"session_message_chunk"}
+# Left to the stable v2 work (their merge rules come with it): the session-update variants,
+# but for v1's subagent ones (`V1_SUBAGENT_TAGS`), which only v1's overlay carries.
+V1_SUBAGENT_TAGS = {"subagent_update", "session_message", "session_message_chunk"}
+LEFT_OUT = {"plan_update", "plan_removed"} | V1_SUBAGENT_TAGS
 
 
 def read(path: Path) -> dict[str, Any]:
@@ -140,19 +141,38 @@ def test_the_v1_overlay_has_the_model_selection() -> None:
     assert "SessionModelState" not in read(OVERLAYS[2])["$defs"]
 
 
+def test_the_v1_overlay_carries_upstreams_v1_subagent_updates() -> None:
+    """v1: `subagent_update`, `session_message` and `session_message_chunk` are session-update
+    branches of the merged schema, shaped as upstream's v1 unstable file has them (its words
+    aside), and the client's `subagents` capability gates them."""
+    merged = merge_unstable(read(SCHEMAS[1]), OVERLAYS[1], "schema")[0]["$defs"]
+    theirs = read(UPSTREAM_FILES[1] / "schema.unstable.json")["$defs"]
+    union = merged["SessionUpdate"].get("anyOf") or merged["SessionUpdate"]["oneOf"]
+    tags = {tag[1]: b for b in union if (tag := tag_of(b)) is not None}
+    for tag, name in (
+        ("subagent_update", "SubagentUpdate"),
+        ("session_message", "SessionMessage"),
+        ("session_message_chunk", "SessionMessageChunk"),
+    ):
+        assert tags[tag]["x-unstable"] is True
+        assert tags[tag]["allOf"] == [{"$ref": f"#/$defs/{name}"}]
+        assert merged[name]["required"] == theirs[name]["required"], name
+        assert set(merged[name]["properties"]) == set(theirs[name]["properties"]), name
+    assert "plan_removed" not in tags and "plan_update" not in tags
+    capability = merged["ClientCapabilities"]["properties"]["subagents"]
+    assert {"$ref": "#/$defs/SubagentCapabilities"} in capability["anyOf"]
+
+
 # What upstream's unstable files have and the merged schema does not: the message envelopes
-# (our method table replaces them), and on v1 the session-update variants v2's canonical schema
-# has (upstream after 2.4.0: subagents, plan removal) with what only they use (v1's plan
-# variants, its state reports), which the v1 schema does not take up.
+# (our method table replaces them), and on v1 the plan variants v2's canonical schema has
+# (upstream after 2.4.0: plan removal, plans with ids) with what only they use, which the v1
+# schema does not take up (v1's subagents it does: `V1_SUBAGENT_TAGS`).
 PROXY_ENVELOPES = {"ProxyRequest", "ProxyResponse", "ProxyNotification"}
 ENVELOPES = {"AgentRequest", "AgentResponse", "AgentNotification"}  # not in our v2 at all
 ENVELOPES |= {"ClientRequest", "ClientResponse", "ClientNotification"} | PROXY_ENVELOPES
-FOR_UPDATES = {"PlanRemoved", "SessionMessage", "SessionMessageChunk", "SubagentUpdate"}
-FOR_UPDATES |= {"SessionCancelCapabilities", "SubagentSessionCapabilities"}
-V1_FOR_UPDATES = {"PlanFile", "PlanId", "PlanItems", "PlanMarkdown", "PlanUpdate"}
-V1_FOR_UPDATES |= {"PlanUpdateContent", "StateUpdate", "IdleStateUpdate", "RunningStateUpdate"}
-V1_FOR_UPDATES |= {"RequiresActionStateUpdate", "UnknownStateUpdate", "ErrorStopReason"}
-NOT_MERGED = {2: ENVELOPES, 1: PROXY_ENVELOPES | FOR_UPDATES | V1_FOR_UPDATES}
+V1_FOR_UPDATES = {"PlanRemoved", "PlanFile", "PlanId", "PlanItems", "PlanMarkdown"}
+V1_FOR_UPDATES |= {"PlanUpdate", "PlanUpdateContent"}
+NOT_MERGED = {2: ENVELOPES, 1: PROXY_ENVELOPES | V1_FOR_UPDATES}
 
 
 @pytest.mark.parametrize("version", [2, 1])
