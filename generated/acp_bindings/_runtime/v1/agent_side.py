@@ -21,6 +21,8 @@ What differs from v2, per request (the updates are `v1.agent_wire`'s):
   `available_commands_update` right after the answer; other result fields v1's types lack are
   left out, logged.
 - `session/cancel`: the turn ends, and its prompt is answered `cancelled`.
+- child sessions (subagents): a child's reports are written by a dialect of its own, one that
+  sends nothing when the client was not told of the child (v1/children.py).
 - `authenticate`, `logout`, `session/set_config_option`, `session/set_mode`: the author's
   typed v2 handlers (`auth/login`, `auth/logout`, `session/set_config_option`), see
   `v1.agent_renamed`; -32601 when the author did not override them. `auth.logout` is
@@ -45,8 +47,10 @@ from typing import Any, cast
 
 from ..agent.agent_session import Accepted, AgentSession, Prompt, new_id
 from ..agent.agent_side import AgentSide
+from ..agent.handles import SessionDialect
 from ..agent.sessions import invalid
 from ..agent.unstable_sessions import unstable_capabilities
+from ..core.client_gates import advertised
 from ..core.prompt_content import prompt_capabilities, prompt_content_problems
 from ..rpc.connection import answer_written
 from ..rpc.dispatch import EXTENSION_PREFIX, Dispatcher, ValidatingDispatcher
@@ -72,6 +76,7 @@ from .agent_renamed import (
     v1_modes,
 )
 from .agent_wire import V1SessionDialect, v1_stop_reason
+from .children import SUBAGENTS_CAPABILITY, HiddenChild, V1Children, tables_take_subagents
 from .client_wire import V1Tables
 from .constants import (
     AGENT_CAPABILITIES,
@@ -155,6 +160,10 @@ class V1AgentSide:
         self._renamed = RenamedMethods(extensions, serves, lambda: side.client_gates)
         # Older unstable v1's model selection: only when v1's tables have it (`--unstable`).
         self._models_known = any(spec.method == SET_MODEL for spec in tables.agent_specs)
+        # Child sessions: v1's tables take them only with `--unstable` (children.py); what the
+        # client follows is known once it said its capabilities (the first dialect made).
+        self._subagents_known = tables_take_subagents(tables.client_specs)
+        self._children: V1Children | None = None
         # Per session: prompts accepted and not yet taken up by a turn, and those taken up by
         # the running turn (answered when it reports idle). By the prompt's messageId.
         self._accepted: dict[str, dict[str, asyncio.Future[str | None]]] = {}
@@ -247,7 +256,14 @@ class V1AgentSide:
             "authMethods": v1_auth_methods(side.auth_methods),
         }
 
-    def _dialect(self, session: AgentSession) -> V1SessionDialect:
+    def _dialect(self, session: AgentSession) -> SessionDialect:
+        children = self._children
+        if children is None:
+            capabilities = self.side.client_gates.capabilities
+            followed = self._subagents_known and advertised(capabilities, SUBAGENTS_CAPABILITY)
+            children = self._children = V1Children(followed)
+        if session.session_id in children.hidden:
+            return HiddenChild(session.session_id)
         return V1SessionDialect(
             session.session_id,
             self.side.connection,
@@ -256,6 +272,7 @@ class V1AgentSide:
             on_idle=self._on_idle,
             on_options=self._on_options,
             gates=self.side.client_gates,
+            children=children,
         )
 
     def _echoed(self, session_id: str, message_id: str) -> None:

@@ -32,6 +32,9 @@ v2 `session/update` object per report). On a v1 connection each session gets a
   logged).
 - `config_option_update`: its options' `configId` named `id`, as v1 names it; followed by a
   `current_mode_update` when the session was offered v1 `modes` and its mode option changed.
+- `subagent_update`, `session_message`, `session_message_chunk` (child sessions): as they
+  are to a client that follows child sessions; to one that does not, nothing of the child
+  at all (v1/children.py).
 - the rest (`usage_update`, `notice`, `session_info_update`, `compaction_*`) as they are,
   when v1's types accept them.
 
@@ -74,6 +77,7 @@ from ..wire.protocol import (
     USER_MESSAGE,
 )
 from .agent_renamed import v1_config_options
+from .children import SUBAGENT_TAGS, V1Children
 from .constants import (
     AVAILABLE_COMMANDS_UPDATE,
     CONFIG_OPTION_UPDATE,
@@ -123,7 +127,8 @@ class V1SessionDialect:
     messageId of each prompt the turn took up (its echo), `on_idle` the stop reason of each
     idle report, `on_options` the options (v2 form) of each `config_option_update`,
     answering the mode to tell with `current_mode_update` (None: nothing to tell). One set of
-    callbacks serves every session: a session's dialect holds no closure of its own."""
+    callbacks serves every session: a session's dialect holds no closure of its own.
+    `children`: the connection's child sessions (None: the client follows none)."""
 
     def __init__(
         self,
@@ -135,9 +140,11 @@ class V1SessionDialect:
         on_idle: Callable[[str, str | None], None] | None = None,
         on_options: Callable[[str, Any], str | None] | None = None,
         gates: ClientGates | None = None,
+        children: V1Children | None = None,
     ) -> None:
         self.session_id = session_id
         self.gates = gates or ClientGates(V1, None)
+        self.children = children or V1Children(followed=False)
         self._peer = peer
         self._notify = notifier(peer)
         self._checks = checks
@@ -216,6 +223,8 @@ class V1SessionDialect:
             return self._commands(fields)
         if tag == CONFIG_OPTION_UPDATE:
             return self._config_options(fields)
+        if tag in SUBAGENT_TAGS and not self.children.followed:
+            return self.children.held(self.session_id, tag, fields)
         gate = self.gates.holds_back(tag)
         if gate is not None:
             _not_sent(self.session_id, str(tag), f"the client did not advertise {gate.name}")

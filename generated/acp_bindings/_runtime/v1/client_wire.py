@@ -49,6 +49,7 @@ from ..wire.protocol import (
     TOOL_CALL_UPDATE,
     UPDATE_TAG_FIELD,
 )
+from .children import SUBAGENTS_CAPABILITY, tables_take_subagents
 from .client_updates import V1UpdateReader, state_update
 from .constants import (
     AGENT_CAPABILITIES,
@@ -182,6 +183,8 @@ class V1ClientWire:
         self.tables = tables
         self._services = services
         self.capabilities = client_capabilities(handled)
+        if tables_take_subagents(tables.client_specs):  # `--unstable`: children are folded
+            self.capabilities[SUBAGENTS_CAPABILITY[0]] = {}
         self._checks = OutgoingChecks(sent=tables.agent_specs, answered=tables.client_specs)
         self._readers: dict[str, V1UpdateReader] = {}
         self._answers = AnswerChecks(tables.agent_specs, self.version, tables.result_repairs)
