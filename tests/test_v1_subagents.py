@@ -23,6 +23,8 @@ from conftest import REPO, _import_from
 from runtime.streams import run, stream_pair
 from test_unstable_package import working_in
 
+pytestmark = pytest.mark.slow  # generates the project's schemas with `--unstable` once
+
 PACKAGE = "acp_v1_subagents_pkg"
 CWD = "/work"
 SUBAGENT_TAGS = {"subagent_update", "session_message", "session_message_chunk"}
@@ -166,7 +168,8 @@ def test_a_v1_client_that_follows_no_children_is_sent_nothing_of_them(
     update is sent, and the agent keeps the child's traffic in the histories."""
     seen: dict[str, Any] = {}
     agent_package = unstable if agent_is_unstable else committed
-    client, session, frames = run(v1_turn(delegating_agent(agent_package, seen)(), committed))
+    agent = delegating_agent(agent_package, seen)()
+    client, session, frames = run(v1_turn(agent, committed))
     (hello,) = [f for f in frames.sent if f.get("method") == "initialize"]
     assert "subagents" not in hello["params"]["clientCapabilities"]
     parent_id, child_id = seen["parent"], seen["child"]
