@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -106,6 +107,29 @@ async def v1_turn(agent: Any, client_package: ModuleType) -> tuple[Any, Any, Fra
         await far.close()
 
 
+async def v2_replay(agent: Any, session_id: str) -> Any:
+    """The snapshot of `agent`'s session `session_id` once a v2 client on a new connection
+    resumed it with a whole replay (the session comes back from the agent's store)."""
+    connection = importlib.import_module(f"{committed.__name__}._runtime.rpc.connection")
+    (ra, wa), (rb, wb) = await stream_pair()
+    near, far = connection.Connection(ra, wa), connection.Connection(rb, wb)
+    client = committed.Client()
+    near.dispatcher = client.dispatcher(near)
+    far.dispatcher = agent.dispatcher(far)
+    near.start()
+    far.start()
+    try:
+        await client.lifecycle.initialize()
+        assert client.lifecycle.protocol_version == 2
+        replay = {"type": "start"}
+        session = await client.lifecycle.resume_session(session_id, CWD, replayFrom=replay)
+        return session.snapshot()
+    finally:
+        await near.close()
+        await far.close()
+        await agent.session_store.close()
+
+
 def updates_of(frames: Frames) -> list[dict[str, Any]]:
     return [f["params"] for f in frames.received if f.get("method") == "session/update"]
 
@@ -160,15 +184,17 @@ def test_an_unstable_agent_sends_a_v1_client_that_follows_children_all_of_them(
 
 @pytest.mark.parametrize("agent_is_unstable", [False, True])
 def test_a_v1_client_that_follows_no_children_is_sent_nothing_of_them(
-    unstable: ModuleType, agent_is_unstable: bool
+    unstable: ModuleType, agent_is_unstable: bool, tmp_path: Path
 ) -> None:
     """Our client without `--unstable` (v1's tables lack the child updates, so it advertises no
     `subagents`), against an agent with or without the option: the author's calls succeed (the
     child's permission request is not asked: cancelled), no frame names the child, no child
-    update is sent, and the agent keeps the child's traffic in the histories."""
+    update is sent, and the agent keeps the child's traffic in the histories: a v2 client
+    that resumes the parent later is told of the child and the messages."""
     seen: dict[str, Any] = {}
     agent_package = unstable if agent_is_unstable else committed
-    agent = delegating_agent(agent_package, seen)()
+    store = importlib.import_module(f"{agent_package.__name__}._runtime.store.sqlite_store")
+    agent = delegating_agent(agent_package, seen)(session_store=store.SqliteStore(tmp_path / "db"))
     client, session, frames = run(v1_turn(agent, committed))
     (hello,) = [f for f in frames.sent if f.get("method") == "initialize"]
     assert "subagents" not in hello["params"]["clientCapabilities"]
@@ -184,3 +210,7 @@ def test_a_v1_client_that_follows_no_children_is_sent_nothing_of_them(
     assert [
         u["sessionUpdate"] for u in child.history if u["sessionUpdate"] != "session_message"
     ] == ["agent_message"]
+    replayed = run(v2_replay(agent, parent_id))
+    assert list(replayed["subagents"]) == [child_id]
+    between = [texts(m) for m in replayed["messages"] if m["role"] == "session"]
+    assert between == ["count the files", "there are two files"]
