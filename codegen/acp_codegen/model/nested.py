@@ -39,8 +39,16 @@ def clone_shared_nested_unions(
     flatten: Flatten,
 ) -> None:
     """Rewrite `source` and `shapes` in place so every nested union is used exactly once."""
+    done: set[str] = set()
     while (shared := _first_shared(shapes, counts)) is not None:
         inner, uses = shared
+        if inner in done:  # a copy shared it again: say so rather than copy without end
+            outer, shape, b = uses[0]
+            at = pointer("$defs", outer, shape.key, b.index)
+            raise SchemaError(
+                [Problem(file, at, "a union nested in a branch must be used there only")]
+            )
+        done.add(inner)
         if len(uses) == 1:
             _copy_for_other_users(inner, uses[0], source, shapes, counts, file, flatten)
         else:
