@@ -69,12 +69,7 @@ def _variant_class_names(tag: str) -> set[str]:
     payloads = [p["$ref"][len("#/$defs/") :] for p in branch.get("allOf") or [] if "$ref" in p]
     if payloads and "x-union" in _DEFS[payloads[0]]:
         inner = _DEFS[payloads[0]]
-        titles = {
-            b["title"] for b in inner.get("anyOf") or inner.get("oneOf") if not is_fallback(b)
-        }
-        # A nested union also used elsewhere (StateUpdate: a subagent's state too) gets a copy
-        # of its own for the branch (docs/design.md, section 6).
-        return titles | {f"{title}In{_UPDATE_UNION}" for title in titles}
+        return {b["title"] for b in inner.get("anyOf") or inner.get("oneOf") if not is_fallback(b)}
     return {branch["title"]}
 
 

@@ -30,6 +30,7 @@ EXPECTED_FIXTURES = {
     "three_state",
     "merge_annotation",
     "extension_method",
+    "nested_union",
 }
 GOLDEN_ROOT = REPO / "tests" / "golden"
 MAX_DIFF_LINES = 80

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 import sys
@@ -81,21 +82,47 @@ def newer(tmp_path_factory: pytest.TempPathFactory) -> tuple[ModuleType, tuple[s
         sys.path.remove(str(root))
 
 
-def test_a_union_nested_in_a_branch_and_used_elsewhere_gets_a_copy(
+def test_a_union_nested_in_a_branch_keeps_its_names_and_its_other_user_gets_a_copy(
     newer: tuple[ModuleType, tuple[str, ...]],
 ) -> None:
+    """The branch keeps the union's own classes (what code matching a parsed `Event` knows);
+    `Child`, which uses it too, gets `StatusInChild`; nothing to note, as nothing a reader
+    looks for was renamed."""
     module, notes = newer
     models = importlib.import_module("acp_newer_pkg.models")
     event = TypeAdapter(models.Event).validate_python(
         {"event": "status", "state": "idle", "reason": "done"}
     )
-    assert type(event).__name__ == "IdleInEvent" and event.reason == "done"
+    assert isinstance(event, models.Idle) and event.reason == "done"
+    assert event.model_dump(mode="json", by_alias=True)["event"] == "status"
     child = models.Child.model_validate({"status": {"state": "running"}})  # no outer tag here
-    assert type(child.status).__name__ == "Running"
-    with pytest.raises(ValidationError):  # the copy's classes need the outer tag
+    assert type(child.status).__name__ == "RunningInChild"
+    assert "event" not in child.model_dump(mode="json", by_alias=True)["status"]
+    with pytest.raises(ValidationError):  # the branch's classes need the outer tag's union
         TypeAdapter(models.Event).validate_python({"event": "status", "state": "bogus"})
-    assert any("StatusInEvent" in n and "#/$defs/Event/anyOf/0" in n for n in notes), notes
+    assert not any("nested" in n or "copy" in n for n in notes), notes
     assert module.METHODS
+
+
+def test_a_union_nested_in_two_branches_gets_a_copy_for_each_with_a_note(
+    tmp_path: Path,
+) -> None:
+    doc = copy.deepcopy(UPSTREAM_STYLE)
+    doc["$defs"]["Other"] = {"anyOf": [tagged("kind", "status", "Status")]}
+    schema = tmp_path / "twice.json"
+    schema.write_text(json.dumps(doc), encoding="utf-8")
+    protocol = load_protocol(schema)
+    write_tree(tmp_path, render_tree(protocol, Target("acp_twice_pkg", "acp-codegen generate")))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        models = importlib.import_module("acp_twice_pkg.models")
+    finally:
+        sys.path.remove(str(tmp_path))
+    event = TypeAdapter(models.Event).validate_python({"event": "status", "state": "running"})
+    other = TypeAdapter(models.Other).validate_python({"kind": "status", "state": "running"})
+    assert (type(event).__name__, type(other).__name__) == ("RunningInEvent", "RunningInOther")
+    for outer, at in (("Event", "#/$defs/Event/anyOf/0"), ("Other", "#/$defs/Other/anyOf/0")):
+        assert any(f"StatusIn{outer}" in n and at in n for n in protocol.notes), outer
 
 
 def test_an_unknown_side_gets_rows_and_a_handler_on_both_classes(

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from acp_codegen.commands.diff import diff_files
+from acp_codegen.commands.pipeline import load_protocol
 from conftest import REPO, UPSTREAM
 from pydantic import TypeAdapter
 from test_schema_upstream import def_facts
@@ -139,3 +140,36 @@ def test_the_items_round_trip_through_the_generated_models() -> None:
         "SessionMessage",
         "SessionMessageChunk",
     ]
+
+
+@pytest.mark.parametrize(
+    ("update", "old_class"),
+    [
+        ({"state": "running"}, "RunningStateUpdate"),
+        ({"state": "requires_action"}, "RequiresActionStateUpdate"),
+        ({"state": "idle", "stopReason": "end_turn"}, "EndTurnIdleStateUpdate"),
+        ({"state": "idle", "stopReason": "cancelled"}, "CancelledIdleStateUpdate"),
+        ({"state": "idle"}, "NoneIdleStateUpdate"),
+        ({"state": "_custom"}, "OtherStateUpdate"),
+    ],
+)
+def test_a_state_update_parses_into_the_classes_it_had_before_subagents(
+    update: dict[str, Any], old_class: str
+) -> None:
+    """A subagent's `state` is a StateUpdate too; the session-update branch keeps the class
+    names (and idle's split by stopReason) code matching a parsed SessionUpdate knows, and the
+    subagent side gets the copy."""
+    from acp_codegen._bindings import models
+
+    parsed = TypeAdapter(models.SessionUpdate).validate_python(
+        {"sessionUpdate": "state_update", **update}
+    )
+    assert isinstance(parsed, getattr(models, old_class))
+    child = models.SubagentUpdate.model_validate({"sessionId": "child-1", "state": update})
+    assert type(child.state).__name__ == f"{old_class}InSubagentUpdate"
+
+
+def test_generating_the_shipped_schema_notes_no_nested_union_copy() -> None:
+    """`acp-codegen generate` printed one for StateUpdate on every run since subagents."""
+    notes = load_protocol(OURS).notes
+    assert not [n for n in notes if "nested" in n or "copy" in n], notes

@@ -63,14 +63,14 @@ def test_spec_updates_parse_into_their_own_classes(
     classes = [type(adapter.validate_python(u)).__name__ for u in updates]
     assert classes == [
         "UserMessage",
-        "RunningStateUpdateInSessionUpdate",  # StateUpdate is also a subagent's state
+        "RunningStateUpdate",  # the names from before subagents (StateUpdate is theirs too)
         "PlanUpdate",
         "AgentMessage",
         "AgentMessageChunk",
         "AgentThought",
         "SessionToolCallUpdate",
         "UsageUpdate",
-        "IdleStateUpdateInSessionUpdate",  # the copy does not split idle by stopReason
+        "EndTurnIdleStateUpdate",  # idle split by stopReason
         "SessionToolCallUpdate",
         "ToolCallContentChunk",
         "SessionToolCallUpdate",

@@ -532,6 +532,33 @@ class CancelledIdleStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[Literal["cancelled"], Field(alias="stopReason")] = "cancelled"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class CancelledIdleStateUpdateInSubagentUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["cancelled"], Field(alias="stopReason")] = "cancelled"
     background: Annotated[
@@ -1504,6 +1531,33 @@ class EndTurnIdleStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[Literal["end_turn"], Field(alias="stopReason")] = "end_turn"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class EndTurnIdleStateUpdateInSubagentUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["end_turn"], Field(alias="stopReason")] = "end_turn"
     background: Annotated[
@@ -1627,6 +1681,33 @@ class ErrorStopReason(BaseModel):
 
 
 class ErrorIdleStateUpdate(ErrorStopReason):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[Literal["error"], Field(alias="stopReason")] = "error"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class ErrorIdleStateUpdateInSubagentUpdate(ErrorStopReason):
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -1760,45 +1841,6 @@ IdempotencyKey = TypeAliasType(
         ),
     ],
 )
-
-
-class IdleStateUpdateInSessionUpdate(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
-        "state_update"
-    )
-    state: Literal["idle"] = "idle"
-    background: Annotated[
-        list[BackgroundWork] | None | MISSING,
-        Field(
-            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
-        ),
-    ] = MISSING
-    meta: Annotated[
-        dict[str, Any] | None | MISSING,
-        Field(
-            alias="_meta",
-            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
-        ),
-    ] = MISSING
-    stop_reason: Annotated[
-        str | None | MISSING,
-        Field(
-            alias="stopReason",
-            description="Why foreground work ended; selects the variant. Left out, null or invalid: no reason reported (an idle update that ends no foreground work needs none).",
-        ),
-    ] = MISSING
-    error: Annotated[
-        Error | None | MISSING,
-        Field(
-            description="The failure as a JSON-RPC error object. Optional, but Agents should send it."
-        ),
-    ] = MISSING
 
 
 class ImageContent(BaseModel):
@@ -2109,6 +2151,33 @@ class MaxTokensIdleStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[Literal["max_tokens"], Field(alias="stopReason")] = "max_tokens"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class MaxTokensIdleStateUpdateInSubagentUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["max_tokens"], Field(alias="stopReason")] = "max_tokens"
     background: Annotated[
@@ -2127,6 +2196,35 @@ class MaxTokensIdleStateUpdate(BaseModel):
 
 
 class MaxTurnRequestsIdleStateUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[Literal["max_turn_requests"], Field(alias="stopReason")] = (
+        "max_turn_requests"
+    )
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class MaxTurnRequestsIdleStateUpdateInSubagentUpdate(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2455,6 +2553,32 @@ class NewSessionResponse(BaseModel):
 
 
 class NoneIdleStateUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
+    state: Literal["idle"] = "idle"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class NoneIdleStateUpdateInSubagentUpdate(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
@@ -2987,6 +3111,33 @@ class OtherIdleStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[str, Field(alias="stopReason")]
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+class OtherIdleStateUpdateInSubagentUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[str, Field(alias="stopReason")]
     background: Annotated[
@@ -3177,18 +3328,18 @@ class OtherStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
     state: str
 
 
-class OtherStateUpdateInSessionUpdate(BaseModel):
+class OtherStateUpdateInSubagentUpdate(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
-    )
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
-        "state_update"
     )
     state: str
 
@@ -3603,6 +3754,9 @@ class RefusalIdleStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
     state: Literal["idle"] = "idle"
     stop_reason: Annotated[Literal["refusal"], Field(alias="stopReason")] = "refusal"
     background: Annotated[
@@ -3675,6 +3829,92 @@ IdleStateUpdate = TypeAliasType(
         | Annotated[NoneIdleStateUpdate, Tag("default")]
         | Annotated[OtherIdleStateUpdate, Tag("other")],
         Discriminator(_route_IdleStateUpdate),
+    ],
+)
+
+
+class RefusalIdleStateUpdateInSubagentUpdate(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    state: Literal["idle"] = "idle"
+    stop_reason: Annotated[Literal["refusal"], Field(alias="stopReason")] = "refusal"
+    background: Annotated[
+        list[BackgroundWork] | None | MISSING,
+        Field(
+            description="Work running beside the foreground work, as a complete list each time. Left out or null: not reported (not the same as none running); `[]`: none. An Agent that reports it sends it on every state update of the session."
+        ),
+    ] = MISSING
+    meta: Annotated[
+        dict[str, Any] | None | MISSING,
+        Field(
+            alias="_meta",
+            description="Extension data as free-form keys. Custom data belongs here, never in new top-level fields.",
+        ),
+    ] = MISSING
+
+
+_IdleStateUpdateInSubagentUpdate_TAGS = frozenset(
+    {
+        "end_turn",
+        "max_tokens",
+        "max_turn_requests",
+        "refusal",
+        "cancelled",
+        "error",
+    }
+)
+
+
+def _route_IdleStateUpdateInSubagentUpdate(
+    value: Any,
+    *,
+    tag_key: str = "stopReason",
+    known: frozenset[str] = _IdleStateUpdateInSubagentUpdate_TAGS,
+) -> str | None:
+    """Pick the branch of IdleStateUpdateInSubagentUpdate from the tag; unknown tags go to the fallback.
+
+    A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
+    if type(value) is dict:  # what the wire gives: a known tag in one lookup
+        tag = value.get(tag_key)
+        if type(tag) is str and tag in known:
+            return tag
+    if isinstance(value, dict):
+        tag = value.get(tag_key)
+    elif isinstance(value, BaseModel):
+        # a declared field, or an extra one (a nested union's branch keeps the outer tag there)
+        tag = next(
+            (
+                getattr(value, n)
+                for n, f in type(value).model_fields.items()
+                if (f.alias or n) == tag_key
+            ),
+            (value.model_extra or {}).get(tag_key),
+        )
+    else:
+        return None
+    if tag is None:
+        return "default"
+    if isinstance(tag, str) and tag in known:
+        return tag
+    return "other"
+
+
+IdleStateUpdateInSubagentUpdate = TypeAliasType(
+    "IdleStateUpdateInSubagentUpdate",
+    Annotated[
+        Annotated[EndTurnIdleStateUpdateInSubagentUpdate, Tag("end_turn")]
+        | Annotated[MaxTokensIdleStateUpdateInSubagentUpdate, Tag("max_tokens")]
+        | Annotated[MaxTurnRequestsIdleStateUpdateInSubagentUpdate, Tag("max_turn_requests")]
+        | Annotated[RefusalIdleStateUpdateInSubagentUpdate, Tag("refusal")]
+        | Annotated[CancelledIdleStateUpdateInSubagentUpdate, Tag("cancelled")]
+        | Annotated[ErrorIdleStateUpdateInSubagentUpdate, Tag("error")]
+        | Annotated[NoneIdleStateUpdateInSubagentUpdate, Tag("default")]
+        | Annotated[OtherIdleStateUpdateInSubagentUpdate, Tag("other")],
+        Discriminator(_route_IdleStateUpdateInSubagentUpdate),
     ],
 )
 
@@ -3846,6 +4086,9 @@ class RequiresActionStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
     state: Literal["requires_action"] = "requires_action"
     background: Annotated[
         list[BackgroundWork] | None | MISSING,
@@ -3862,15 +4105,12 @@ class RequiresActionStateUpdate(BaseModel):
     ] = MISSING
 
 
-class RequiresActionStateUpdateInSessionUpdate(BaseModel):
+class RequiresActionStateUpdateInSubagentUpdate(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
-    )
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
-        "state_update"
     )
     state: Literal["requires_action"] = "requires_action"
     background: Annotated[
@@ -4021,6 +4261,9 @@ class RunningStateUpdate(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
+    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
+        "state_update"
+    )
     state: Literal["running"] = "running"
     background: Annotated[
         list[BackgroundWork] | None | MISSING,
@@ -4037,15 +4280,12 @@ class RunningStateUpdate(BaseModel):
     ] = MISSING
 
 
-class RunningStateUpdateInSessionUpdate(BaseModel):
+class RunningStateUpdateInSubagentUpdate(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
-    )
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")] = (
-        "state_update"
     )
     state: Literal["running"] = "running"
     background: Annotated[
@@ -4835,7 +5075,7 @@ StateUpdate = TypeAliasType(
 )
 
 
-_StateUpdateInSessionUpdate_TAGS = frozenset(
+_StateUpdateInSubagentUpdate_TAGS = frozenset(
     {
         "running",
         "idle",
@@ -4844,10 +5084,10 @@ _StateUpdateInSessionUpdate_TAGS = frozenset(
 )
 
 
-def _route_StateUpdateInSessionUpdate(
-    value: Any, *, tag_key: str = "state", known: frozenset[str] = _StateUpdateInSessionUpdate_TAGS
+def _route_StateUpdateInSubagentUpdate(
+    value: Any, *, tag_key: str = "state", known: frozenset[str] = _StateUpdateInSubagentUpdate_TAGS
 ) -> str | None:
-    """Pick the branch of StateUpdateInSessionUpdate from the tag; unknown tags go to the fallback.
+    """Pick the branch of StateUpdateInSubagentUpdate from the tag; unknown tags go to the fallback.
 
     A known string tag names its branch (the runtime's checks read `tag_key` and `known`)."""
     if type(value) is dict:  # what the wire gives: a known tag in one lookup
@@ -4875,14 +5115,14 @@ def _route_StateUpdateInSessionUpdate(
     return "other"
 
 
-StateUpdateInSessionUpdate = TypeAliasType(
-    "StateUpdateInSessionUpdate",
+StateUpdateInSubagentUpdate = TypeAliasType(
+    "StateUpdateInSubagentUpdate",
     Annotated[
-        Annotated[RunningStateUpdateInSessionUpdate, Tag("running")]
-        | Annotated[IdleStateUpdateInSessionUpdate, Tag("idle")]
-        | Annotated[RequiresActionStateUpdateInSessionUpdate, Tag("requires_action")]
-        | Annotated[OtherStateUpdateInSessionUpdate, Tag("other")],
-        Discriminator(_route_StateUpdateInSessionUpdate),
+        Annotated[RunningStateUpdateInSubagentUpdate, Tag("running")]
+        | Annotated[IdleStateUpdateInSubagentUpdate, Tag("idle")]
+        | Annotated[RequiresActionStateUpdateInSubagentUpdate, Tag("requires_action")]
+        | Annotated[OtherStateUpdateInSubagentUpdate, Tag("other")],
+        Discriminator(_route_StateUpdateInSubagentUpdate),
     ],
 )
 
@@ -5088,7 +5328,7 @@ class SubagentUpdate(BaseModel):
         ),
     ] = MISSING
     state: Annotated[
-        StateUpdate | None | MISSING,
+        StateUpdateInSubagentUpdate | None | MISSING,
         Field(
             description="The child's work state, the same report a `state_update` on the child carries. Patch field: a value replaces the whole report; null removes it and says nothing about whether the child is idle."
         ),
@@ -6188,7 +6428,7 @@ SessionUpdate = TypeAliasType(
         | Annotated[AgentMessage, Tag("agent_message")]
         | Annotated[AgentThoughtChunk, Tag("agent_thought_chunk")]
         | Annotated[AgentThought, Tag("agent_thought")]
-        | Annotated[StateUpdateInSessionUpdate, Tag("state_update")]
+        | Annotated[StateUpdate, Tag("state_update")]
         | Annotated[ToolCallContentChunk, Tag("tool_call_content_chunk")]
         | Annotated[SessionToolCallUpdate, Tag("tool_call_update")]
         | Annotated[TerminalUpdate, Tag("terminal_update")]

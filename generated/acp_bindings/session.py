@@ -201,7 +201,7 @@ class SubagentFields(TypedDict, total=False):
     title: str | None
     description: str | None
     capabilities: models.SubagentSessionCapabilities | None
-    state: models.StateUpdate | None
+    state: models.StateUpdateInSubagentUpdate | None
     cwd: models.AbsolutePath | None
     additionalDirectories: list[models.AbsolutePath] | None
     _meta: dict[str, Any] | None

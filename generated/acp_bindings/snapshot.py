@@ -68,8 +68,8 @@ class BlobResourceContentsDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
-class CancelledIdleStateUpdateDict(TypedDict, total=False):
-    """`models.CancelledIdleStateUpdate` as JSON."""
+class CancelledIdleStateUpdateInSubagentUpdateDict(TypedDict, total=False):
+    """`models.CancelledIdleStateUpdateInSubagentUpdate` as JSON."""
 
     state: Required[Literal["idle"]]
     stopReason: Required[Literal["cancelled"]]
@@ -150,8 +150,8 @@ class EmbeddedResourceDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
-class EndTurnIdleStateUpdateDict(TypedDict, total=False):
-    """`models.EndTurnIdleStateUpdate` as JSON."""
+class EndTurnIdleStateUpdateInSubagentUpdateDict(TypedDict, total=False):
+    """`models.EndTurnIdleStateUpdateInSubagentUpdate` as JSON."""
 
     state: Required[Literal["idle"]]
     stopReason: Required[Literal["end_turn"]]
@@ -167,8 +167,8 @@ class ErrorDict(TypedDict, total=False):
     data: ErrorDataDict | None
 
 
-class ErrorIdleStateUpdateDict(TypedDict, total=False):
-    """`models.ErrorIdleStateUpdate` as JSON."""
+class ErrorIdleStateUpdateInSubagentUpdateDict(TypedDict, total=False):
+    """`models.ErrorIdleStateUpdateInSubagentUpdate` as JSON."""
 
     error: ErrorDict | None
     state: Required[Literal["idle"]]
@@ -198,8 +198,8 @@ class ImageContentDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
-class MaxTokensIdleStateUpdateDict(TypedDict, total=False):
-    """`models.MaxTokensIdleStateUpdate` as JSON."""
+class MaxTokensIdleStateUpdateInSubagentUpdateDict(TypedDict, total=False):
+    """`models.MaxTokensIdleStateUpdateInSubagentUpdate` as JSON."""
 
     state: Required[Literal["idle"]]
     stopReason: Required[Literal["max_tokens"]]
@@ -207,8 +207,8 @@ class MaxTokensIdleStateUpdateDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
-class MaxTurnRequestsIdleStateUpdateDict(TypedDict, total=False):
-    """`models.MaxTurnRequestsIdleStateUpdate` as JSON."""
+class MaxTurnRequestsIdleStateUpdateInSubagentUpdateDict(TypedDict, total=False):
+    """`models.MaxTurnRequestsIdleStateUpdateInSubagentUpdate` as JSON."""
 
     state: Required[Literal["idle"]]
     stopReason: Required[Literal["max_turn_requests"]]
@@ -237,8 +237,8 @@ class MoveDiffChangeDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
-class NoneIdleStateUpdateDict(TypedDict, total=False):
-    """`models.NoneIdleStateUpdate` as JSON."""
+class NoneIdleStateUpdateInSubagentUpdateDict(TypedDict, total=False):
+    """`models.NoneIdleStateUpdateInSubagentUpdate` as JSON."""
 
     state: Required[Literal["idle"]]
     background: list[BackgroundWorkDict] | None
@@ -280,8 +280,8 @@ class OtherDiffChangeDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
-class OtherIdleStateUpdateDict(TypedDict, total=False):
-    """`models.OtherIdleStateUpdate` as JSON."""
+class OtherIdleStateUpdateInSubagentUpdateDict(TypedDict, total=False):
+    """`models.OtherIdleStateUpdateInSubagentUpdate` as JSON."""
 
     state: Required[Literal["idle"]]
     stopReason: Required[str]
@@ -307,8 +307,8 @@ class OtherSessionConfigOptionDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
-class OtherStateUpdateDict(TypedDict, total=False):
-    """`models.OtherStateUpdate` as JSON."""
+class OtherStateUpdateInSubagentUpdateDict(TypedDict, total=False):
+    """`models.OtherStateUpdateInSubagentUpdate` as JSON."""
 
     state: Required[str]
 
@@ -337,8 +337,8 @@ class PlanItemsDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
-class RefusalIdleStateUpdateDict(TypedDict, total=False):
-    """`models.RefusalIdleStateUpdate` as JSON."""
+class RefusalIdleStateUpdateInSubagentUpdateDict(TypedDict, total=False):
+    """`models.RefusalIdleStateUpdateInSubagentUpdate` as JSON."""
 
     state: Required[Literal["idle"]]
     stopReason: Required[Literal["refusal"]]
@@ -346,8 +346,8 @@ class RefusalIdleStateUpdateDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
-class RequiresActionStateUpdateDict(TypedDict, total=False):
-    """`models.RequiresActionStateUpdate` as JSON."""
+class RequiresActionStateUpdateInSubagentUpdateDict(TypedDict, total=False):
+    """`models.RequiresActionStateUpdateInSubagentUpdate` as JSON."""
 
     state: Required[Literal["requires_action"]]
     background: list[BackgroundWorkDict] | None
@@ -369,8 +369,8 @@ class ResourceLinkDict(TypedDict, total=False):
     _meta: dict[str, Any] | None
 
 
-class RunningStateUpdateDict(TypedDict, total=False):
-    """`models.RunningStateUpdate` as JSON."""
+class RunningStateUpdateInSubagentUpdateDict(TypedDict, total=False):
+    """`models.RunningStateUpdateInSubagentUpdate` as JSON."""
 
     state: Required[Literal["running"]]
     background: list[BackgroundWorkDict] | None
@@ -564,15 +564,15 @@ EmbeddedResourceResourceDict: TypeAlias = TextResourceContentsDict | BlobResourc
 ErrorDataDict: TypeAlias = (
     UnsupportedProtocolVersionErrorDataDict | SessionNotFoundErrorDataDict | Any
 )
-IdleStateUpdateDict: TypeAlias = (
-    EndTurnIdleStateUpdateDict
-    | MaxTokensIdleStateUpdateDict
-    | MaxTurnRequestsIdleStateUpdateDict
-    | RefusalIdleStateUpdateDict
-    | CancelledIdleStateUpdateDict
-    | ErrorIdleStateUpdateDict
-    | NoneIdleStateUpdateDict
-    | OtherIdleStateUpdateDict
+IdleStateUpdateInSubagentUpdateDict: TypeAlias = (
+    EndTurnIdleStateUpdateInSubagentUpdateDict
+    | MaxTokensIdleStateUpdateInSubagentUpdateDict
+    | MaxTurnRequestsIdleStateUpdateInSubagentUpdateDict
+    | RefusalIdleStateUpdateInSubagentUpdateDict
+    | CancelledIdleStateUpdateInSubagentUpdateDict
+    | ErrorIdleStateUpdateInSubagentUpdateDict
+    | NoneIdleStateUpdateInSubagentUpdateDict
+    | OtherIdleStateUpdateInSubagentUpdateDict
 )
 PlanUpdateContentDict: TypeAlias = PlanItemsDict | OtherPlanUpdateContentDict
 SessionConfigOptionDict: TypeAlias = (
@@ -583,11 +583,11 @@ SessionConfigSelectOptions2Dict: TypeAlias = list[SessionConfigSelectGroupDict]
 SessionConfigSelectOptionsDict: TypeAlias = (
     SessionConfigSelectOptions1Dict | SessionConfigSelectOptions2Dict
 )
-StateUpdateDict: TypeAlias = (
-    RunningStateUpdateDict
-    | IdleStateUpdateDict
-    | RequiresActionStateUpdateDict
-    | OtherStateUpdateDict
+StateUpdateInSubagentUpdateDict: TypeAlias = (
+    RunningStateUpdateInSubagentUpdateDict
+    | IdleStateUpdateInSubagentUpdateDict
+    | RequiresActionStateUpdateInSubagentUpdateDict
+    | OtherStateUpdateInSubagentUpdateDict
 )
 ToolCallContentDict: TypeAlias = ContentDict | DiffDict | TerminalDict | OtherToolCallContentDict
 
@@ -677,7 +677,7 @@ class SubagentSnapshot(TypedDict, total=False):
     title: str | None
     description: str | None
     capabilities: SubagentSessionCapabilitiesDict | None
-    state: StateUpdateDict | None
+    state: StateUpdateInSubagentUpdateDict | None
     cwd: models.AbsolutePath | None
     additionalDirectories: list[models.AbsolutePath] | None
     _meta: dict[str, Any] | None

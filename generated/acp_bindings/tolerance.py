@@ -108,6 +108,9 @@ TOLERANCE: Final = ToleranceTable(
         "CancelledIdleStateUpdate": {
             "background": FieldRule(type="BackgroundWork"),
         },
+        "CancelledIdleStateUpdateInSubagentUpdate": {
+            "background": FieldRule(type="BackgroundWork"),
+        },
         "CancelledPermissionOutcome": {
             "_meta": FieldRule(default_on_error=True),
         },
@@ -201,6 +204,9 @@ TOLERANCE: Final = ToleranceTable(
         "EndTurnIdleStateUpdate": {
             "background": FieldRule(type="BackgroundWork"),
         },
+        "EndTurnIdleStateUpdateInSubagentUpdate": {
+            "background": FieldRule(type="BackgroundWork"),
+        },
         "EnumOption": {
             "description": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
@@ -215,6 +221,10 @@ TOLERANCE: Final = ToleranceTable(
             "error": FieldRule(default_on_error=True, type="Error"),
             "background": FieldRule(type="BackgroundWork"),
         },
+        "ErrorIdleStateUpdateInSubagentUpdate": {
+            "error": FieldRule(default_on_error=True, type="Error"),
+            "background": FieldRule(type="BackgroundWork"),
+        },
         "HttpHeader": {
             "_meta": FieldRule(default_on_error=True),
         },
@@ -223,10 +233,6 @@ TOLERANCE: Final = ToleranceTable(
             "sizes": FieldRule(default_on_error=True, skip_invalid_items=True),
             "theme": FieldRule(default_on_error=True),
             "_meta": FieldRule(default_on_error=True),
-        },
-        "IdleStateUpdateInSessionUpdate": {
-            "background": FieldRule(type="BackgroundWork"),
-            "error": FieldRule(type="Error"),
         },
         "ImageContent": {
             "uri": FieldRule(default_on_error=True),
@@ -280,7 +286,13 @@ TOLERANCE: Final = ToleranceTable(
         "MaxTokensIdleStateUpdate": {
             "background": FieldRule(type="BackgroundWork"),
         },
+        "MaxTokensIdleStateUpdateInSubagentUpdate": {
+            "background": FieldRule(type="BackgroundWork"),
+        },
         "MaxTurnRequestsIdleStateUpdate": {
+            "background": FieldRule(type="BackgroundWork"),
+        },
+        "MaxTurnRequestsIdleStateUpdateInSubagentUpdate": {
             "background": FieldRule(type="BackgroundWork"),
         },
         "McpCapabilities": {
@@ -376,6 +388,9 @@ TOLERANCE: Final = ToleranceTable(
         "RefusalIdleStateUpdate": {
             "background": FieldRule(type="BackgroundWork"),
         },
+        "RefusalIdleStateUpdateInSubagentUpdate": {
+            "background": FieldRule(type="BackgroundWork"),
+        },
         "ReplayComplete": {
             "_meta": FieldRule(default_on_error=True),
         },
@@ -396,7 +411,7 @@ TOLERANCE: Final = ToleranceTable(
             "background": FieldRule(default_on_error=True, type="BackgroundWork"),
             "_meta": FieldRule(default_on_error=True),
         },
-        "RequiresActionStateUpdateInSessionUpdate": {
+        "RequiresActionStateUpdateInSubagentUpdate": {
             "background": FieldRule(type="BackgroundWork"),
         },
         "ResourceLink": {
@@ -425,7 +440,7 @@ TOLERANCE: Final = ToleranceTable(
             "background": FieldRule(default_on_error=True, type="BackgroundWork"),
             "_meta": FieldRule(default_on_error=True),
         },
-        "RunningStateUpdateInSessionUpdate": {
+        "RunningStateUpdateInSubagentUpdate": {
             "background": FieldRule(type="BackgroundWork"),
         },
         "SelectedPermissionOutcome": {
@@ -512,7 +527,7 @@ TOLERANCE: Final = ToleranceTable(
             "title": FieldRule(default_on_error=True),
             "description": FieldRule(default_on_error=True),
             "capabilities": FieldRule(default_on_error=True, type="SubagentSessionCapabilities"),
-            "state": FieldRule(default_on_error=True, type="StateUpdate"),
+            "state": FieldRule(default_on_error=True, type="StateUpdateInSubagentUpdate"),
             "_meta": FieldRule(default_on_error=True),
         },
         "Terminal": {
@@ -640,6 +655,14 @@ TOLERANCE: Final = ToleranceTable(
             "cancelled": "CancelledIdleStateUpdate",
             "error": "ErrorIdleStateUpdate",
         },
+        "IdleStateUpdateInSubagentUpdate": {
+            "end_turn": "EndTurnIdleStateUpdateInSubagentUpdate",
+            "max_tokens": "MaxTokensIdleStateUpdateInSubagentUpdate",
+            "max_turn_requests": "MaxTurnRequestsIdleStateUpdateInSubagentUpdate",
+            "refusal": "RefusalIdleStateUpdateInSubagentUpdate",
+            "cancelled": "CancelledIdleStateUpdateInSubagentUpdate",
+            "error": "ErrorIdleStateUpdateInSubagentUpdate",
+        },
         "McpServer": {"http": "McpServerHttp", "stdio": "McpServerStdio"},
         "MultiSelectItems": {"string": "StringMultiSelectItems"},
         "PlanUpdateContent": {"items": "PlanItems"},
@@ -659,7 +682,7 @@ TOLERANCE: Final = ToleranceTable(
             "agent_message": "AgentMessage",
             "agent_thought_chunk": "AgentThoughtChunk",
             "agent_thought": "AgentThought",
-            "state_update": "StateUpdateInSessionUpdate",
+            "state_update": "StateUpdate",
             "tool_call_content_chunk": "ToolCallContentChunk",
             "tool_call_update": "SessionToolCallUpdate",
             "terminal_update": "TerminalUpdate",
@@ -683,10 +706,10 @@ TOLERANCE: Final = ToleranceTable(
             "idle": "IdleStateUpdate",
             "requires_action": "RequiresActionStateUpdate",
         },
-        "StateUpdateInSessionUpdate": {
-            "running": "RunningStateUpdateInSessionUpdate",
-            "idle": "IdleStateUpdateInSessionUpdate",
-            "requires_action": "RequiresActionStateUpdateInSessionUpdate",
+        "StateUpdateInSubagentUpdate": {
+            "running": "RunningStateUpdateInSubagentUpdate",
+            "idle": "IdleStateUpdateInSubagentUpdate",
+            "requires_action": "RequiresActionStateUpdateInSubagentUpdate",
         },
         "ToolCallContent": {"content": "Content", "diff": "Diff", "terminal": "Terminal"},
     },

@@ -36,7 +36,7 @@ class Delegating(Agent):
         reply = helper.session.agent_message()
         await reply.append("two ")
         await reply.append("files")
-        await helper.update(state=models.EndTurnIdleStateUpdate())
+        await helper.update(state=models.EndTurnIdleStateUpdateInSubagentUpdate())
         await helper.send_message("there are two files", from_child=True)
         await session.remove_plan(plan_id)
         await session.say("done")

@@ -1,6 +1,6 @@
-"""chat's `/fork`, `/title`, `/archive` and `/status`: offered (in `/?`) only when the agent
-advertises the unstable session methods, refused saying why when it does not; the session's
-title, as the agent sets it, shown escaped. The terminal tests run chat against an agent
+"""chat's `/fork`, `/title`, `/archive`, `/unarchive` and `/status`: offered (in `/?`) only when
+the agent advertises the unstable session methods, refused saying why when it does not; the
+session's title, as the agent sets it, shown escaped. The terminal tests run chat against an agent
 generated with `--unstable` (made once per module: slow) and against the demo agent."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ pexpect = pytest.importorskip("pexpect")
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = "acp_unstable_chat_agent"
-ALL = ["fork", "title", "archive", "status"]
+ALL = ["fork", "title", "archive", "unarchive", "status"]
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J"
 SHOWN = "\\e]0;pwned\\x07\\e[2J"
 
@@ -50,17 +50,18 @@ def test_the_commands_follow_what_initialize_advertised_on_either_version() -> N
         "sessionCapabilities": {"title": {}, "archive": {}},
     }
     assert advertised(v2) == ["fork", "status"]
-    assert advertised(v1) == ["title", "archive"]
+    assert advertised(v1) == ["title", "archive", "unarchive"]  # session.archive: both
     assert advertised({"session": {}}) == [] and advertised(None) == []
 
 
 def test_help_lists_only_the_offered_ones_and_an_agents_command_of_that_name_wins() -> None:
     assert "/fork" not in help_text([]) and "/title" not in help_text([])
     lines = help_text([], ALL).splitlines()
-    assert lines[1:5] == [
+    assert lines[1:6] == [
         "/fork  fork this session and continue in the fork",
         "/title TEXT  name this session",
         "/archive  archive this session and continue in a new one",
+        "/unarchive [ID]  unarchive a session (default: the last archived)",
         "/status  ask the agent how this session stands",
     ]
     assert route("/fork", []) == "session" and route("/title a b", []) == "session"
@@ -68,6 +69,8 @@ def test_help_lists_only_the_offered_ones_and_an_agents_command_of_that_name_win
     assert route("/fork", agents) == "agent"
     assert "/fork  fork this session" not in help_text(agents, ALL)
     assert "does not advertise session.fork" in refusal("fork")
+    assert "offer session/unarchive" in refusal("unarchive")
+    assert "does not advertise session.archive" in refusal("unarchive")
 
 
 def test_a_title_the_agent_sets_is_shown_once_escaped_and_a_status_in_one_line() -> None:
@@ -94,7 +97,7 @@ def talk(child: Any, line: str, *expected: str) -> None:
     [(("-m", "acp_codegen"), "v2"), (("-c", WITHOUT_RICH), "v1")],
     ids=["live-v2", "plain-v1"],
 )
-def test_fork_title_status_and_archive_against_an_unstable_agent(
+def test_fork_title_status_archive_and_unarchive_against_an_unstable_agent(
     unstable_agent: list[str], python_args: tuple[str, ...], version: str
 ) -> None:
     """Live and v2, plain and v1 (the agent speaking only v1, which advertises the methods in
@@ -102,7 +105,10 @@ def test_fork_title_status_and_archive_against_an_unstable_agent(
     child = spawn(*python_args, agent=[*unstable_agent, "hostile", version])
     assert f"speaks ACP {version}" in (child.before or "")
     child.logfile_read = screen = io.StringIO()
-    talk(child, "/?", "/fork  fork this session", r"/title TEXT  name", "/archive", "/status")
+    talk(child, "/unarchive", r"/unarchive needs the session: /unarchive ID \(none archived here\)")
+    talk(child, "/?", "/fork  fork this session", r"/title TEXT  name", "/archive  ")
+    child.expect(r"/unarchive \[ID\]  unarchive a session")
+    child.expect("/status")
     talk(child, "name Mine", r"title: Mine\\e\]0;pwned\\x07\\e\[2J", "heard: name Mine")
     talk(child, "/title Renamed", r"\[title: Renamed\]")
     talk(child, "/status", r"status: open \(idle\) · title: Renamed")
@@ -113,6 +119,10 @@ def test_fork_title_status_and_archive_against_an_unstable_agent(
     child.expect("heard: name Mine")
     talk(child, "/archive", rf"\[archived {fork}; chat continues in a new session (sess_\w+)\]")
     assert child.match.group(1) not in (parent, fork)
+    talk(child, "/unarchive", rf"\[unarchived {fork}; session/list lists it again\]")
+    talk(child, f"/unarchive {parent}", rf"\[unarchived {parent}; session/list lists it again\]")
+    # The agent's refusal (an unknown session) is shown and chat goes on.
+    talk(child, "/unarchive nobody", r"\[session/unarchive failed: .*\(-32002\)\]")
     talk(child, "after", "heard: after")
     child.expect(PROMPT)
     child.sendintr()
@@ -127,6 +137,7 @@ def test_an_agent_that_does_not_advertise_them_is_not_offered_them() -> None:
     assert "/fork" not in (child.before or "") and "/title" not in (child.before or "")
     talk(child, "/fork", r"/fork: the agent does not offer session/fork \(its initialize answer")
     talk(child, "/title x", "does not advertise session.title")
+    talk(child, "/unarchive x", "does not advertise session.archive")
     child.expect(PROMPT)
     child.sendintr()
     closed_cleanly(child)

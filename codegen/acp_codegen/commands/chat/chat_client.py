@@ -38,6 +38,7 @@ class ChatClient(V1Services, Client):
         self.listener: Listener | None = None
         self.notice: Callable[[str], None] | None = None
         self.suggestions: list[str] = []  # the agent's latest prompt suggestions, shown
+        self.offered_anew: Callable[[], None] | None = None  # told when they change (inspect)
 
     async def session_update(self, *, params: models.UpdateSessionNotification) -> None:
         # Notices are live events, not history: no snapshot keeps them, so they are shown as
@@ -50,6 +51,8 @@ class ChatClient(V1Services, Client):
         tag = getattr(params.update, "session_update", None)
         if tag == SUGGESTIONS_TAG:  # each update is the whole list; not part of the turn
             self.suggestions = suggestions_of(to_wire(params.update)) or []
+            if self.offered_anew is not None:
+                self.offered_anew()
             return
         text = notice_text(to_wire(params.update)) if tag in (None, NOTICE_TAG) else None
         if text is not None and self.notice is not None:

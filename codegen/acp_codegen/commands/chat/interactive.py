@@ -196,8 +196,9 @@ class Chat:
         return EXIT_OK
 
     async def session_command(self, line: str) -> None:
-        """`/fork`, `/title TEXT`, `/archive`, `/status`: sent when the agent advertised it,
-        else refused saying so; the agent's refusal is shown and the chat goes on."""
+        """`/fork`, `/title TEXT`, `/archive`, `/unarchive [ID]`, `/status`: sent when the agent
+        advertised it, else refused saying so; the agent's refusal is shown and the chat goes
+        on."""
         name = command_name(line)
         if name not in self.session_commands.offered:
             self.screen.note(refusal(name))
@@ -206,9 +207,12 @@ class Chat:
         if name == "title" and not text:
             self.screen.note("/title needs the title: /title TEXT")
             return
+        commands = self.session_commands
+        if name == "unarchive" and not (text := text or commands.last_archived or ""):
+            self.screen.note("/unarchive needs the session: /unarchive ID (none archived here)")
+            return
         if not await self._connected():
             return
-        commands = self.session_commands
         try:
             if name == "fork":
                 said = await self.until_quit(commands.fork())
@@ -216,6 +220,8 @@ class Chat:
                 said = await self.until_quit(commands.title(text))
             elif name == "archive":
                 said = await self.until_quit(commands.archive())
+            elif name == "unarchive":
+                said = await self.until_quit(commands.unarchive(text))
             else:
                 said = await self.until_quit(commands.status())
         except ChatError as error:

@@ -1,14 +1,15 @@
-"""chat's `/fork`, `/title`, `/archive` and `/status`: upstream's unstable session methods, sent
-only to an agent that advertised them.
+"""chat's `/fork`, `/title`, `/archive`, `/unarchive` and `/status`: upstream's unstable session
+methods, sent only to an agent that advertised them.
 
 chat's bindings are generated without `--unstable`, so they type none of these methods: chat
 sends them as plain requests on the connection (`session/fork`, `session/set_title`,
-`session/archive`, `session/status`), their names kept here. An agent advertises each in
-`initialize` (v2: `capabilities.session.fork|title|archive|status`; v1:
-`agentCapabilities.sessionCapabilities`, the same members); a command it did not advertise is
-refused without sending anything. `/fork` switches chat to the new session, resumed with its
-history replayed so the conversation it starts from is shown; `/status` says the session's
-title too (the one the agent last told, `session_info_update`).
+`session/archive`, `session/unarchive`, `session/status`), their names kept here. An agent
+advertises each in `initialize` (v2: `capabilities.session.fork|title|archive|status`, where
+`archive` stands for both archive methods; v1: `agentCapabilities.sessionCapabilities`, the same
+members); a command it did not advertise is refused without sending anything. `/fork` switches
+chat to the new session, resumed with its history replayed so the conversation it starts from
+is shown; `/unarchive` takes the session's id, by default the one chat archived last; `/status`
+says the session's title too (the one the agent last told, `session_info_update`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .visible import visible_line
 SESSION_FORK: Final = "session/fork"
 SESSION_SET_TITLE: Final = "session/set_title"
 SESSION_ARCHIVE: Final = "session/archive"
+SESSION_UNARCHIVE: Final = "session/unarchive"
 SESSION_STATUS: Final = "session/status"
 # chat's command (and what it takes) -> (the `session` capability that advertises it, the
 # method, what /? says).
@@ -30,9 +32,11 @@ COMMANDS: Final[Mapping[str, tuple[str, str, str]]] = {
     "fork": ("fork", SESSION_FORK, "fork this session and continue in the fork"),
     "title": ("title", SESSION_SET_TITLE, "name this session"),
     "archive": ("archive", SESSION_ARCHIVE, "archive this session and continue in a new one"),
+    # upstream's `session.archive` advertises session/unarchive too
+    "unarchive": ("archive", SESSION_UNARCHIVE, "unarchive a session (default: the last archived)"),
     "status": ("status", SESSION_STATUS, "ask the agent how this session stands"),
 }
-ARGUMENTS: Final = {"title": " TEXT"}
+ARGUMENTS: Final = {"title": " TEXT", "unarchive": " [ID]"}
 
 
 def advertised(agent_capabilities: Any) -> list[str]:
@@ -85,6 +89,7 @@ class SessionCommands:
 
     def __init__(self, link: Any) -> None:
         self.link = link
+        self.last_archived: str | None = None  # what a bare /unarchive unarchives
 
     @property
     def offered(self) -> list[str]:
@@ -118,8 +123,17 @@ class SessionCommands:
         session_id = self.link.session.session_id
         await self._send("archive", {"sessionId": session_id})
         self.link.session.closed = True  # the agent closed it: not resumed after a reconnect
+        self.last_archived = session_id
         opened = (await self.link.new_session()).session_id
         return visible_line(f"[archived {session_id}; chat continues in a new session {opened}]")
+
+    async def unarchive(self, session_id: str) -> str:
+        """Unarchive `session_id`; chat stays in the current session (upstream: unarchiving
+        never loads or resumes one)."""
+        await self._send("unarchive", {"sessionId": session_id})
+        if session_id == self.last_archived:
+            self.last_archived = None
+        return visible_line(f"[unarchived {session_id}; session/list lists it again]")
 
     async def status(self) -> str:
         session_id = self.link.session.session_id

@@ -114,6 +114,7 @@ class LiveInspector:
             reconnect=True,  # a dropped --url connection is reattached, its session resumed
         )
         self.link.listen(lambda _update: changed())
+        self.link.client.offered_anew = changed  # suggestions are not the turn's: not listened
         self._marks = ProblemMarks(self.log)
 
     def _heard(self, record: dict[str, Any]) -> None:

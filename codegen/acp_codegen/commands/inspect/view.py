@@ -9,6 +9,7 @@ from typing import Any, cast
 
 from ..._bindings import SessionSnapshot, joined_content
 from ..._bindings._runtime.core.prompt_content import prompt_content_problems
+from ..chat.offers import SUGGESTIONS_TAG, suggestions_of
 from ..chat.session_commands import advertised
 from ..chat.transcript import block_text, terminal_text
 from .diff_view import page_diff
@@ -56,6 +57,19 @@ def session_title(snapshot: SessionSnapshot) -> str | None:
     return title if isinstance(title, str) else None
 
 
+def prompt_suggestions(snapshot: SessionSnapshot) -> list[str]:
+    """The agent's latest prompt suggestions (unstable `prompt_suggestions_update`, each the whole
+    list), one escaped line each as chat shows them: bindings generated with `--unstable` fold
+    them into `promptSuggestions`; inspect's own keep the update under `unknown`."""
+    slot = snapshot["promptSuggestions"]
+    if isinstance(slot, Mapping):
+        return suggestions_of({**slot, "sessionUpdate": SUGGESTIONS_TAG}) or []
+    for update in reversed(snapshot["unknown"]):
+        if update.get("sessionUpdate") == SUGGESTIONS_TAG:
+            return suggestions_of(update) or []
+    return []
+
+
 def conversation_view(
     snapshot: SessionSnapshot, plan_turns: Mapping[str, int] | None = None
 ) -> dict[str, Any]:
@@ -96,6 +110,7 @@ def conversation_view(
         "commands": snapshot["availableCommands"],
         "configOptions": snapshot["configOptions"],
         "notices": snapshot["notices"],
+        "suggestions": prompt_suggestions(snapshot),
         "unknown": len(snapshot["unknown"]),
     }
 

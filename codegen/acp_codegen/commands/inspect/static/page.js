@@ -145,8 +145,12 @@
     $("title").dataset.part = "sessionInfo";
     $("usage").textContent = "";
     $("notices").replaceChildren();
+    $("suggestions").replaceChildren();
+    $("suggestions-section").hidden = !session || session.suggestions.length === 0;
     renderMessages(session ? session.messages : []);
     if (!session) return;
+    // The agent's latest prompt suggestions (unstable), each as text like every peer's word.
+    for (const text of session.suggestions) $("suggestions").append(el("li", text, "suggestion"));
     for (const call of session.toolCalls) $("tool-calls").append(toolCall(call));
     $("terminals-section").hidden = session.terminals.length === 0;
     for (const terminal of session.terminals) {
