@@ -32,7 +32,8 @@ from ..wire.errors import RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue, copy_json
 from ..wire.protocol import UPDATE_TAG_FIELD
 from .agent_session import AgentSession
-from .sessions import SessionRegistry, invalid, session_id_of, unknown_session
+from .session_owner import invalid, session_id_of, unknown_session
+from .sessions import SessionRegistry
 
 SESSION_FORK: Final = "session/fork"
 SESSION_SET_TITLE: Final = "session/set_title"
