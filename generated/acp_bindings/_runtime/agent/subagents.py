@@ -69,9 +69,14 @@ class Subagent:
     async def update(self, **fields: object) -> None:
         """Patch what the parent says of the child (`title`, `description`, `capabilities`,
         `state`, `cwd`, `additionalDirectories`, `_meta`: wire names; None clears)."""
-        await self.parent.send_fields(SUBAGENT_UPDATE, sessionId=self.session_id, **fields)
-        if "capabilities" in fields:  # sent: what the client may now do to the child
-            self.session.cancellable = cancel_advertised(to_json(fields["capabilities"]))
+        child, before = self.session, self.session.cancellable
+        if "capabilities" in fields:  # before the client can act on it: it may cancel at once
+            child.cancellable = cancel_advertised(to_json(fields["capabilities"]))
+        try:
+            await self.parent.send_fields(SUBAGENT_UPDATE, sessionId=self.session_id, **fields)
+        except BaseException:
+            child.cancellable = before  # the client was not told
+            raise
 
     async def run(self, work: ChildWork) -> str:
         """Run `work` as the child's own work, in a task of its own, and wait for it: the child
