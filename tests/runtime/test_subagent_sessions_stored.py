@@ -35,6 +35,9 @@ class Delegating(acp.Agent):
         await session.say("done")
         return None
 
+    async def on_delete_session(self, session_id: str) -> None:
+        return None  # the store's record goes; nothing of the author's own to drop
+
 
 def _transcript(snapshot: Any) -> list[tuple[str, str]]:
     return [
@@ -78,6 +81,27 @@ def test_a_new_agent_on_the_store_lists_and_replays_a_parents_children(tmp_path:
         assert [i.get("_meta") for i in listed if i["sessionId"] == child_id] == [
             {"parentSessionId": parent.session_id}
         ]
+        await store.close()
+
+    run(main())
+
+
+def test_deleting_a_stored_parent_deletes_its_children(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+
+    async def main() -> None:
+        first_store = SqliteStore(path)
+        client, agent_end = await connect(Delegating(session_store=first_store))
+        parent = await client.lifecycle.new_session(cwd="/work")
+        assert await parent.run_turn(GO) == "end_turn"
+        await agent_end.close()
+        await first_store.close()
+
+        store = SqliteStore(path)  # the parent is not in this agent's memory
+        client, _ = await connect(Delegating(session_store=store))
+        assert len((await client.lifecycle.list_sessions())["sessions"]) == 2
+        await client.lifecycle.request("session/delete", {"sessionId": parent.session_id})
+        assert (await client.lifecycle.list_sessions())["sessions"] == []
         await store.close()
 
     run(main())

@@ -15,7 +15,7 @@ connection of one agent:
 - `session/delete` deletes it from the store too.
 - A child session (a subagent, subagents.py) is kept like any session, its record's setup
   naming its parent (`_meta.parentSessionId`): listed with it, and restored with its parent
-  (`restore_children`), linked to it again.
+  (`restore_children`), linked to it again, and deleted with it.
 - A resume of a session in memory first checks it is still this process's (`still_ours`):
   if another process took it over meanwhile, it is read back from the store instead.
 
@@ -214,7 +214,12 @@ class DurableSessions:
         return [stored_info(r) for r in records if r.session_id not in known]
 
     async def deleted(self, session_id: str) -> None:
+        """Delete the session's record, and its children's (subagents), whether in memory or
+        not."""
         try:
+            for record in await self.store.list(None):
+                if parent_named(record.setup) == session_id:
+                    await self.deleted(record.session_id)
             await self.store.delete(session_id)
         except StoreUnavailable as error:
             raise unavailable(str(error), session_id) from None

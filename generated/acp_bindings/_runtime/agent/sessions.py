@@ -396,8 +396,8 @@ class SessionRegistry:
             await self._runner.stop(each)
             each.closed = True
         await hook(session_id)
+        if self.durable is not None:
+            await self.durable.deleted(session_id)  # its stored children too
         for gone in [session_id, *(each.session_id for each in family[1:])]:
-            if self.durable is not None:
-                await self.durable.deleted(gone)
             self.store.forget(gone)
         return {}
