@@ -141,6 +141,7 @@ class SessionRegistry:
         self.dialect_for: Callable[[AgentSession], SessionDialect] | None = None
         # session/list's view of a session beyond `info` (unstable_sessions.py: archiving).
         self.listing: Listing | None = None
+        self._adopting = self._adopt  # one bound method every session shares (not one each)
 
     @property
     def peer(self) -> Peer:
@@ -176,7 +177,7 @@ class SessionRegistry:
             client_gates=self.client_gates,
         )
         session.speak(self.dialect_for)
-        session.adopt = self._adopt
+        session.adopt = self._adopting
         return session
 
     async def _adopt(self, child: AgentSession) -> None:
@@ -337,7 +338,7 @@ class SessionRegistry:
                 raise unknown_session(session_id, ATTACHED_ELSEWHERE)
         for each in (session, *descendants(session)):  # its children move and reopen with it
             each.attach(self._peer, params if each is session else each.setup, self.client_gates)
-            each.adopt = self._adopt
+            each.adopt = self._adopting
             self.store.attach(each)
             if moved:  # it speaks this connection's version now, not the old connection's
                 each.speak(self.dialect_for)
