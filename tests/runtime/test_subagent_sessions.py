@@ -12,6 +12,7 @@ from acp_codegen._bindings.merge_rules import MERGE_RULES
 from acp_codegen.runtime.agent.agent_session import AgentSession, Prompt
 from acp_codegen.runtime.agent.agent_side import AgentSide
 from acp_codegen.runtime.agent.subagents import Subagent, announce
+from acp_codegen.runtime.agent.unstable_sessions import CAPABILITIES as CAPS
 from acp_codegen.runtime.client.client_side import ClientSide
 from acp_codegen.runtime.rpc.connection import Connection
 from acp_codegen.runtime.wire.errors import RpcError
@@ -247,6 +248,37 @@ def test_a_replay_of_the_parent_brings_back_its_childs_transcript_after_its_anno
             (parent, "replay_complete"),  # after the children's, before the answer
             (parent, "state_update"),
         ]
+        await connection.close()
+
+    run(scenario())
+
+
+def test_a_fork_of_the_parent_does_not_claim_its_children() -> None:
+    async def delegate(session: AgentSession, prompt: Prompt) -> None:
+        helper = await announce(session, title="Helper")
+        await helper.session.say("two files")
+        await session.say("done")
+
+    async def scenario() -> None:
+        connection, peer, side = await agent(delegate, rules=RULES, unstable=frozenset(CAPS))
+        client = Client(peer)
+        parent = await client.setup()
+        await client.prompt(parent)
+        await _until_idle(client, parent)
+        fork = (await client.call("session/fork", {"sessionId": parent, "cwd": "/tmp"}))["result"]
+        params = {"sessionId": fork["sessionId"], "cwd": "/tmp", "replayFrom": {"type": "start"}}
+        client.next_id += 1
+        await peer.send(request(client.next_id, "session/resume", params))
+        replayed: list[tuple[str, str]] = []
+        while "id" not in (message := await peer.recv()):
+            update = message["params"]["update"]["sessionUpdate"]
+            replayed.append((message["params"]["sessionId"], update))
+        assert replayed == [
+            (fork["sessionId"], "user_message"),
+            (fork["sessionId"], "agent_message"),
+            (fork["sessionId"], "replay_complete"),  # a fork has no state report yet
+        ]
+        assert side.sessions[fork["sessionId"]].children == {}
         await connection.close()
 
     run(scenario())
