@@ -301,9 +301,14 @@ class Client:
         the same URL with the same options and cookies, initialize, and resume every session
         that was open on it, each with its history replayed (`session/load` on a v1 agent).
         Each session's state is rebuilt in `lifecycle.sessions` (new `ClientSession`
-        objects) and goes on from there; a turn the drop cut short is reported `cancelled`."""
+        objects) and goes on from there; a turn the drop cut short is reported `cancelled`.
+        Child sessions (subagents) are not resumed: their parent's replay brings them back."""
         sessions = self.lifecycle.sessions.values()
-        open_sessions = [(each.session_id, each.cwd) for each in sessions if not each.closed]
+        open_sessions = [
+            (each.session_id, each.cwd)
+            for each in sessions
+            if not each.closed and each.parent_id is None
+        ]
         fresh = await remote.reconnect()
         try:
             await resume_sessions(self.lifecycle, open_sessions)

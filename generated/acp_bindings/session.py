@@ -13,7 +13,7 @@ generated models; a custom (`_`-prefixed) enum value or any other update goes th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict, Unpack
 
@@ -349,6 +349,13 @@ class Subagent:
         """A whole message from the parent to the child (`from_child`: the other way); returns
         its id in the sender's transcript and in the recipient's."""
         return await self.handle.send_message(_blocks(content) or [], from_child=from_child)
+
+    async def run(self, work: Callable[[Session], Awaitable[str | None]]) -> str:
+        """Run `work` as the child's own work (its task; `running`, then `idle` reported on
+        the child) and return its stop reason: `cancelled` when a `session/cancel` named the
+        child (offered with `capabilities.cancel`) or its parent, or the parent closed."""
+        child = self.session
+        return await self.handle.run(lambda _: work(child))
 
 
 class Session:

@@ -8,6 +8,7 @@ or the registry these tests skip, saying why, except in CI (CI=true), where they
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from .surface import (
 pytestmark = pytest.mark.network  # installs the SDK from its registry once (then cached)
 
 HERE = Path(__file__).resolve().parent
+SUBAGENT_AGENT = [sys.executable, str(HERE / "subagent_cancel_agent.py")]
 TS_CLIENT, TS_AGENT = HERE / "ts_client.mjs", HERE / "ts_agent.mjs"
 
 
@@ -66,4 +68,25 @@ def test_the_ts_client_of_2_4_0_takes_the_replay_complete_of_a_resume(
     assert summary["resumed"] == {}
     assert summary["updates"][-1] == "replay_complete"
     assert summary["updates"].count("replay_complete") == 1
+    assert summary["agentExitCode"] == 0
+
+
+def test_the_ts_client_of_2_4_0_cancels_a_child_sessions_work_alone(
+    ts_prefix: Path, tmp_path: Path
+) -> None:
+    """The 2.4.0 SDK names a child session (a subagent that offers `cancel`) in
+    `session/cancel`: the child's work ends `cancelled`, its parent's goes on and ends on its
+    own, saying how the child's ended."""
+    argv = ["node", str(HERE / "ts_subagent_client.mjs"), str(ts_prefix), str(tmp_path)]
+    summary = summary_of([*argv, "--", *SUBAGENT_AGENT])
+    assert summary["sdkErrors"] == []
+    updates = [tuple(update) for update in summary["updates"]]
+    assert ("parent", "subagent_update", summary["childId"]) in updates
+    child = [(tag, detail) for whose, tag, detail in updates if whose == "child"]
+    assert child[0] == ("state_update", "running ")
+    assert child[-1] == ("state_update", "idle cancelled")
+    assert updates[-2:] == [
+        ("parent", "agent_message", "the helper ended: cancelled"),
+        ("parent", "state_update", "idle end_turn"),
+    ]
     assert summary["agentExitCode"] == 0

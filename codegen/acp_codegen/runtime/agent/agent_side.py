@@ -44,6 +44,7 @@ ignored).
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
@@ -76,18 +77,21 @@ from . import prompts
 from .agent_session import Accepted, AgentSession, Prompt, new_id
 from .dialect import AgentDialect, V2AgentWire, VersionDialect
 from .durable_sessions import DurableSessions, flush
+from .session_owner import invalid
 from .session_store import SessionStore
 from .sessions import (
     SessionHook,
     SessionHooks,
     SessionRegistry,
     advertised_capabilities,
-    invalid,
 )
+from .subagents import descendants
 from .turns import PromptHandler, TurnRunner
 from .unstable_sessions import SESSION_FORK, ForkHook, UnstableSessions, unstable_capabilities
 
 __all__ = ["AgentDialect", "AgentSide", "PromptHandler", "SessionHook", "SessionHooks"]
+
+logger = logging.getLogger(__name__)
 
 
 class AgentSide:
@@ -354,8 +358,11 @@ class AgentSide:
         """`session/cancel`: cancel the named session's work (unknown sessions: nothing)."""
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         session = self.sessions.get(session_id) if isinstance(session_id, str) else None
-        if session is not None:
-            self.turns.cancel(session)
+        if session is not None and session.parent is not None and not session.cancellable:
+            logger.warning("session/cancel for child session %s ignored: not offered", session_id)
+        elif session is not None:  # its children's work goes with it
+            for each in (session, *descendants(session)):
+                self.turns.cancel(each)
 
 
 _REGISTRY_METHODS = {

@@ -8,9 +8,11 @@ them passes none: nothing here is served or advertised.
 
 - `session/fork`: a new session, attached to this connection, with the setup the request gives
   (cwd, directories, MCP servers) and a copy of the named session's history, so a
-  `session/resume` with replay shows it. The author's `on_fork` hook (parent, child) may refuse
-  (raise `RpcError`) or return extra result fields (`configOptions`, ...); the new session is
-  dropped when it raises. Answer `{"sessionId": ...}`.
+  `session/resume` with replay shows it; the announcements of its child sessions (subagents)
+  are left out of the copy: the children stay the named session's. The author's `on_fork`
+  hook (parent, child) may refuse (raise `RpcError`) or return extra result fields
+  (`configOptions`, ...); the new session is dropped when it raises. Answer
+  `{"sessionId": ...}`.
 - `session/set_title`: the title is stored on any session this connection may see (unknown:
   -32002); an open session attached here also tells the client (`session_info_update`), as
   `AgentSession.set_title` does. Blank titles are -32602. Answer `{"title": <stored>}`.
@@ -30,9 +32,10 @@ from typing import Final
 
 from ..wire.errors import RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue, copy_json
-from ..wire.protocol import UPDATE_TAG_FIELD
+from ..wire.protocol import SUBAGENT_UPDATE, UPDATE_TAG_FIELD
 from .agent_session import AgentSession
-from .sessions import SessionRegistry, invalid, session_id_of, unknown_session
+from .session_owner import invalid, session_id_of, unknown_session
+from .sessions import SessionRegistry
 
 SESSION_FORK: Final = "session/fork"
 SESSION_SET_TITLE: Final = "session/set_title"
@@ -96,7 +99,9 @@ class UnstableSessions:
         self.registry.store.sweep()  # as session/new does
         setup: JsonObject = {key: params[key] for key in FORK_SETUP if key in params}
         child = self.registry.open(setup=setup)
-        child.history[:] = copy_json(parent.history)  # the recorder starts over from it
+        # The recorder starts over from the copy; the parent's children stay the parent's.
+        kept = [u for u in parent.history if u.get(UPDATE_TAG_FIELD) != SUBAGENT_UPDATE]
+        child.history[:] = copy_json(kept)
         durable = self.registry.durable
         try:
             if durable is not None:  # a durable store keeps the fork and its history first

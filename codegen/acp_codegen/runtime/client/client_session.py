@@ -83,6 +83,19 @@ def adopt_child(client: ChildHost, child_id: str) -> None:
             break
 
 
+def apply_early(
+    sessions: Mapping[str, ClientSession[Any]], early: dict[str, list[JsonValue]], first: str
+) -> None:
+    """Fold the updates kept while a setup was under way: `first`'s (the session set up), then
+    those of the children its updates announced (a replay replays theirs too), and theirs."""
+    for update in early.pop(first, []):
+        sessions[first].apply(update, owned=True)
+    while children := [k for k in early if k in sessions and sessions[k].parent_id]:
+        for child in children:
+            for update in early.pop(child):
+                sessions[child].apply(update, owned=True)
+
+
 class ClientSession(SessionView, Generic[SnapshotT_co]):
     """One session on the client side: its folded state, prompting and cancelling.
     `parent_id`: for a child session a parent announced, that parent (else None)."""

@@ -51,7 +51,7 @@ from ..wire.protocol import (
 )
 from ..wire.tables import MergeRule
 from ..wire.tolerant import ParamsRepair
-from .client_session import ClientSession, adopt_child
+from .client_session import ClientSession, adopt_child, apply_early
 from .dialect import ClientDialect, DialectTables, V2ClientWire, initialize_refused, spoken_version
 from .permission_request import PermissionRequest, wait_for_answer
 
@@ -301,8 +301,7 @@ class ClientSide(Generic[SnapshotT]):
         session.reopened(params)
         session.cwd = str(params.get("cwd", session.cwd))
         self.sessions[session_id] = session
-        for update in self._early_updates.pop(session_id, []):
-            session.apply(update, owned=True)
+        apply_early(self.sessions, self._early_updates, session_id)
         # What the answer carries that the state keeps, folded as the updates that say it.
         answer = self._wire.setup_answer(method, session_id, result)
         for update in setup_updates(self._setup_fields, answer, self._tag_field):

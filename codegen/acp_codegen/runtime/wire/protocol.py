@@ -57,6 +57,9 @@ REPLAY_COMPLETE: Final = "replay_complete"
 # The `_meta` member of the notice an agent sends a connection whose session another
 # connection took over (session_owner.py); our client marks the session closed on it.
 TAKEN_OVER_META: Final = "sessionTakenOver"
+# The `_meta` member of a child session's (a subagent's) `SessionInfo` in `session/list` and of
+# its stored setup that names its parent: upstream's SessionInfo has no field for it.
+PARENT_SESSION_META: Final = "parentSessionId"
 
 # Session states and stop reasons.
 STATE_RUNNING: Final = "running"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import cast
 
@@ -113,6 +113,12 @@ class AgentSession:
         self.data: JsonValue = None
         self._dialect: SessionDialect | None = None  # the wire's when not v2's (see `speak`)
         self._dialect_for: Callable[[AgentSession], SessionDialect] | None = None
+        # Subagents (subagents.py): a child's parent, the children it announced, whether the
+        # client may cancel it, and the registry's hook that registers a new child.
+        self.parent: AgentSession | None = None
+        self.children: dict[str, AgentSession] = {}
+        self.cancellable = False
+        self.adopt: Callable[[AgentSession], Awaitable[None]] | None = None
 
     @property
     def dialect(self) -> SessionDialect | None:
@@ -130,14 +136,6 @@ class AgentSession:
         """Write in the dialect `dialect_for` makes (None: v2's wire), made by the first report
         or permission request: a session that sends nothing keeps no dialect to collect."""
         self._dialect, self._dialect_for = None, dialect_for
-
-    def child(self, session_id: str, setup: Mapping[str, JsonValue]) -> AgentSession:
-        """A session on this one's connection, checks and limits: a subagent's (subagents.py)."""
-        checks = (self._checks, self._chunk_runs, self._live)
-        child = AgentSession(session_id, self._peer, setup, self.client_capabilities, *checks)
-        child._history_limit, child.client_gates = self._history_limit, self.client_gates
-        child.speak(self._dialect_for)
-        return child
 
     @property
     def history_bytes(self) -> int:

@@ -17,6 +17,9 @@ connection of one agent:
   is claimed for this process (the store's lease, taken over: a resume takes a session over);
   the process that served it before finds out at its next write (`LeaseLost`) and lets it go.
 - `session/delete` deletes it from the store too.
+- A child session (a subagent, subagents.py) is kept like any session, its record's setup
+  naming its parent (`_meta.parentSessionId`): listed with it, and restored with its parent
+  (`restore_children`), linked to it again, and deleted with it.
 - A resume of a session in memory first checks it is still this process's (`still_ours`):
   if another process took it over meanwhile, it is read back from the store instead.
 
@@ -47,7 +50,9 @@ from ..store.durable import (
 from ..store.journal import Journal
 from ..wire.errors import ErrorCode, RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue
+from ..wire.protocol import PARENT_SESSION_META
 from .agent_session import AgentSession
+from .subagents import link, parent_named
 
 UNAVAILABLE: Final = "Session store unavailable"
 
@@ -74,6 +79,9 @@ def stored_info(record: StoredSession) -> JsonObject:
     if record.title is not None:
         info["title"] = record.title
     info["updatedAt"] = iso(record.updated_at)
+    parent = parent_named(record.setup)
+    if parent is not None:
+        info["_meta"] = {PARENT_SESSION_META: parent}
     return info
 
 
@@ -167,6 +175,24 @@ class DurableSessions:
         self._journal(session, record.next_seq)
         return True
 
+    async def restore_children(
+        self, parent: AgentSession, make: Callable[[str, JsonObject], AgentSession]
+    ) -> list[AgentSession]:
+        """The stored children of `parent` (just restored), and theirs, each restored (a
+        session `make` builds from its id and setup) and linked to its parent again."""
+        try:
+            records = await self.store.list(None)
+        except StoreUnavailable as error:
+            raise unavailable(str(error), parent.session_id) from None
+        restored: list[AgentSession] = []
+        for record in records:
+            if parent_named(record.setup) == parent.session_id:
+                child = make(record.session_id, record.setup)
+                if await self.restore(child):
+                    link(parent, child)
+                    restored += [child, *await self.restore_children(child, make)]
+        return restored
+
     async def still_ours(self, session: AgentSession) -> bool:
         """Whether this process still holds `session` (in memory) in the store: its lease
         taken again unless another process holds it, and nobody else wrote it meanwhile
@@ -192,7 +218,12 @@ class DurableSessions:
         return [stored_info(r) for r in records if r.session_id not in known]
 
     async def deleted(self, session_id: str) -> None:
+        """Delete the session's record, and its children's (subagents), whether in memory or
+        not."""
         try:
+            for record in await self.store.list(None):
+                if parent_named(record.setup) == session_id:
+                    await self.deleted(record.session_id)
             await self.store.delete(session_id)
         except StoreUnavailable as error:
             raise unavailable(str(error), session_id) from None

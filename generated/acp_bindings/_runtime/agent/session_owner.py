@@ -84,6 +84,22 @@ def refusal(session: AgentSession, method: str, peer: Peer) -> RpcError | None:
     return RpcError(ErrorCode.RESOURCE_NOT_FOUND, DETACHED, {"sessionId": session.session_id})
 
 
+def invalid(loc: list[str | int], message: str) -> RpcError:
+    return RpcError.invalid_params([{"loc": loc, "msg": message, "type": "value_error"}])
+
+
+def unknown_session(session_id: str, why: str = "Unknown session") -> RpcError:
+    return RpcError(ErrorCode.RESOURCE_NOT_FOUND, why, {"sessionId": session_id})
+
+
+def session_id_of(params: Any) -> str:
+    """The `sessionId` a request's params name (-32602 when it is not a string)."""
+    session_id = params.get("sessionId") if isinstance(params, dict) else None
+    if not isinstance(session_id, str):
+        raise invalid(["sessionId"], "sessionId must be a string")
+    return session_id
+
+
 def session_named(params: Any, sessions: dict[str, AgentSession]) -> AgentSession | None:
     """The known session `params` name by `sessionId` (None: none, or one not known here)."""
     session_id = params.get("sessionId") if isinstance(params, dict) else None

@@ -25,6 +25,9 @@ delete hook.
   never without `replayFrom` nor after a failed send; a running turn's live updates held
   until it is out), then the last state report, before the answer; another type is -32602.
 
+Child sessions (subagents) are sessions here too, registered when announced: subagents.py
+says what the registry does with them (listing, refusals, cancel, close, replay).
+
 Sessions live in a `SessionStore` (the connection's own, or one every connection of a served
 agent shares), which also bounds how long and how many detached ones are kept. Each session
 serves the connection it is attached to: what the others may do with it, and how a resume
@@ -33,7 +36,6 @@ takes it over, is session_owner.py's (`check`, `allows`, `reopen`).
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -44,13 +46,12 @@ from ..core.turn_state import state_after_lost_turn
 from ..rpc.outgoing_checks import OutgoingChecks
 from ..rpc.peer import Peer
 from ..state.history import DEFAULT_HISTORY_LIMIT, ChunkRun
-from ..wire.errors import ErrorCode, RpcError
+from ..wire.errors import RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue, to_json
 from ..wire.protocol import (
-    REPLAY_COMPLETE,
+    PARENT_SESSION_META,
     SESSION_UPDATE,
     SUPPORTED_PROTOCOL_VERSIONS,
-    UPDATE_TAG_FIELD,
 )
 from .agent_session import AgentSession, new_id
 from .durable_sessions import DurableSessions, check_writable, flush
@@ -60,11 +61,16 @@ from .session_owner import (
     ignored,
     live,
     refusal,
+    session_id_of,
     session_named,
     tell_taken_over,
+    unknown_session,
     visible_to,
 )
+from .session_owner import invalid as invalid  # also v1's (re-exported)
 from .session_store import SessionStore
+from .subagents import descendants
+from .subagents import replay as replay_family
 from .turns import TurnRunner
 
 SessionHook = Callable[[AgentSession], Awaitable[Mapping[str, JsonValue] | None]]
@@ -73,6 +79,7 @@ Listing = Callable[["AgentSession", JsonObject], JsonObject | None]
 DEFAULT_PAGE_SIZE = 50
 REPLAY_FROM_START = "start"
 EXPIRED: Final = "Session expired (detached too long, or past the agent's limits)"
+CHILD: Final = "names a child session (a subagent): only session/cancel reaches it, if offered"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,14 +96,6 @@ class SessionHooks:
     on_delete_session: Callable[[str], Awaitable[None]] | None = None  # enables session/delete
 
 
-def invalid(loc: list[str | int], message: str) -> RpcError:
-    return RpcError.invalid_params([{"loc": loc, "msg": message, "type": "value_error"}])
-
-
-def unknown_session(session_id: str, why: str = "Unknown session") -> RpcError:
-    return RpcError(ErrorCode.RESOURCE_NOT_FOUND, why, {"sessionId": session_id})
-
-
 def advertised_capabilities(declared: Mapping[str, Any], *, delete: bool) -> dict[str, Any]:
     """The author's capabilities plus what the runtime serves: `session` always (the baseline),
     `session.delete` exactly when session/delete is served."""
@@ -108,13 +107,6 @@ def advertised_capabilities(declared: Mapping[str, Any], *, delete: bool) -> dic
         session.pop("delete", None)
     capabilities["session"] = session
     return capabilities
-
-
-def session_id_of(params: JsonValue) -> str:
-    session_id = params.get("sessionId") if isinstance(params, dict) else None
-    if not isinstance(session_id, str):
-        raise invalid(["sessionId"], "sessionId must be a string")
-    return session_id
 
 
 class SessionRegistry:
@@ -149,6 +141,7 @@ class SessionRegistry:
         self.dialect_for: Callable[[AgentSession], SessionDialect] | None = None
         # session/list's view of a session beyond `info` (unstable_sessions.py: archiving).
         self.listing: Listing | None = None
+        self._adopting = self._adopt  # one bound method every session shares (not one each)
 
     @property
     def peer(self) -> Peer:
@@ -184,7 +177,14 @@ class SessionRegistry:
             client_gates=self.client_gates,
         )
         session.speak(self.dialect_for)
+        session.adopt = self._adopting
         return session
+
+    async def _adopt(self, child: AgentSession) -> None:
+        """Register a child session its parent is announcing (subagents.py), stored first."""
+        if self.durable is not None:
+            await self.durable.created(child)
+        self.sessions[child.session_id] = child
 
     def check(self, method: str, params: JsonValue) -> None:
         """Refuse (RpcError) a request naming a session this connection may not use."""
@@ -192,6 +192,8 @@ class SessionRegistry:
         problem = None if session is None else refusal(session, method, self._peer)
         if problem is not None:
             raise problem
+        if session is not None and session.parent is not None:
+            raise invalid(["sessionId"], CHILD)
 
     def allows(self, method: str, params: JsonValue) -> bool:
         """Whether a notification naming a session is for this connection (else: logged)."""
@@ -276,6 +278,8 @@ class SessionRegistry:
         if session.title is not None:
             info["title"] = session.title
         info["updatedAt"] = session.updated_at
+        if session.parent is not None:
+            info["_meta"] = {PARENT_SESSION_META: session.parent.session_id}
         return info
 
     async def close(self, params: JsonValue) -> JsonObject:
@@ -284,8 +288,9 @@ class SessionRegistry:
         if known is not None and known.closed:
             return {}  # closing twice changes nothing
         session = self.open_session_of(params)
-        await self._runner.stop(session)
-        session.closed = True
+        for each in (session, *descendants(session)):  # its children close with it
+            await self._runner.stop(each)
+            each.closed = True
         if self.hooks.on_close_session is not None:
             await self.hooks.on_close_session(session)
         return {}
@@ -298,14 +303,10 @@ class SessionRegistry:
             raise invalid(["replayFrom", "type"], f"cannot replay from {replay_type!r}")
         session = await self.reopen(params)
         if replay is not None:
-            # The history and the end-of-replay marker (live updates held till then), then the
-            # session's current state (see the module doc).
-            marked = self._replay_marker and session.dialect is None
-            marker: list[JsonObject] = [{UPDATE_TAG_FIELD: REPLAY_COMPLETE}] if marked else []
+            # The history (its children's within) and the end-of-replay marker (live updates
+            # held till then), then the session's current state (see the module doc).
             send = partial(self._peer.notify, SESSION_UPDATE)
-            async with session.holding_updates() if marked else contextlib.nullcontext():
-                for update in [*session.history, *marker]:
-                    await send({"sessionId": session_id, "update": update})
+            await replay_family(session, send, self._replay_marker and session.dialect is None)
             for update in filter(None, [session.last_state]):
                 await send({"sessionId": session_id, "update": update})
         hook = self.hooks.on_resume_session
@@ -335,9 +336,12 @@ class SessionRegistry:
                 await tell_taken_over(session, self._checks)
             if session.owner is not self._peer:  # a third connection took it meanwhile
                 raise unknown_session(session_id, ATTACHED_ELSEWHERE)
-        session.attach(self._peer, params, self.client_gates)
-        if moved:  # it speaks this connection's version now, not the old connection's
-            session.speak(self.dialect_for)
+        for each in (session, *descendants(session)):  # its children move and reopen with it
+            each.attach(self._peer, params if each is session else each.setup, self.client_gates)
+            each.adopt = self._adopting
+            self.store.attach(each)
+            if moved:  # it speaks this connection's version now, not the old connection's
+                each.speak(self.dialect_for)
         return session
 
     async def taken_elsewhere(self, session: AgentSession) -> None:
@@ -351,7 +355,8 @@ class SessionRegistry:
     async def _load(self, session_id: str, params: JsonObject) -> AgentSession:
         session = self._session(session_id, params)
         if self.durable is not None and await self.durable.restore(session):
-            pass
+            for child in await self.durable.restore_children(session, self._session):
+                self.sessions[child.session_id] = child
         elif self.hooks.load_session is None or not await self.hooks.load_session(session):
             expired = self.store.expired(session_id)
             raise unknown_session(session_id, EXPIRED if expired else "Unknown session")
@@ -374,12 +379,12 @@ class SessionRegistry:
                 self.store.detach(session)
 
     async def _stop(self, session: AgentSession) -> None:
-        """Stop the session's work and close it. Work that did not report idle (stopped here,
-        or ended by the lost connection) is reported `cancelled` by the next resume: its own
-        idle report could not reach anyone."""
-        await self._runner.stop(session)
-        session.closed = True
-        session.last_state = state_after_lost_turn(session.last_state)
+        """Stop the work of the session and its children, and close them. Work that did not
+        report idle is reported `cancelled` by the next resume (its idle reached nobody)."""
+        for each in (session, *descendants(session)):
+            await self._runner.stop(each)
+            each.closed = True
+            each.last_state = state_after_lost_turn(each.last_state)
 
     async def delete(self, params: JsonValue) -> JsonObject:
         hook = self.hooks.on_delete_session
@@ -387,11 +392,13 @@ class SessionRegistry:
             raise RpcError.method_not_found("session/delete")
         session_id = session_id_of(params)
         session = self.sessions.get(session_id)
-        if session is not None:
-            await self._runner.stop(session)
-            session.closed = True
+        family = [] if session is None else [session, *descendants(session)]
+        for each in family:
+            await self._runner.stop(each)
+            each.closed = True
         await hook(session_id)
         if self.durable is not None:
-            await self.durable.deleted(session_id)
-        self.store.forget(session_id)
+            await self.durable.deleted(session_id)  # its stored children too
+        for gone in [session_id, *(each.session_id for each in family[1:])]:
+            self.store.forget(gone)
         return {}
