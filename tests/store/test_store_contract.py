@@ -257,6 +257,33 @@ def test_an_expired_lease_is_taken_without_take_over(make_store: MakeStore) -> N
     run(main)
 
 
+def test_a_renewal_keeps_the_holders_leases_in_one_call_and_names_those_lost(
+    make_store: MakeStore,
+) -> None:
+    """An idle session's lease is kept by `renew` (no write); a session another process took,
+    or one unknown, is not renewed and not named."""
+    now = [5000.0]
+
+    async def main() -> None:
+        store = make_store(clock=lambda: now[0], lease_seconds=30.0)
+        for sid in ("s1", "s2", "s3"):
+            await new_session(store, sid)  # held until 5030
+        now[0] += 31  # 5031: all expired
+        assert await store.claim("s3", "process-b") == 0  # nobody renewed s3: b took it
+        renewed = await store.renew(OWNER, ["s1", "s2", "s3", "unknown"])
+        assert renewed == {"s1", "s2"}
+        now[0] += 29  # 5060: within the renewed lease (until 5061)
+        assert await store.claim("s1", "process-b") is None
+        assert await store.claim("s2", "process-b") is None
+        assert await store.renew("process-b", ["s1", "s3"]) == {"s3"}
+        assert await store.renew(OWNER, []) == set()
+        now[0] += 2  # 5062: s1 and s2 expired again, nobody renewed them
+        assert await store.claim("s1", "process-b") == 0
+        await store.close()
+
+    run(main)
+
+
 def test_of_processes_claiming_at_once_exactly_one_holds_the_session(
     make_store: MakeStore,
 ) -> None:

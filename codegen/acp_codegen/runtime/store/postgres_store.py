@@ -18,7 +18,7 @@ Times are the database server's clock (one for the whole fleet) unless a `clock`
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from ..wire.jsonvalue import JsonValue
@@ -272,6 +272,20 @@ class PostgresStore:
             )  # fmt: skip
             row = await cursor.fetchone()
             return None if row is None else int(row[0])
+
+        return await self._run(change)
+
+    async def renew(self, owner: str, session_ids: Sequence[str]) -> set[str]:
+        async def change(db: Connection) -> set[str]:
+            cursor = await db.execute(
+                f"UPDATE acp_sessions SET lease_until = {_NOW} + %(lease)s "
+                "WHERE owner = %(owner)s AND session_id = ANY(%(ids)s) RETURNING session_id",
+                {
+                    "owner": owner, "ids": list(session_ids), "lease": self.lease_seconds,
+                    "now": self._now(),
+                },
+            )  # fmt: skip
+            return {str(sid) for (sid,) in await cursor.fetchall()}
 
         return await self._run(change)
 

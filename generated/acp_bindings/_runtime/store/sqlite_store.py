@@ -21,7 +21,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -306,6 +306,19 @@ class SqliteStore:
                 "SELECT next_seq FROM sessions WHERE session_id = ?", (session_id,)
             ).fetchone()
             return int(next_seq)
+
+        return await self._run(partial(self._write, change))
+
+    async def renew(self, owner: str, session_ids: Sequence[str]) -> set[str]:
+        ids = json.dumps(list(session_ids))  # one parameter, however many sessions
+
+        def change(db: sqlite3.Connection) -> set[str]:
+            rows = db.execute(
+                "UPDATE sessions SET lease_until = ? WHERE owner = ? AND session_id IN "
+                "(SELECT value FROM json_each(?)) RETURNING session_id",
+                (self.clock() + self.lease_seconds, owner, ids),
+            )
+            return {str(sid) for (sid,) in rows.fetchall()}
 
         return await self._run(partial(self._write, change))
 
