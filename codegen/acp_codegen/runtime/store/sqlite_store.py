@@ -33,7 +33,7 @@ from .durable import (
     StoreLimits,
     StoreUnavailable,
 )
-from .rows import RECORD_COLUMNS, json_text, stored_record
+from .rows import RECORD_COLUMNS, history_body, json_text, stored_record
 from .sqlite_schema import migrate
 
 T = TypeVar("T")
@@ -156,8 +156,9 @@ class SqliteStore:
 
     def _append(self, batch: Batch, db: sqlite3.Connection) -> None:
         # One row per batch (a JSON array): a long turn is a few rows, not one per update.
-        body = json_text(list(batch.updates))
-        size = len(body.encode()) if batch.updates else 0
+        encoded = history_body(batch)  # the wire's own bytes, mostly (rows.py)
+        size = len(encoded) if batch.updates else 0
+        body = encoded.decode()  # stored as TEXT, as always
         sets = "updated_at = ?, lease_until = ?, next_seq = MAX(next_seq, ?), bytes = bytes + ?"
         now = self.clock()
         values: list[Any] = [

@@ -107,6 +107,10 @@ class Batch:
     # Prompts' idempotency keys accepted since the last batch, with their messageIds: kept in
     # the same transaction as the batch's updates.
     prompt_keys: Sequence[tuple[str, str]] = ()
+    # Beside `updates` (or empty): the `session/update` notification each was sent in, as
+    # written (bytes; anything else: none), whose update part a store keeps instead of
+    # encoding the update again (rows.history_body).
+    frames: Sequence[object] = ()
 
 
 class DurableStore(Protocol):
