@@ -104,6 +104,7 @@ class DurableSessions:
         self._held: dict[str, AgentSession] = {}
         self._keeper: asyncio.Task[None] | None = None
         self._leases = asyncio.Lock()  # a release and a claim of one session take turns
+        self._restoring: set[str] = set()  # claimed by a restore still loading: not released
         # Seconds between renewals: well inside the lease, so one late renewal loses nothing.
         self.renew_every = store.lease_seconds / 3
 
@@ -163,8 +164,9 @@ class DurableSessions:
             if session.journal is not None:
                 await session.journal.flush()
             async with self._leases:
-                if session.session_id not in self._held:  # not claimed again meanwhile
-                    await self.store.release(session.session_id, self.owner)
+                session_id = session.session_id  # not claimed again meanwhile:
+                if session_id not in self._held and session_id not in self._restoring:
+                    await self.store.release(session_id, self.owner)
 
     async def close(self) -> None:
         """The agent is done: every lease held is given up and the journals' writes and the
@@ -224,6 +226,7 @@ class DurableSessions:
     async def restore(self, session: AgentSession) -> bool:
         """Fill `session` (made for a resume) from its record; False: not stored."""
         session_id = session.session_id
+        self._restoring.add(session_id)
         try:  # claimed first: nobody else writes it from here, the load is all of it
             async with self._leases:
                 if await self.store.claim(session_id, self.owner, take_over=True) is None:
@@ -233,6 +236,8 @@ class DurableSessions:
                 return False
         except StoreUnavailable as error:
             raise unavailable(str(error), session_id) from None
+        finally:
+            self._restoring.discard(session_id)
         session.title = record.title
         session.updated_at = iso(record.updated_at)
         session.data = record.data
