@@ -9,7 +9,9 @@
   report on the client, the generated Agent and Client on an in-process pipe: in memory
   (no store) against a SQLite store (`Agent(session_store=SqliteStore(...))`) and, given
   `--postgres`, a PostgreSQL one. A store's figure includes the turn's end being written
-  before the idle report goes out.
+  before the idle report goes out. Measured twice: wall time, and the CPU time of this
+  process (every thread: the SQLite store's too; not the PostgreSQL server's), which other
+  work on a shared machine disturbs far less.
 - `resume`: `session/resume` with `replayFrom` of a session with `--updates` stored updates
   (chunks of one message, folded as history.py does), in a fresh agent on the same file: the
   store's load and the history rebuilt, then the replay.
@@ -86,18 +88,19 @@ def open_store(where: Where) -> DurableStore:
     return PostgresStore(where)
 
 
-async def one_turn(where: Where | None, chunks: int) -> float:
+async def one_turn(where: Where | None, chunks: int) -> tuple[float, float]:
+    """The turn's wall time and this process's CPU time meanwhile."""
     store = open_store(where) if where is not None else None
     client, agent_end, client_end = await connect(StreamingAgent(session_store=store))
     session = await client.lifecycle.new_session(cwd="/bench")
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     await session.run_turn([{"type": "text", "text": str(chunks)}])
-    took = time.perf_counter() - started
+    took, cpu = time.perf_counter() - started, time.process_time() - cpu
     await client_end.close()
     await agent_end.close()
     if store is not None:
         await store.close()
-    return took
+    return took, cpu
 
 
 async def one_resume(where: Where, session_id: str) -> float:
@@ -149,8 +152,8 @@ def main() -> None:
         kinds: dict[str, Callable[[int], Where]] = {"SQLite": lambda n: root / f"turn{n}.db"}
         if args.postgres:
             kinds["PostgreSQL"] = lambda n: str(args.postgres)
-        memory: list[float] = []
-        turns: dict[str, list[float]] = {kind: [] for kind in kinds}
+        memory: list[tuple[float, float]] = []
+        turns: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
         for n in range(args.repeat):  # alternating, each SQLite sample on a fresh file
             memory.append(asyncio.run(one_turn(None, args.chunks)))
             for kind, where in kinds.items():
@@ -160,16 +163,21 @@ def main() -> None:
             big = root / "resume.db" if kind == "SQLite" else where(0)
             session_id = asyncio.run(fill(big, args.updates))
             resumes[kind] = measure(args.repeat, partial(one_resume, big, session_id))
-    base = statistics.median(memory)
     rows = [("measure", "in memory", *kinds, *(f"{kind} / memory" for kind in kinds))]
-    rows.append(
-        (
-            f"turn of {args.chunks} chunks",
-            median_ms(memory),
-            *(median_ms(turns[kind]) for kind in kinds),
-            *(f"{statistics.median(turns[kind]) / base:.2f}x" for kind in kinds),
+    for which, label in ((0, "wall"), (1, "CPU")):
+        base = [sample[which] for sample in memory]
+        of = {kind: [sample[which] for sample in turns[kind]] for kind in kinds}
+        rows.append(
+            (
+                f"turn of {args.chunks} chunks ({label})",
+                median_ms(base),
+                *(median_ms(of[kind]) for kind in kinds),
+                *(
+                    f"{statistics.median(of[kind]) / statistics.median(base):.2f}x"
+                    for kind in kinds
+                ),
+            )
         )
-    )
     rows.append(
         (
             f"resume of {args.updates} stored updates",

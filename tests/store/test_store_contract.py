@@ -5,10 +5,12 @@ once, the author's data, idempotency keys, retention, and the lease between proc
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import pytest
+from acp_codegen.runtime.rpc.messages import notification_message
 from acp_codegen.runtime.rpc.task_owner import TaskOwner
 from acp_codegen.runtime.store.durable import (
     Batch,
@@ -19,6 +21,8 @@ from acp_codegen.runtime.store.durable import (
 )
 from acp_codegen.runtime.store.journal import Journal
 from acp_codegen.runtime.wire.jsonvalue import JsonObject
+from acp_codegen.runtime.wire.line_framing import encode_json
+from acp_codegen.runtime.wire.protocol import SESSION_UPDATE
 
 from .conftest import MakeStore
 
@@ -121,6 +125,40 @@ def test_any_json_text_comes_back_as_it_went(make_store: MakeStore) -> None:
         record = await store.load("s1")
         assert texts(record) == [hostile]
         assert record is not None and record.data == {"note": hostile}
+        await store.close()
+
+    run(main)
+
+
+def test_a_batch_keeps_the_wire_frames_bytes_and_encodes_only_what_has_none(
+    make_store: MakeStore,
+) -> None:
+    """The update part of each frame (the `session/update` notification as the connection
+    wrote it) is stored as it is: a frame whose update differs from the dict shows which was
+    kept. A frame of another session or shape, and no frame, are encoded from the dict; a
+    lone surrogate (written with ASCII escapes) comes back exact."""
+
+    def frame(session_id: str, update: JsonObject) -> bytes:
+        params: JsonObject = {"sessionId": session_id, "update": update}
+        return encode_json(notification_message(SESSION_UPDATE, params))
+
+    surrogate = "lone \ud800 caf\u00e9"  # JSON escapes: the text holds a lone surrogate
+    updates = [chunk(0), chunk(1), chunk(2), chunk(3), chunk(4)]
+    frames: list[object] = [
+        frame("s1", chunk(0, "from the wire")),  # kept: its text, not the dict's
+        frame("other", chunk(1, "another session")),  # not this session's: the dict
+        None,
+        b"not a notification}}",
+        frame("s1", chunk(4, json.loads(f'"{surrogate}"'))),
+    ]
+
+    async def main() -> None:
+        store = make_store()
+        await new_session(store)
+        await store.append(Batch("s1", 0, updates, OWNER, frames=frames))
+        assert texts(await store.load("s1")) == [
+            "from the wire", "1", "2", "3", json.loads(f'"{surrogate}"')
+        ]  # fmt: skip
         await store.close()
 
     run(main)
@@ -252,6 +290,33 @@ def test_an_expired_lease_is_taken_without_take_over(make_store: MakeStore) -> N
         with pytest.raises(LeaseLost):
             await store.append(batch("s1", 1, 1))
         assert texts(await store.load("s1")) == ["0"]
+        await store.close()
+
+    run(main)
+
+
+def test_a_renewal_keeps_the_holders_leases_in_one_call_and_names_those_lost(
+    make_store: MakeStore,
+) -> None:
+    """An idle session's lease is kept by `renew` (no write); a session another process took,
+    or one unknown, is not renewed and not named."""
+    now = [5000.0]
+
+    async def main() -> None:
+        store = make_store(clock=lambda: now[0], lease_seconds=30.0)
+        for sid in ("s1", "s2", "s3"):
+            await new_session(store, sid)  # held until 5030
+        now[0] += 31  # 5031: all expired
+        assert await store.claim("s3", "process-b") == 0  # nobody renewed s3: b took it
+        renewed = await store.renew(OWNER, ["s1", "s2", "s3", "unknown"])
+        assert renewed == {"s1", "s2"}
+        now[0] += 29  # 5060: within the renewed lease (until 5061)
+        assert await store.claim("s1", "process-b") is None
+        assert await store.claim("s2", "process-b") is None
+        assert await store.renew("process-b", ["s1", "s3"]) == {"s3"}
+        assert await store.renew(OWNER, []) == set()
+        now[0] += 2  # 5062: s1 and s2 expired again, nobody renewed them
+        assert await store.claim("s1", "process-b") == 0
         await store.close()
 
     run(main)

@@ -18,6 +18,12 @@ connection of one agent:
   (`restore_children`), linked to it again, and deleted with it.
 - A resume of a session in memory first checks it is still this process's (`still_ours`):
   if another process took it over meanwhile, it is read back from the store instead.
+- The leases of the sessions this process holds are kept alive while it serves them, idle
+  or not: one task (`_keep_leases`, of `tasks`) renews them all in one statement every third
+  of the store's `lease_seconds` (`renew`). A session the renewal finds held by another
+  process is let go, and its client told, as when a write finds it (`watch`). A session no
+  connection serves any more (its connection ended, detached, or `session/close`d) gives
+  its lease up (`released`), so another process may claim it without a takeover.
 
 A store that fails answers the request that needed it with -32603 "Session store
 unavailable: <why>" (`unavailable`), at once or after the store's own bounded wait; a prompt
@@ -27,7 +33,9 @@ tried again). Sessions in memory keep being served.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import weakref
 from collections.abc import Callable, Coroutine, Mapping
 from datetime import UTC, datetime
@@ -49,6 +57,8 @@ from ..wire.jsonvalue import JsonObject, JsonValue
 from ..wire.protocol import PARENT_SESSION_META
 from .agent_session import AgentSession
 from .subagents import link, parent_named
+
+logger = logging.getLogger(__name__)
 
 UNAVAILABLE: Final = "Session store unavailable"
 
@@ -92,8 +102,15 @@ class DurableSessions:
     def __init__(self, store: DurableStore, owner: str | None = None) -> None:
         self.store = store
         self.owner = owner or owner_name()
-        self.tasks = TaskOwner("session journals")
+        self.tasks = TaskOwner("session journals and leases")
         self._watchers: list[weakref.WeakMethod[LostHandler]] = []
+        # The sessions whose lease this process holds (claimed, not released nor lost).
+        self._held: dict[str, AgentSession] = {}
+        self._keeper: asyncio.Task[None] | None = None
+        self._leases = asyncio.Lock()  # a release and a claim of one session take turns
+        self._restoring: set[str] = set()  # claimed by a restore still loading: not released
+        # Seconds between renewals: well inside the lease, so one late renewal loses nothing.
+        self.renew_every = store.lease_seconds / 3
 
     def watch(self, handler: LostHandler) -> None:
         """Call `handler` (a bound method: held weakly, so a connection's registry goes with
@@ -105,8 +122,66 @@ class DurableSessions:
         journal = Journal(self.store, session.session_id, self.owner, next_seq, self.tasks)
         journal.on_lost = partial(self._lost, session)
         session.journal = journal
+        self._hold(session)
+
+    def _hold(self, session: AgentSession) -> None:
+        self._held[session.session_id] = session
+        keeper = self._keeper
+        if (keeper is None or keeper.done()) and not self.tasks.closing:
+            self._keeper = self.tasks.spawn(self._keep_leases(), name="session leases")
+
+    async def _keep_leases(self) -> None:
+        """Renew the held leases while there are any (a task of `tasks`: ends with it)."""
+        while self._held:
+            await asyncio.sleep(self.renew_every)
+            await self.renew()
+
+    async def renew(self) -> None:
+        """One renewal of every lease held (the keeper's step): a session the store no longer
+        has as this process's is lost, as when a write finds it so. A store that cannot
+        answer changes nothing here (the next renewal, or write, tries again)."""
+        held = dict(self._held)
+        if not held:
+            return
+        try:
+            kept = await self.store.renew(self.owner, list(held))
+        except Exception as error:  # an author's store too: the keeper must go on
+            logger.warning("session leases not renewed: %r", error)
+            return
+        for session_id, session in held.items():
+            if session_id not in kept and self._held.get(session_id) is session:
+                journal = session.journal
+                if journal is not None and not journal.lost:
+                    journal.lost = True
+                    journal.failure = f"session {session_id} is served by another process now"
+                    logger.warning("%s: nothing more of it is written here", journal.failure)
+                self._lost(session)
+
+    async def released(self, session: AgentSession) -> None:
+        """`session` is served by no connection here any more: its lease is given up (its
+        updates written first), so another process may claim it without a takeover. A
+        store that cannot answer leaves the lease to run out."""
+        if self._held.get(session.session_id) is not session:
+            return
+        del self._held[session.session_id]
+        with contextlib.suppress(StoreUnavailable):
+            if session.journal is not None:
+                await session.journal.flush()
+            async with self._leases:
+                session_id = session.session_id  # not claimed again meanwhile:
+                if session_id not in self._held and session_id not in self._restoring:
+                    await self.store.release(session_id, self.owner)
+
+    async def close(self) -> None:
+        """The agent is done: every lease held is given up and the journals' writes and the
+        renewals stop."""
+        for session in list(self._held.values()):
+            await self.released(session)
+        await self.tasks.close()
 
     def _lost(self, session: AgentSession) -> None:
+        if self._held.get(session.session_id) is session:
+            del self._held[session.session_id]
         for watcher in self._watchers:
             handler = watcher()
             if handler is not None:
@@ -148,20 +223,25 @@ class DurableSessions:
         as far as the store can say now."""
         if session.journal is not None:
             session.journal.lost = True  # nothing more of it is written
+        self._held.pop(session.session_id, None)
         with contextlib.suppress(StoreUnavailable):
             await self.store.delete(session.session_id)
 
     async def restore(self, session: AgentSession) -> bool:
         """Fill `session` (made for a resume) from its record; False: not stored."""
         session_id = session.session_id
+        self._restoring.add(session_id)
         try:  # claimed first: nobody else writes it from here, the load is all of it
-            if await self.store.claim(session_id, self.owner, take_over=True) is None:
-                return False
+            async with self._leases:
+                if await self.store.claim(session_id, self.owner, take_over=True) is None:
+                    return False
             record = await self.store.load(session_id)
             if record is None:
                 return False
         except StoreUnavailable as error:
             raise unavailable(str(error), session_id) from None
+        finally:
+            self._restoring.discard(session_id)
         session.title = record.title
         session.updated_at = iso(record.updated_at)
         session.data = record.data
@@ -199,7 +279,11 @@ class DurableSessions:
             return journal is None
         try:
             await journal.flush()  # what is buffered first: then the counts must agree
-            return await self.store.claim(session.session_id, self.owner) == journal.written
+            async with self._leases:
+                ours = await self.store.claim(session.session_id, self.owner) == journal.written
+                if ours:
+                    self._hold(session)
+            return ours
         except LeaseLost:
             return False
         except StoreUnavailable:
@@ -216,6 +300,7 @@ class DurableSessions:
     async def deleted(self, session_id: str) -> None:
         """Delete the session's record, and its children's (subagents), whether in memory or
         not."""
+        self._held.pop(session_id, None)
         try:
             for record in await self.store.list(None):
                 if parent_named(record.setup) == session_id:

@@ -289,6 +289,8 @@ class SessionRegistry:
             each.closed = True
         if self.hooks.on_close_session is not None:
             await self.hooks.on_close_session(session)
+        if self.durable is not None:  # served by nobody now: free for any process to claim
+            await self.durable.released(session)
         return {}
 
     async def resume(self, params: JsonObject) -> JsonObject:
@@ -373,6 +375,8 @@ class SessionRegistry:
             if session.owner is peer:  # not resumed elsewhere meanwhile
                 session.owner = None
                 self.store.detach(session)
+                if self.durable is not None:  # free for any process to claim
+                    await self.durable.released(session)
 
     async def _stop(self, session: AgentSession) -> None:
         """Stop the work of the session and its children, and close them. Work that did not

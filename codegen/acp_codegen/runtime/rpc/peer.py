@@ -28,10 +28,11 @@ class Peer(Protocol):
         ...
 
 
-def notifier(peer: Peer) -> Callable[[str, object], Awaitable[None]]:
+def notifier(peer: Peer) -> Callable[[str, object], Awaitable[object]]:
     """How to send notifications whose params are wire JSON already (converted once): a
-    connection that can write JSON as it is (`notify_json`) skips its own conversion walk."""
-    notify_json: Callable[[str, object], Awaitable[None]] | None
+    connection that can write JSON as it is (`notify_json`) skips its own conversion walk
+    (and answers the frame it wrote: bytes; anything else is no frame)."""
+    notify_json: Callable[[str, object], Awaitable[object]] | None
     notify_json = getattr(peer, "notify_json", None)
     return notify_json if callable(notify_json) else peer.notify
 

@@ -39,6 +39,7 @@ class Journal:
     __slots__ = (
         "_config",
         "_first",
+        "_frames",
         "_keys",
         "_lock",
         "_pending",
@@ -74,6 +75,7 @@ class Journal:
         self._tasks = tasks
         self._first = next_seq  # the sequence number of the first update buffered
         self._pending: list[JsonObject] = []
+        self._frames: list[object] = []  # beside `_pending`: each one's wire frame, if known
         self._keys: list[tuple[str, str]] = []  # prompts' idempotency keys, with the batch
         self._title: str | None = None
         self._titled = False  # the title changed since the last write
@@ -97,8 +99,10 @@ class Journal:
         """Updates buffered, not yet written."""
         return len(self._pending)
 
-    def add(self, update: JsonObject) -> None:
-        """Buffer one update for the history (in the order sent)."""
+    def add(self, update: JsonObject, frame: object = None) -> None:
+        """Buffer one update for the history (in the order sent); `frame`: the bytes of the
+        `session/update` notification it was sent in, if known (kept instead of encoding the
+        update again)."""
         if self.lost:
             return
         if update.get(UPDATE_TAG_FIELD) == SESSION_INFO_UPDATE and "title" in update:
@@ -106,6 +110,7 @@ class Journal:
             self.note_title(title if isinstance(title, str) else None)
         pending = self._pending
         pending.append(update)
+        self._frames.append(frame)
         if len(pending) >= self.batch_size and not self._scheduled:
             self._write_soon()
         elif self._timer is None:
@@ -163,6 +168,7 @@ class Journal:
             if self.lost or not (changed or self.failure):
                 return
             taken, self._pending = self._pending, []
+            frames, self._frames = self._frames, []
             keys, self._keys = self._keys, []
             batch = Batch(
                 self.session_id,
@@ -174,6 +180,7 @@ class Journal:
                 last_state=self._state,
                 config=self._config,
                 prompt_keys=keys,
+                frames=frames,
             )
             titled, self._titled, self._state, self._config = self._titled, False, None, None
             try:
@@ -186,6 +193,7 @@ class Journal:
                 raise
             except StoreUnavailable as error:
                 self._pending[:0] = taken  # first, in order, for the next try
+                self._frames[:0] = frames
                 self._keys[:0] = keys
                 self._titled = self._titled or titled  # and what changed, unless newer
                 self._state = self._state or batch.last_state

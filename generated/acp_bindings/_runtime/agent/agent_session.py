@@ -244,8 +244,9 @@ class AgentSession:
         dialect = self._dialect
         if dialect is None and self._dialect_for is not None:
             dialect = self.dialect  # made now: the session's first report
+        sent: object = None  # the frame written, when the connection says (rpc/peer.notifier)
         if dialect is None or (plain_chunk and dialect.takes_plain_chunk(data)):
-            await self._notify(SESSION_UPDATE, params)
+            sent = await self._notify(SESSION_UPDATE, params)
         else:
             await dialect.send_update(data)
         self._updated = time.time()
@@ -263,7 +264,7 @@ class AgentSession:
             )
         recorder.record(self.history, data)
         if journal is not None and tag not in self._live:
-            journal.add(data)
+            journal.add(data, sent)  # its bytes stored as written: not encoded again
 
     def restore_history(self, updates: Sequence[JsonObject]) -> None:
         """Record `updates`, as they were sent (a durable store's), into an empty history."""

@@ -271,10 +271,13 @@ class AgentSide:
         """Run by the connection's close: its sessions' work is cancelled and waited for; a
         shared store's sessions are then detached."""
         await self.tasks.close()
-        if self.registry.durable is not None:
+        durable = self.registry.durable
+        if durable is not None:
             for session in list(self.sessions.values()):
                 if session.owner is self.connection:
                     await flush(session)  # what a durable store has not yet written
+                    if not self._detaches:  # gone with this connection (else: detach's)
+                        await durable.released(session)
         if self._detaches:
             await self.registry.detach(self.connection)
 

@@ -288,10 +288,10 @@ class Connection(IncomingMessages):
         yielding to the event loop, in order with the burst (see the module's notes)."""
         await self._write_notification(encode_json(notification_message(method, to_json(params))))
 
-    async def notify_json(self, method: str, params: JsonValue) -> None:
-        """`notify` for params that are already wire JSON (no models inside): written as they
-        are, without another conversion walk (the session's updates are converted once)."""
-        await self._write_notification(encode_json(notification_message(method, params)))
+    async def notify_json(self, method: str, params: JsonValue) -> bytes:
+        """`notify` for params in wire JSON already (no conversion walk); returns the frame."""
+        await self._write_notification(frame := encode_json(notification_message(method, params)))
+        return frame
 
     async def _write_notification(self, frame: bytes) -> None:
         """Write a notification's frame, or hold it in the burst (the module's notes): the seam

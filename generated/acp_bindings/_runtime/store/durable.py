@@ -27,6 +27,9 @@ The lease (`claim`, `release`) says which process serves a session: `claim` take
 is free, expired or already the caller's (or, with `take_over`, whatever holds it), and an
 `append` by a process that no longer holds it raises `LeaseLost`: of two processes that both
 think they serve a session, only one writes. A process names itself with `owner_name()`.
+Writes renew the lease; so does `renew`, which a process calls every third of
+`lease_seconds` for all the sessions it serves at once (agent/durable_sessions.py), so a session
+served idle is not taken without a takeover, and the process learns of one that was.
 """
 
 from __future__ import annotations
@@ -104,12 +107,17 @@ class Batch:
     # Prompts' idempotency keys accepted since the last batch, with their messageIds: kept in
     # the same transaction as the batch's updates.
     prompt_keys: Sequence[tuple[str, str]] = ()
+    # Beside `updates` (or empty): the `session/update` notification each was sent in, as
+    # written (bytes; anything else: none), whose update part a store keeps instead of
+    # encoding the update again (rows.history_body).
+    frames: Sequence[object] = ()
 
 
 class DurableStore(Protocol):
     """What the runtime asks of a session database (see the module doc)."""
 
     limits: StoreLimits
+    lease_seconds: float  # how long a claim, a write or a renewal holds the lease
 
     async def create(self, record: StoredSession) -> None:
         """Keep a new session (replacing one of the same id), then apply `max_sessions`."""
@@ -139,6 +147,11 @@ class DurableStore(Protocol):
         """Take the session's lease for `owner` (see the module doc). Returns the sequence
         number its next update gets (the holder compares it with what it wrote itself: equal,
         nobody else wrote meanwhile); None: held elsewhere, or unknown."""
+        ...
+
+    async def renew(self, owner: str, session_ids: Sequence[str]) -> set[str]:
+        """Extend `owner`'s lease of each of `session_ids` it still holds, in one statement;
+        returns those (an id missing: another process holds it now, or it was dropped)."""
         ...
 
     async def release(self, session_id: str, owner: str) -> None:

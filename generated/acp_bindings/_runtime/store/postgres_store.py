@@ -22,7 +22,7 @@ Times are the database server's clock (one for the whole fleet) unless a `clock`
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from ..wire.jsonvalue import JsonValue
@@ -36,7 +36,7 @@ from .durable import (
 )
 from .postgres_pool import Connection, PostgresPool
 from .postgres_schema import migrate
-from .rows import RECORD_COLUMNS, json_text, stored_record
+from .rows import RECORD_COLUMNS, history_body, json_text, stored_record
 
 # The transaction's time: the server's clock, or the injected one (a parameter, when given).
 _NOW: Final = "COALESCE(%(now)s::float8, EXTRACT(EPOCH FROM now())::float8)"
@@ -105,7 +105,8 @@ class PostgresStore:
     async def append(self, batch: Batch) -> None:
         # One row per batch (a JSON array): a long turn is a few rows, not one per update.
         count = len(batch.updates)
-        body = json_text(list(batch.updates))
+        encoded = history_body(batch)  # the wire's own bytes, mostly (rows.py)
+        body = encoded.decode()
         sets = (
             f"updated_at = {_NOW}, lease_until = {_NOW} + %(lease)s, "
             "next_seq = GREATEST(next_seq, %(next)s)"
@@ -161,7 +162,7 @@ class PostgresStore:
                 "FROM added) WHERE session_id = %(sid)s RETURNING bytes",
                 {
                     "sid": batch.session_id, "seq": batch.first_seq, "count": count,
-                    "size": len(body.encode()), "body": body,
+                    "size": len(encoded), "body": body,
                 },
             )  # fmt: skip
             row = await cursor.fetchone()
@@ -276,6 +277,20 @@ class PostgresStore:
             )  # fmt: skip
             row = await cursor.fetchone()
             return None if row is None else int(row[0])
+
+        return await self._run(change)
+
+    async def renew(self, owner: str, session_ids: Sequence[str]) -> set[str]:
+        async def change(db: Connection) -> set[str]:
+            cursor = await db.execute(
+                f"UPDATE acp_sessions SET lease_until = {_NOW} + %(lease)s "
+                "WHERE owner = %(owner)s AND session_id = ANY(%(ids)s) RETURNING session_id",
+                {
+                    "owner": owner, "ids": list(session_ids), "lease": self.lease_seconds,
+                    "now": self._now(),
+                },
+            )  # fmt: skip
+            return {str(sid) for (sid,) in await cursor.fetchall()}
 
         return await self._run(change)
 

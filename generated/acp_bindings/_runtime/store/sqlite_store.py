@@ -21,7 +21,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -37,7 +37,7 @@ from .durable import (
     StoreLimits,
     StoreUnavailable,
 )
-from .rows import RECORD_COLUMNS, json_text, stored_record
+from .rows import RECORD_COLUMNS, history_body, json_text, stored_record
 from .sqlite_schema import migrate
 
 T = TypeVar("T")
@@ -160,8 +160,9 @@ class SqliteStore:
 
     def _append(self, batch: Batch, db: sqlite3.Connection) -> None:
         # One row per batch (a JSON array): a long turn is a few rows, not one per update.
-        body = json_text(list(batch.updates))
-        size = len(body.encode()) if batch.updates else 0
+        encoded = history_body(batch)  # the wire's own bytes, mostly (rows.py)
+        size = len(encoded) if batch.updates else 0
+        body = encoded.decode()  # stored as TEXT, as always
         sets = "updated_at = ?, lease_until = ?, next_seq = MAX(next_seq, ?), bytes = bytes + ?"
         now = self.clock()
         values: list[Any] = [
@@ -306,6 +307,19 @@ class SqliteStore:
                 "SELECT next_seq FROM sessions WHERE session_id = ?", (session_id,)
             ).fetchone()
             return int(next_seq)
+
+        return await self._run(partial(self._write, change))
+
+    async def renew(self, owner: str, session_ids: Sequence[str]) -> set[str]:
+        ids = json.dumps(list(session_ids))  # one parameter, however many sessions
+
+        def change(db: sqlite3.Connection) -> set[str]:
+            rows = db.execute(
+                "UPDATE sessions SET lease_until = ? WHERE owner = ? AND session_id IN "
+                "(SELECT value FROM json_each(?)) RETURNING session_id",
+                (self.clock() + self.lease_seconds, owner, ids),
+            )
+            return {str(sid) for (sid,) in rows.fetchall()}
 
         return await self._run(partial(self._write, change))
 
