@@ -44,11 +44,7 @@ from ..rpc.peer import Peer
 from ..state.history import DEFAULT_HISTORY_LIMIT, ChunkRun
 from ..wire.errors import RpcError
 from ..wire.jsonvalue import JsonObject, JsonValue, to_json
-from ..wire.protocol import (
-    PARENT_SESSION_META,
-    SESSION_UPDATE,
-    SUPPORTED_PROTOCOL_VERSIONS,
-)
+from ..wire.protocol import PARENT_SESSION_META, SESSION_UPDATE, SUPPORTED_PROTOCOL_VERSIONS
 from .agent_session import AgentSession, new_id
 from .durable_sessions import DurableSessions, check_writable, flush
 from .handles import SessionDialect
