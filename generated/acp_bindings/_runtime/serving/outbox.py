@@ -123,6 +123,30 @@ class Outbox:
         self._backlog.take(len(frame))
         return frame
 
+    async def next_batch(
+        self, wait_seconds: float | None, lease: object | None = None, *, up_to_bytes: int = 0
+    ) -> list[bytes] | None:
+        """As `next`, then also what else is queued, in order, while the batch is under
+        `up_to_bytes` (0: the one message alone, the reference for the batches). A receiver
+        writes a batch in one go: one system call, and one read for the client, for what
+        queued up while it wrote the last one; nothing waits to fill a batch."""
+        frame = await self.next(wait_seconds, lease)
+        if frame is None:
+            return None
+        batch, size, frames = [frame], len(frame), self._frames
+        while frames and size + len(frames[0]) <= up_to_bytes:
+            more = frames.popleft()
+            batch.append(more)
+            size += len(more)
+        if len(batch) > 1:
+            self._backlog.take(size - len(frame))
+        return batch
+
+    def unget_all(self, frames: list[bytes]) -> None:
+        """`unget` a batch: it goes out first next time, in its order."""
+        for frame in reversed(frames):
+            self.unget(frame)
+
     async def _woken(self, wait_seconds: float | None) -> bool:
         """Wait for `_wake`: False when `wait_seconds` passed first. A future and a timer, not
         `wait_for` on an Event: on Python 3.11 that wraps the wait in a task of its own, and a
