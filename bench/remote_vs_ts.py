@@ -13,7 +13,9 @@ ours, ...), each on a fresh server process, so load from other work falls on bot
 A sample is two phases on one server, each with fresh clients (remote_load.measure: all
 connected first, then timed together):
 - load: `--clients` sessions each run one turn of `--chunks` chunks. Reported: chunks folded
-  per second, the median turn, the `session/prompt` round trip p50 and p99 (request sent to
+  per second, the median turn (and the first and the last to end: a server that serves its
+  sessions evenly ends them all near the end, one that favours some ends those early), the
+  `session/prompt` round trip p50 and p99 (request sent to
   receipt read), the server's CPU time per chunk over the timed window (/proc schedstat, all
   threads), its peak resident memory (VmHWM);
 - round trips: the same sessions each run `--trips` turns of one chunk. Reported: the round
@@ -52,6 +54,8 @@ IMPLEMENTATIONS = ("ours", "ts")
 class Sample:
     chunks_per_s: float
     turn_median_s: float
+    turn_first_s: float
+    turn_last_s: float
     prompt_p50_ms: float
     prompt_p99_ms: float
     cpu_us_per_chunk: float
@@ -114,6 +118,8 @@ def sample(implementation: str, transport: str, args: argparse.Namespace) -> Sam
     return Sample(
         chunks_per_s=load.chunks / wall,
         turn_median_s=statistics.median(load.turn_seconds),
+        turn_first_s=min(load.turn_seconds),
+        turn_last_s=max(load.turn_seconds),
         prompt_p50_ms=percentile(load.prompt_seconds, 0.5) * 1e3,
         prompt_p99_ms=percentile(load.prompt_seconds, 0.99) * 1e3,
         cpu_us_per_chunk=cpu / load.chunks * 1e6,
@@ -128,6 +134,8 @@ def sample(implementation: str, transport: str, args: argparse.Namespace) -> Sam
 ROWS: tuple[tuple[str, str, Callable[[Sample], float]], ...] = (
     ("chunks/s", "{:,.0f}", lambda s: s.chunks_per_s),
     ("turn median, s", "{:.2f}", lambda s: s.turn_median_s),
+    ("first turn done, s", "{:.2f}", lambda s: s.turn_first_s),
+    ("last turn done, s", "{:.2f}", lambda s: s.turn_last_s),
     ("prompt round trip p50, ms", "{:.1f}", lambda s: s.prompt_p50_ms),
     ("prompt round trip p99, ms", "{:.1f}", lambda s: s.prompt_p99_ms),
     ("server CPU per chunk, µs", "{:.1f}", lambda s: s.cpu_us_per_chunk),
