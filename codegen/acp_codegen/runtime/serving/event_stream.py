@@ -13,9 +13,7 @@ from ..transports.remote_wire import EVENT_STREAM_TYPE
 from .outbox import Outbox, StreamClosed
 from .remote_link import RemoteLimits
 from .write_progress import progressing
-from .ws_server import abort, writes_at_once
-
-BATCH_BYTES = 12 * 1024  # with its framing, under what `writes_at_once` writes without a timer
+from .ws_server import BATCH_BYTES, abort, writes_at_once
 
 
 def _events(frames: list[bytes]) -> bytes:
