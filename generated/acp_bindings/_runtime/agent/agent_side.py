@@ -232,13 +232,11 @@ class AgentSide:
         )
 
     def synchronous_requests(self) -> frozenset[str]:
-        """`initialize`, `session/prompt` (accepting a prompt never suspends: the turn runs in
-        a task of its own, so the receipt leaves a loop pass sooner, which a remote agent under
-        load feels as latency), and `session/new` when neither a hook of the author's nor a
-        durable store serves it: answered within the read that brought them (no task)."""
+        """`initialize`, and `session/new` when neither a hook of the author's nor a durable
+        store serves it: answered within the read that brought them (no task for them)."""
         if self.registry.hooks.on_new_session is None and self.registry.durable is None:
-            return frozenset({INITIALIZE, SESSION_NEW, SESSION_PROMPT})
-        return frozenset({INITIALIZE, SESSION_PROMPT})
+            return frozenset({INITIALIZE, SESSION_NEW})
+        return frozenset({INITIALIZE})
 
     async def handle_notification(self, method: str, params: Any) -> None:
         if not self.registry.allows(method, params):

@@ -186,9 +186,8 @@ class V1AgentSide:
         return result
 
     def synchronous_requests(self) -> frozenset[str]:
-        """As v2's (`AgentSide.synchronous_requests`), but for `session/prompt`, whose v1
-        answer waits for the whole turn: v1's steps around the others never suspend."""
-        return self.side.synchronous_requests() - {SESSION_PROMPT}
+        """As v2's (`AgentSide.synchronous_requests`): v1's steps around them never suspend."""
+        return self.side.synchronous_requests()
 
     async def handle_notification(self, method: str, params: Any) -> None:
         if not self.side.registry.allows(method, params):
