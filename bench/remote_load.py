@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,8 +122,11 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-async def measure(args: argparse.Namespace, url: str) -> tuple[Tally, float]:
-    """Connect every client (initialize, session/new), then time their turns together."""
+async def measure(
+    args: argparse.Namespace, url: str, at_start: Callable[[], object] | None = None
+) -> tuple[Tally, float]:
+    """Connect every client (initialize, session/new), then time their turns together
+    (`at_start` is called as the clock starts: remote_vs_ts.py reads the server's CPU there)."""
     tally, start = Tally(), asyncio.Event()
     ready: list[int] = []  # one entry per client set up
     clients = [
@@ -133,6 +137,8 @@ async def measure(args: argparse.Namespace, url: str) -> tuple[Tally, float]:
         done, _ = await asyncio.wait(clients, timeout=0.05, return_when=asyncio.FIRST_EXCEPTION)
         for task in done:
             task.result()  # a client that failed to connect stops the run here
+    if at_start is not None:
+        at_start()
     began = time.perf_counter()
     start.set()
     await asyncio.gather(*clients)

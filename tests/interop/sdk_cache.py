@@ -23,6 +23,7 @@ from typing import NoReturn
 import pytest
 
 TS_SDK, TS_SDK_VERSION = "@agentclientprotocol/sdk", "2.4.0"
+WS, WS_VERSION = "ws", "8.23.0"  # what the TS SDK's WebSocket server side needs
 PY_SDK, PY_SDK_VERSION = "agent-client-protocol", "1.0.0rc3"
 # The last v1-only release of the Python SDK: what v1 editors' agents and clients are built on.
 PY_SDK_V1_VERSION = "0.12.1"
@@ -98,6 +99,22 @@ def ts_sdk() -> Path:
         )
 
     return cached_install(cache_root() / "npm" / TS_SDK_VERSION, installed, install)
+
+
+def ts_ws() -> Path:
+    """An npm prefix holding `ws`, which the TS SDK's WebSocket server side needs."""
+
+    def installed(prefix: Path) -> bool:
+        return (prefix / "node_modules" / WS / "package.json").is_file()
+
+    def install(prefix: Path) -> str | None:
+        spec = f"{WS}@{WS_VERSION}"
+        return run_install(
+            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(prefix), spec]
+        )
+
+    ts_sdk()  # node and npm are there (else skip or fail, as for the SDK)
+    return cached_install(cache_root() / "npm" / f"ws-{WS_VERSION}", installed, install)
 
 
 def py_sdk(version: str = PY_SDK_VERSION) -> Path:

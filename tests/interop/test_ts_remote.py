@@ -17,7 +17,7 @@ import pytest
 from tests.remote.processes import served_process
 from tests.remote.proxy import behind_haproxy
 
-from .sdk_cache import cache_root, cached_install, run_install, ts_sdk
+from .sdk_cache import ts_ws
 from .surface import (
     DEMO_REPLY,
     HANG_GUARD,
@@ -33,7 +33,6 @@ HERE = Path(__file__).resolve().parent
 TS_REMOTE_CLIENT = HERE / "ts_remote_client.mjs"
 DEMO = [sys.executable, str(HERE.parents[1] / "examples" / "demo_agent.py")]
 TOKEN = "interop-token-1234"
-WS_VERSION = "8.23.0"
 
 
 @pytest.fixture(scope="module")
@@ -98,18 +97,7 @@ def test_a_wrong_token_is_refused(
 @pytest.fixture(scope="session")
 def ws_prefix() -> Path:
     """An npm prefix holding `ws`, which the TS SDK's WebSocket server side needs."""
-
-    def installed(prefix: Path) -> bool:
-        return (prefix / "node_modules" / "ws" / "package.json").is_file()
-
-    def install(prefix: Path) -> str | None:
-        spec = f"ws@{WS_VERSION}"
-        return run_install(
-            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(prefix), spec]
-        )
-
-    ts_sdk()  # node and npm are there (else skip or fail, as for the SDK)
-    return cached_install(cache_root() / "npm" / f"ws-{WS_VERSION}", installed, install)
+    return ts_ws()
 
 
 @pytest.mark.parametrize("transport", ["http", "ws"])

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from acp_codegen.runtime.rpc.connection import Connection, answer_written
 from acp_codegen.runtime.rpc.resumed import Resumed
+from acp_codegen.runtime.wire.message_frames import FrameQueue
 from acp_codegen.runtime.wire.pushed_lines import PushedLines
 
 from .streams import RecordingSink, connected, guard, run
@@ -73,6 +74,27 @@ def test_a_pushed_request_is_answered_within_the_callback_with_no_task() -> None
         assert not connection._inbound and not connection._tasks  # nothing to find or cancel
         assert handler.seen == ["outside"] * 4  # each handler's context was a copy
         assert all(f is not None and f.done() for f in handler.written)
+        await connection.close()
+
+    run(scenario())
+
+
+def test_a_request_fed_to_a_remote_connection_is_answered_within_the_feed() -> None:
+    """A remote connection's queue (`FrameQueue`) parks the reader loop as stdio's lines do:
+    a message fed while it waits is handled in the `feed` call, no event-loop pass between."""
+
+    async def scenario() -> None:
+        frames, sink = FrameQueue(), RecordingSink()
+        connection = Connection(frames, sink, AtOnce())
+        connection.start()
+        while not frames.parked:
+            await asyncio.sleep(0)
+        frames.feed(encoded(request(1)).strip())
+        frames.feed(encoded(request(2)).strip())
+        assert sink.messages() == [
+            {"jsonrpc": "2.0", "id": 1, "result": {"n": 1}},
+            {"jsonrpc": "2.0", "id": 2, "result": {"n": 2}},
+        ]
         await connection.close()
 
     run(scenario())

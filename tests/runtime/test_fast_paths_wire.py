@@ -1,14 +1,16 @@
 """The wire layer's fast paths against their references, on the same random input: the encoder
-built once on CPython's `c_make_encoder` against `json.dumps`, and lines handled while the
-reader is parked (`PushedLines.park`) against a reader that only pulls (`parks=False`)."""
+built once on CPython's `c_make_encoder` against `json.dumps`, and lines (or a remote
+connection's messages) handled while the reader is parked (`PushedLines.park`,
+`FrameQueue.park`) against a reader that only pulls (`parks=False`)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 
 from acp_codegen.runtime.wire.jsonvalue import JsonValue
 from acp_codegen.runtime.wire.line_framing import LineTooLong, encode_json, encode_json_reference
+from acp_codegen.runtime.wire.message_frames import FrameQueue, parking
 from acp_codegen.runtime.wire.pushed_lines import YIELD_ONCE, PushedLines
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -46,19 +48,33 @@ def test_the_encoder_writes_the_bytes_json_dumps_writes(value: JsonValue) -> Non
 line_bodies = st.lists(st.sampled_from(list(b"ayz\xff")), max_size=6).map(bytes)
 
 
-async def _lines_taken(chunks: list[bytes], parks: bool, limit: int) -> list[object]:
-    """Every line the reader loop's step took, in order, as `Connection.run` drives it."""
-    taken: list[object] = []
+def _step(taken: list[object]) -> Callable[[bytes], Awaitable[None] | None]:
+    """The reader loop's step: records each line it took in `taken`."""
 
     async def awaited(line: bytes) -> None:
         await asyncio.sleep(0)  # a real suspension: the park must have ended for this line
         taken.append(("awaited", line))
 
+    async def handler(line: bytes) -> None:
+        taken.append(("handler", line))  # its first step: before the next line is taken
+
     def take(line: bytes) -> Awaitable[None] | None:
         if line.startswith(b"a"):
             return awaited(line)
         taken.append(line)
-        return YIELD_ONCE if line.startswith(b"y") else None
+        if line.startswith(b"y"):  # a request's handler started as a task
+            handlers.add(asyncio.create_task(handler(line)))
+            return YIELD_ONCE
+        return None
+
+    handlers: set[asyncio.Task[None]] = set()
+    return take
+
+
+async def _lines_taken(chunks: list[bytes], parks: bool, limit: int) -> list[object]:
+    """Every line the reader loop's step took, in order, as `Connection.run` drives it."""
+    taken: list[object] = []
+    take = _step(taken)
 
     lines = PushedLines(parks=parks)
     lines.max_line_bytes = limit
@@ -104,6 +120,56 @@ def test_a_parked_reader_takes_the_lines_a_pulling_reader_takes(
 
     async def both() -> tuple[list[object], list[object]]:
         return await _lines_taken(chunks, True, limit), await _lines_taken(chunks, False, limit)
+
+    parked, pulled = run(both())
+    assert parked == pulled
+
+
+async def _frames_taken(groups: list[list[bytes]], parks: bool, limit: int) -> list[object]:
+    """Every message the reader loop's step took, in order, as `Connection.run` drives a
+    `FrameQueue` (which hands over nothing buffered: it parks or pulls)."""
+    taken: list[object] = []
+    take = _step(taken)
+    frames = FrameQueue(max_frame_bytes=limit, parks=parks)
+
+    async def reader_loop() -> None:
+        parked = parking(frames)
+        while True:
+            try:
+                if parked is not None:
+                    handover = await parked.park(take)
+                    if handover is not None:
+                        await handover
+                        continue
+                frame = await frames.read_line()
+            except LineTooLong:
+                taken.append("too long")
+                continue
+            if frame is None:
+                return
+            rest = take(frame)
+            if rest is not None:
+                await rest
+
+    loop_task = asyncio.create_task(reader_loop())
+    for group in groups:
+        for frame in group:  # fed one after another, no pass between (one POST after another)
+            frames.feed(frame)
+        for _ in range(3):  # let the loop take what it can (yields, not time)
+            await asyncio.sleep(0)
+    frames.end()
+    await loop_task
+    return taken
+
+
+@given(st.lists(st.lists(line_bodies, max_size=4), max_size=8), st.data())
+def test_a_parked_frame_queue_hands_the_step_the_messages_a_pulling_one_does(
+    groups: list[list[bytes]], data: st.DataObject
+) -> None:
+    limit = data.draw(st.sampled_from([4, 1 << 20]))  # some messages too long, or none
+
+    async def both() -> tuple[list[object], list[object]]:
+        return await _frames_taken(groups, True, limit), await _frames_taken(groups, False, limit)
 
     parked, pulled = run(both())
     assert parked == pulled

@@ -59,6 +59,7 @@ from ..wire.line_framing import (
     LineTooLong,
     encode_json,
 )
+from ..wire.message_frames import parking
 from ..wire.pushed_lines import PushedLines
 from .dispatch import Dispatcher
 from .incoming import CANCEL_REQUEST_METHOD, IncomingMessages, answer_written
@@ -88,11 +89,10 @@ class Connection(IncomingMessages):
     notifications are ignored. It may be assigned after construction, before `start()`.
     `reader` is a byte stream of newline-delimited messages, or a `FrameSource` that yields
     one message at a time (a transport with its own framing: HTTP bodies, WebSocket frames),
-    or `PushedLines` that its transport fills (`serve_stdio`, `spawn_agent`): then what arrives
+    or `PushedLines` (stdio) or a `FrameQueue` (remote) that its transport fills: what arrives
     while the reader loop waits is handled in the transport's callback, a loop pass sooner
     (unless made with `parks=False`, its reference path: then the loop pulls each line).
-    `max_line_bytes` bounds a line of either newline-delimited kind.
-    """
+    `max_line_bytes` bounds a line of either newline-delimited kind."""
 
     def __init__(
         self,
@@ -158,7 +158,7 @@ class Connection(IncomingMessages):
         reason = "end of stream"
         # A source that can hand over what it has buffered saves a coroutine per line.
         buffered: Callable[[], bytes | None] = getattr(self._lines, "buffered_line", _nothing)
-        pushed = self._lines if isinstance(self._lines, PushedLines) and self._lines.parks else None
+        pushed = parking(self._lines)  # stdio's pushed lines, a remote connection's queue
         try:
             while not self._closed:
                 try:
@@ -391,8 +391,8 @@ class Connection(IncomingMessages):
             reader_task.cancel()
 
 
-def _nothing() -> bytes | None:
-    return None  # a frame source that buffers nothing of its own
+def _nothing() -> bytes | None:  # a frame source that buffers nothing of its own
+    return None
 
 
 def _cancelled_by_others(task: asyncio.Task[Any] | None) -> bool:

@@ -13,11 +13,22 @@ from ..transports.remote_wire import EVENT_STREAM_TYPE
 from .outbox import Outbox, StreamClosed
 from .remote_link import RemoteLimits
 from .write_progress import progressing
-from .ws_server import abort, writes_at_once
+from .ws_server import BATCH_BYTES, abort, writes_at_once
+
+
+def _events(frames: list[bytes]) -> bytes:
+    """One `data:` event per message, joined: the bytes of one write."""
+    if len(frames) == 1:
+        return b"data: " + frames[0] + b"\n\n"
+    return b"".join([part for frame in frames for part in (b"data: ", frame, b"\n\n")])
 
 
 async def stream_events(
-    request: web.Request, stream: Outbox, lease: object, limits: RemoteLimits
+    request: web.Request,
+    stream: Outbox,
+    lease: object,
+    limits: RemoteLimits,
+    batch_bytes: int = BATCH_BYTES,
 ) -> web.StreamResponse:
     """Hand the stream's messages to one SSE response until the stream ends or the client
     leaves, with a comment after `keep_alive_seconds` without one; a message whose write
@@ -26,7 +37,9 @@ async def stream_events(
     connection is aborted, so neither this handler nor the server's shutdown waits on it. A
     write that keeps going out, however slowly, is never cut short.
     The message being written goes back to the stream: its end was still queued here, so
-    the client cannot have had all of it."""
+    the client cannot have had all of it. What queued while the last write went out is
+    written together (up to `batch_bytes`; 0 writes each message alone, the reference):
+    the same bytes, in fewer writes and fewer reads for the client."""
     response = web.StreamResponse(
         headers={
             "Content-Type": EVENT_STREAM_TYPE,
@@ -37,24 +50,26 @@ async def stream_events(
     await response.prepare(request)
     while True:
         try:
-            frame = await stream.next(limits.keep_alive_seconds, lease)
+            frames = await stream.next_batch(
+                limits.keep_alive_seconds, lease, up_to_bytes=batch_bytes
+            )
         except StreamClosed:
             break
-        event = b":\n\n" if frame is None else b"data: " + frame + b"\n\n"
+        events = b":\n\n" if frames is None else _events(frames)
         try:
-            if writes_at_once(request, len(event)):
-                await response.write(event)
+            if writes_at_once(request, len(events)):
+                await response.write(events)
             else:
                 async with progressing(request.transport, limits.write_seconds):
-                    await response.write(event)
+                    await response.write(events)
         except TimeoutError:
-            if frame is not None:
-                stream.unget(frame)
+            if frames is not None:
+                stream.unget_all(frames)
             abort(request, "an event stream's reader stopped reading")
             return response
         except BaseException:  # the client left (or the handler was cancelled because it did)
-            if frame is not None:
-                stream.unget(frame)
+            if frames is not None:
+                stream.unget_all(frames)
             raise
     try:
         async with progressing(request.transport, limits.write_seconds):

@@ -22,11 +22,13 @@ from ..wire.line_framing import encode_json
 from .outbox import StreamClosed
 from .remote_link import LimitExceeded, RemoteLimits, RemoteLink
 from .write_progress import progressing
+from .ws_batch import text_frames
 
 logger = logging.getLogger(__name__)
 _PROTOCOL_ERROR = 1002
 RETRY_AFTER = "1"  # seconds, on a 503: a slot may well be free by then
 _AT_ONCE = 16 * 1024  # under asyncio's default high-water mark of 64 KiB, with room for framing
+BATCH_BYTES = 12 * 1024  # messages sent in one write, at most (then framed: under _AT_ONCE)
 
 
 async def serve_websocket(
@@ -102,21 +104,30 @@ async def _pump(
     The socket holds the connection's stream meanwhile: an open socket is never idle. A frame
     of which no byte has gone out for `write_seconds` (the peer stopped reading) ends the
     connection: the TCP connection is aborted, so nothing waits on it. A frame that keeps
-    going out, however slowly, is never cut short."""
+    going out, however slowly, is never cut short. What queued while the last write went out
+    is framed and written in one go (ws_batch.py) when it fits a write that cannot wait."""
     lease = link.main.acquire()
+    batch_bytes = 0 if socket.compress else BATCH_BYTES  # compressed: aiohttp frames each one
     try:
         while True:
             try:
-                frame = await link.main.next(None, lease)
+                frames = await link.main.next_batch(None, lease, up_to_bytes=batch_bytes)
             except StreamClosed:
                 break
-            if frame is None:
+            if frames is None:
                 continue
-            if writes_at_once(request, len(frame)):
-                await socket.send_frame(frame, WSMsgType.TEXT)
-                continue
-            async with progressing(request.transport, write_seconds):  # no task per frame
-                await socket.send_frame(frame, WSMsgType.TEXT)
+            if len(frames) > 1:
+                framed = text_frames(frames)
+                transport = request.transport
+                if (
+                    transport is not None
+                    and not transport.is_closing()
+                    and writes_at_once(request, len(framed))
+                ):
+                    transport.write(framed)  # whole frames, nothing queued before them
+                    continue
+            for frame in frames:
+                await _send(socket, request, frame, write_seconds)
     except TimeoutError:
         link.close_soon("the peer stopped reading")
         abort(request, "a WebSocket peer stopped reading")
@@ -126,6 +137,17 @@ async def _pump(
     finally:
         link.main.release(lease)
         await _close(socket, request, write_seconds)
+
+
+async def _send(
+    socket: web.WebSocketResponse, request: web.Request, frame: bytes, write_seconds: float
+) -> None:
+    """One frame through aiohttp, under a write deadline unless it cannot wait."""
+    if writes_at_once(request, len(frame)):
+        await socket.send_frame(frame, WSMsgType.TEXT)
+        return
+    async with progressing(request.transport, write_seconds):  # no task per frame
+        await socket.send_frame(frame, WSMsgType.TEXT)
 
 
 async def _close(socket: web.WebSocketResponse, request: web.Request, write_seconds: float) -> None:

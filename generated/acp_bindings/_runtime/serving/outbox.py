@@ -58,7 +58,7 @@ class Outbox:
     def __init__(self, backlog: Backlog, on_receiver_change: Callable[[], None] | None = None):
         self._frames: deque[bytes] = deque()
         self._backlog = backlog
-        self._arrived = asyncio.Event()
+        self._waiter: asyncio.Future[bool] | None = None  # the receiver waiting in `next`
         self._finished = False
         self._on_receiver_change = on_receiver_change
         self._lease: object | None = None
@@ -74,7 +74,7 @@ class Outbox:
             return
         self._frames.append(frame)
         self._backlog.add(len(frame))
-        self._arrived.set()
+        self._wake()
 
     def unget(self, frame: bytes) -> None:
         """Put back a message its receiver could not deliver: it goes out first next time."""
@@ -93,7 +93,7 @@ class Outbox:
         if self._lease is not None and (self._alive is None or self._alive()):
             return None
         self._lease, self._alive = object(), alive
-        self._arrived.set()  # a receiver it replaced stops waiting
+        self._wake()  # a receiver it replaced stops waiting
         self.free.clear()
         if self._on_receiver_change is not None:
             self._on_receiver_change()
@@ -117,16 +117,63 @@ class Outbox:
         while not self._frames or (lease is not None and lease is not self._lease):
             if self._finished or (lease is not None and lease is not self._lease):
                 raise StreamClosed
-            self._arrived.clear()
-            try:
-                await asyncio.wait_for(self._arrived.wait(), wait_seconds)
-            except TimeoutError:
+            if not await self._woken(wait_seconds):
                 return None
         frame = self._frames.popleft()
         self._backlog.take(len(frame))
         return frame
 
+    async def next_batch(
+        self, wait_seconds: float | None, lease: object | None = None, *, up_to_bytes: int = 0
+    ) -> list[bytes] | None:
+        """As `next`, then also what else is queued, in order, while the batch is under
+        `up_to_bytes` (0: the one message alone, the reference for the batches). A receiver
+        writes a batch in one go: one system call, and one read for the client, for what
+        queued up while it wrote the last one; nothing waits to fill a batch."""
+        frame = await self.next(wait_seconds, lease)
+        if frame is None:
+            return None
+        batch, size, frames = [frame], len(frame), self._frames
+        while frames and size + len(frames[0]) <= up_to_bytes:
+            more = frames.popleft()
+            batch.append(more)
+            size += len(more)
+        if len(batch) > 1:
+            self._backlog.take(size - len(frame))
+        return batch
+
+    def unget_all(self, frames: list[bytes]) -> None:
+        """`unget` a batch: it goes out first next time, in its order."""
+        for frame in reversed(frames):
+            self.unget(frame)
+
+    async def _woken(self, wait_seconds: float | None) -> bool:
+        """Wait for `_wake`: False when `wait_seconds` passed first. A future and a timer, not
+        `wait_for` on an Event: on Python 3.11 that wraps the wait in a task of its own, and a
+        message then reaches its receiver three event-loop passes after `push`, not one."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
+        self._waiter = waiter
+        timer = None if wait_seconds is None else loop.call_later(wait_seconds, _expire, waiter)
+        try:
+            return await waiter
+        finally:
+            if self._waiter is waiter:  # (a receiver that took the stream over waits anew)
+                self._waiter = None
+            if timer is not None:
+                timer.cancel()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(True)
+
     def finish(self) -> None:
         """No more messages come; the receiver still gets what is queued."""
         self._finished = True
-        self._arrived.set()
+        self._wake()
+
+
+def _expire(waiter: asyncio.Future[bool]) -> None:
+    if not waiter.done():
+        waiter.set_result(False)
