@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from ..wire.jsonvalue import parse_pointer, pointer_to
+from ..wire.protocol import NOTICE
 from ..wire.tables import Entity, MergeRule
 from .records import FieldKind
 
@@ -76,12 +77,27 @@ class CompiledRule:
     source_token: str | None = None
 
 
+class ChunkRule(NamedTuple):
+    """What `SessionState.append_chunk` (the chunk fast path) needs of an append rule whose key
+    and item are one token each and whose items are kept as a list: unpacked in one step."""
+
+    key_token: str
+    source_token: str
+    entity: str
+    field: str
+    role: str | None  # a message's: its chunks go to the record of that role
+
+
 @dataclass(frozen=True, slots=True)
 class MergePlan:
     rules: Mapping[str, CompiledRule]
     layouts: Mapping[str, Mapping[str, FieldKind]]  # keyed entity -> accumulated fields
     # Bytes pointers any rule declared, used when an upsert rule does not name one itself.
     byte_sources: Mapping[str, Mapping[str, tuple[str, ...]]]
+    # The chunk rules the fast path takes (`chunk_rules`), by tag; the tokens their items
+    # are read from (a state whose tag field is one of them takes none: see `_append`).
+    chunks: Mapping[str, ChunkRule]
+    chunk_sources: frozenset[str]
 
 
 def _entity_kind(entity: str) -> str:
@@ -189,4 +205,28 @@ def compile_rules(rules: Mapping[str, MergeRule]) -> MergePlan:
             key_token=key[0] if len(key) == 1 else None,
             source_token=source[0] if source is not None and len(source) == 1 else None,
         )
-    return MergePlan(rules=compiled, layouts=layouts, byte_sources=byte_sources)
+    chunks = chunk_rules(compiled)
+    sources = frozenset(chunk.source_token for chunk in chunks.values())
+    return MergePlan(compiled, layouts, byte_sources, chunks, sources)
+
+
+def chunk_rules(compiled: Mapping[str, CompiledRule]) -> dict[str, ChunkRule]:
+    """The rules whose updates `SessionState.append_chunk` may take: appends to a list of a
+    keyed entity, key and item one token each. A notice's tag is left out whatever its rule
+    (the client reads it for a takeover: never a chunk)."""
+    chunks: dict[str, ChunkRule] = {}
+    for tag, rule in compiled.items():
+        plain = rule.rule
+        if (
+            plain.op == "append"
+            and plain.entity in KEYED_ENTITIES
+            and plain.encoding is None
+            and plain.field is not None
+            and rule.key_token is not None
+            and rule.source_token is not None
+            and tag != NOTICE
+        ):
+            chunks[tag] = ChunkRule(
+                rule.key_token, rule.source_token, plain.entity, plain.field, plain.role
+            )
+    return chunks
