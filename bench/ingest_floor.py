@@ -76,7 +76,7 @@ def line_path(version: int, fold: Callable[[str, Any], bool] | None) -> Step:
         # Looked up on each update (the v2 handler and the v1 reader both call it by name),
         # every chunk included once the v2 handler's own append is off.
         session.client.fold_update = fold
-        session.client.appends_chunks = False
+        session.client.folds_held = False
     take_line = worker.line_step(connection)
 
     def run(lines: list[bytes]) -> None:

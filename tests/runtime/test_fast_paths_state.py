@@ -1,8 +1,8 @@
 """The chunk fast path against its reference, on the same random streams.
 
-`SessionState.append_chunk` (a chunk of a record already held, appended) against
+`SessionState.fold_held` (a chunk of a record already held, appended) against
 `SessionState.apply(update, owned=True)`; and a client's `session/update` handler with its
-chunks appended by the state (`ClientSide.appends_chunks`) against one whose every update takes
+chunks appended by the state (`ClientSide.folds_held`) against one whose every update takes
 `ClientSession.apply`. Both must end in the same state after every step, refuse the same updates
 and, on the client, close, take over and end turns alike."""
 
@@ -29,7 +29,7 @@ updates = st.one_of(valid, valid, unknown, broken(), arbitrary())
 
 def _fold(state: SessionState[Any], update: Any, fast: bool) -> str:
     """What folding `update` did: "fast", "applied" or "refused"."""
-    if fast and state.append_chunk(update):
+    if fast and state.fold_held(update):
         return "fast"
     try:
         state.apply(update, owned=True)
@@ -58,14 +58,14 @@ def test_a_state_that_validates_or_reads_items_under_its_tag_takes_no_chunk() ->
     checked: SessionState[Any] = SessionState(RULES, validate=lambda update: None)
     checked.apply({"sessionUpdate": "agent_message", "messageId": "m", "content": []})
     chunk = {"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": "x"}
-    assert not checked.append_chunk(dict(chunk))  # each update is validated: `apply`'s
+    assert not checked.fold_held(dict(chunk))  # each update is validated: `apply`'s
     # The tag where the item is read from: only `apply` reads it right (and refuses it).
     under_tag: SessionState[Any] = SessionState(RULES, tag_field="content")
     under_tag.apply({"content": "agent_message", "messageId": "m"})
-    assert not under_tag.append_chunk({"content": "agent_message_chunk", "messageId": "m"})
+    assert not under_tag.fold_held({"content": "agent_message_chunk", "messageId": "m"})
     plain: SessionState[Any] = SessionState(RULES)
     plain.apply({"sessionUpdate": "agent_message", "messageId": "m", "content": []})
-    assert plain.append_chunk(dict(chunk))
+    assert plain.fold_held(dict(chunk))
     assert plain.snapshot()["messages"][0]["content"] == ["x"]  # a string item, kept as one
 
 
@@ -83,10 +83,10 @@ params = st.one_of(
 )
 
 
-def _client(appends_chunks: bool) -> ClientSide[Any]:
+def _client(folds_held: bool) -> ClientSide[Any]:
     connection = Connection(asyncio.StreamReader(), RecordingSink())
     client: ClientSide[Any] = ClientSide(connection, info={}, rules=RULES)
-    client.appends_chunks = appends_chunks
+    client.folds_held = folds_held
     for session_id in SESSIONS[:2]:
         client.sessions[session_id] = client_session = ClientSession(client, session_id)
         client_session.reopened()

@@ -140,7 +140,7 @@ class ClientSide(Generic[SnapshotT]):
         self._early_updates: dict[str, list[JsonValue]] = {}
         self._adopt = partial(adopt_child, self)  # children announced by its sessions
         # A fast path (`_update`; False: every update takes `ClientSession.apply`, the reference).
-        self.appends_chunks = tag_field == UPDATE_TAG_FIELD
+        self.folds_held = tag_field == UPDATE_TAG_FIELD
 
     @property
     def initialized(self) -> bool:
@@ -364,14 +364,14 @@ class ClientSide(Generic[SnapshotT]):
                 await self._fallback.handle_notification(SESSION_UPDATE, params)
 
     def _update(self, params: JsonValue) -> bool:
-        """Fold a session/update's update into its session (False: dropped); a chunk by its
-        `append_chunk` (no takeover notice, no state report: nothing else of `apply` applies)."""
+        """Fold a session/update's update into its session (False: dropped); one of a held
+        record by `fold_held` (no takeover notice, no state report: nothing else of `apply`)."""
         if type(params) is dict:
             session_id = params.get("sessionId")
             if type(session_id) is str and "update" in params:
                 update = params["update"]
-                session = self.sessions.get(session_id) if self.appends_chunks else None
-                if session is None or session.closed or not session.state.append_chunk(update):
+                session = self.sessions.get(session_id) if self.folds_held else None
+                if session is None or session.closed or not session.state.fold_held(update):
                     return self.fold_update(session_id, update)
                 return True
         logger.warning("ignoring a session/update without sessionId or update")

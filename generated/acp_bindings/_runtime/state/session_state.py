@@ -23,8 +23,8 @@ from ..wire.errors import MalformedUpdateError
 from ..wire.jsonvalue import ABSENT, Absent, JsonMapping, JsonObject, JsonValue, copy_json, resolve
 from ..wire.protocol import FINISHED_TOOL_CALL_STATUSES, STATE_IDLE, TOOL_CALL_CANCELLED
 from ..wire.tables import MergeRule
-from .chunk_path import MESSAGE_ENTITY, TOOL_CALL_ENTITY, ChunkPath
 from .frozen import freeze_item
+from .held_path import MESSAGE_ENTITY, TOOL_CALL_ENTITY, HeldPath
 from .malformed import decode_base64 as _decode_base64
 from .malformed import describe as _describe
 from .merge_plan import (
@@ -33,8 +33,8 @@ from .merge_plan import (
     MARKER_ENTITIES,
     SLOT_ENTITIES,
     STATE_ENTITY,
-    ChunkRule,
     CompiledRule,
+    HeldRule,
     MergePlan,
     plan_for,
 )
@@ -48,14 +48,14 @@ logger = logging.getLogger(__name__)
 SUBAGENT_ENTITY = "subagent"
 # The snapshot's static type: generated packages bind it to their `SessionSnapshot` TypedDict.
 SnapshotT = TypeVar("SnapshotT")
-_NO_CHUNKS: Mapping[str, ChunkRule] = {}
+_NOTHING_HELD: Mapping[str, HeldRule] = {}
 
 
 def _keep(value: JsonValue) -> JsonValue:
     return value
 
 
-class SessionState(ChunkPath, Generic[SnapshotT]):
+class SessionState(HeldPath, Generic[SnapshotT]):
     """The state of one session as the client sees it (see `snapshot` for the shape)."""
 
     def __init__(
@@ -87,10 +87,10 @@ class SessionState(ChunkPath, Generic[SnapshotT]):
         self._unknown: list[JsonValue] | None = None
         self._work_tool_calls: dict[str, None] = {}  # tool calls of the current active work
         self._marks: dict[str, int] = {}  # markers applied, by entity (MARKER_ENTITIES)
-        # What `append_chunk` takes: none when each update is validated here, or when the tag
+        # What `fold_held` takes: none when each update is validated here, or when the tag
         # field is where an item is read from (then only `_append` reads it right).
-        fast = validate is None and tag_field not in self._plan.chunk_sources
-        self._chunks = self._plan.chunks if fast else _NO_CHUNKS
+        fast = validate is None and tag_field not in self._plan.held_sources
+        self._held = self._plan.held if fast else _NOTHING_HELD
 
     @property
     def state(self) -> str | None:
