@@ -20,7 +20,7 @@ code means. docs/design.md ("Performance-sensitive paths") says what each fast p
 - The reader loop's batch (`IncomingMessages._buffered_lines`): here it takes the lines a
   source buffered one at a time (`buffered_line`), not all at once (`whole_lines`).
 
-The third reading fast path, lines handled while the reader loop is parked, is the reader's
+One more reading fast path, lines handled while the reader loop is parked, is the reader's
 choice: `PushedLines(parks=False)` is its reference, and works with either class.
 """
 
