@@ -73,8 +73,10 @@ def line_path(version: int, fold: Callable[[str, Any], bool] | None) -> Step:
     """Our client's per-line step; `fold` replaces its session state's (None: ours)."""
     connection, session = worker.our_client(asyncio.StreamReader(), version)
     if fold is not None:
-        # Looked up on each update (the v2 handler and the v1 reader both call it by name).
+        # Looked up on each update (the v2 handler and the v1 reader both call it by name),
+        # every chunk included once the v2 handler's own append is off.
         session.client.fold_update = fold
+        session.client.folds_held = False
     take_line = worker.line_step(connection)
 
     def run(lines: list[bytes]) -> None:

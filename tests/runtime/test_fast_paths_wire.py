@@ -9,7 +9,12 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from acp_codegen.runtime.wire.jsonvalue import JsonValue
-from acp_codegen.runtime.wire.line_framing import LineTooLong, encode_json, encode_json_reference
+from acp_codegen.runtime.wire.line_framing import (
+    LineBuffer,
+    LineTooLong,
+    encode_json,
+    encode_json_reference,
+)
 from acp_codegen.runtime.wire.message_frames import FrameQueue, parking
 from acp_codegen.runtime.wire.pushed_lines import YIELD_ONCE, PushedLines
 from hypothesis import example, given
@@ -173,3 +178,40 @@ def test_a_parked_frame_queue_hands_the_step_the_messages_a_pulling_one_does(
 
     parked, pulled = run(both())
     assert parked == pulled
+
+
+def _lines_out(buffer: LineBuffer, whole: bool) -> list[object]:
+    """What the reader loop gets from `buffer` before it must wait: every line `whole_lines`
+    hands over at once, or `next_line`'s one call at a time ("too long" for each refusal)."""
+    out: list[object] = []
+    while True:
+        try:
+            got = buffer.whole_lines() if whole else [buffer.next_line()]
+        except LineTooLong:
+            out.append("too long")
+            continue
+        if not got or got == [None]:
+            return out
+        out.extend(got)
+
+
+@given(st.lists(line_bodies, max_size=12), st.booleans(), st.data())
+def test_whole_lines_hands_over_what_next_line_hands_over_one_by_one(
+    bodies: list[bytes], newline_at_end: bool, data: st.DataObject
+) -> None:
+    stream = b"\n".join(bodies) + (b"\n" if newline_at_end else b"")
+    cuts = sorted(set(data.draw(st.lists(st.integers(0, len(stream)), max_size=8))))
+    chunks = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
+    limit = data.draw(st.sampled_from([3, 4, 1 << 20]))  # some lines too long, or none
+    fast, reference = LineBuffer(limit), LineBuffer(limit)
+    for chunk in chunks:  # taken after each read, as the reader loop does
+        fast.add(chunk)
+        reference.add(chunk)
+        assert _lines_out(fast, True) == _lines_out(reference, False)
+    finals: list[object] = []
+    for buffer in (fast, reference):
+        try:
+            finals.append(buffer.final_line())
+        except LineTooLong:
+            finals.append("too long")
+    assert finals[0] == finals[1]

@@ -33,6 +33,8 @@ class _Transport:
 
 
 class _Protocol:
+    _paused = False  # read by the writer past its output limit (a long message)
+
     async def _drain_helper(self) -> None:
         return None
 

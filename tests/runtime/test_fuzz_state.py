@@ -31,7 +31,9 @@ from .test_state_properties import (
 )
 
 KEYS = {"messageId", "toolCallId", "terminalId"}
-NOT_A_STRING = st.one_of(st.integers(), st.none(), st.lists(st.integers(), max_size=1), st.just({}))
+NOT_A_STRING: st.SearchStrategy[Any] = st.one_of(
+    st.integers(), st.none(), st.lists(st.integers(), max_size=1), st.just({})
+)
 json_values = st.recursive(
     st.one_of(
         st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), json_text(max_size=4)
@@ -47,7 +49,9 @@ valid = st.one_of(message_updates(), tool_updates(), terminal_updates(), other_u
 @st.composite
 def broken(draw: st.DrawFn) -> dict[str, Any]:
     """A valid update with one thing its merge rule relies on broken."""
-    update = copy.deepcopy(draw(st.one_of(message_updates(), tool_updates(), terminal_updates())))
+    update: dict[str, Any] = copy.deepcopy(
+        draw(st.one_of(message_updates(), tool_updates(), terminal_updates()))
+    )
     tag = update["sessionUpdate"]
     key = next(k for k in KEYS if k in update)
     choices = ["tag type", "key type", "key missing"]
@@ -91,7 +95,7 @@ steps = st.one_of(
 def test_broken_updates_are_rejected_whole_and_the_rest_match_the_reference(
     sequence: list[tuple[str, dict[str, Any]]],
 ) -> None:
-    state = SessionState(RULES)
+    state: SessionState[Any] = SessionState(RULES)
     reference = ReferenceModel()
     for verdict, update in sequence:
         if verdict == "ok":
@@ -109,7 +113,7 @@ def test_broken_updates_are_rejected_whole_and_the_rest_match_the_reference(
 def arbitrary(draw: st.DrawFn) -> dict[str, Any]:
     """A JSON object with a known (or unknown) tag and whatever else, often near a real one."""
     tag = draw(st.one_of(st.sampled_from(sorted(RULES)), unknown_tags))
-    base = draw(st.one_of(valid, st.just({})))
+    base: dict[str, Any] = draw(st.one_of(valid, st.just({})))
     fields = draw(
         st.dictionaries(
             st.sampled_from([*KEYS, "content", "data", "plan", "state", "stopReason", "_meta"]),

@@ -80,6 +80,24 @@ class LineBuffer:
             raise LineTooLong
         return line
 
+    def whole_lines(self) -> list[bytes]:
+        """Every whole line the buffer holds, in order ([] when none): what `next_line` would
+        hand out one call at a time (its reference: tests/runtime/test_fast_paths_wire.py),
+        cut by one `split`. When a line could be over the limit, only `next_line`'s next."""
+        buffer = self._buffer
+        if self._discarding or len(buffer) > self.max_line_bytes:
+            line = self.next_line()
+            return [] if line is None else [line]
+        end = buffer.rfind(b"\n", self._scanned)
+        if end < 0:
+            self._scanned = len(buffer)
+            return []
+        with memoryview(buffer) as view:
+            lines = bytes(view[:end]).split(b"\n")
+        del buffer[: end + 1]
+        self._scanned = len(buffer)  # what is left holds no newline
+        return lines
+
     def final_line(self) -> bytes | None:
         """At end of stream: what is left counts as a last line without its newline (None:
         nothing left). Raises LineTooLong."""
@@ -110,6 +128,10 @@ class LineReader:
         this first: no coroutine per line while lines are buffered); else None. Raises
         LineTooLong as `read_line` does."""
         return self._lines.next_line()
+
+    def whole_lines(self) -> list[bytes]:
+        """Every whole line buffered (`LineBuffer.whole_lines`), without reading."""
+        return self._lines.whole_lines()
 
     async def read_line(self) -> bytes | None:
         """The next line; None at end of stream. A final line without newline still counts.

@@ -150,6 +150,10 @@ class PushedLines:
         """The next line if the buffer holds all of it (no waiting), else None."""
         return self._lines.next_line()
 
+    def whole_lines(self) -> list[bytes]:
+        """Every whole line buffered (`LineBuffer.whole_lines`), without waiting."""
+        return self._lines.whole_lines()
+
     async def park(self, take: Take) -> Awaitable[None] | None:
         """Wait, handing each whole line that arrives to `take` at once (in the transport's
         callback); return the first awaitable `take` returns, or None at end of stream (then

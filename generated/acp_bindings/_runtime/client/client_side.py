@@ -57,7 +57,7 @@ from ..wire.tables import MergeRule
 from ..wire.tolerant import ParamsRepair
 from .client_session import ClientSession, adopt_child, apply_early
 from .dialect import ClientDialect, DialectTables, V2ClientWire, initialize_refused, spoken_version
-from .permission_request import PermissionRequest, wait_for_answer
+from .permission_request import PermissionRequest, asked_on, wait_for_answer
 
 __all__ = ["ClientSession", "ClientSide"]
 
@@ -139,6 +139,8 @@ class ClientSide(Generic[SnapshotT]):
         self._setups_in_flight = 0
         self._early_updates: dict[str, list[JsonValue]] = {}
         self._adopt = partial(adopt_child, self)  # children announced by its sessions
+        # A fast path (`_update`; False: every update takes `ClientSession.apply`, the reference).
+        self.folds_held = tag_field == UPDATE_TAG_FIELD
 
     @property
     def initialized(self) -> bool:
@@ -242,9 +244,8 @@ class ClientSide(Generic[SnapshotT]):
     ) -> dict[str, Any]:
         """One page of `session/list` (`sessions`, and `nextCursor` when there is more; read
         freely by applications, hence `Any`)."""
-        params: JsonObject = {
-            name: value for name, value in (("cwd", cwd), ("cursor", cursor)) if value
-        }
+        asked = {"cwd": cwd, "cursor": cursor}
+        params: JsonObject = {name: value for name, value in asked.items() if value}
         result = await self.request(SESSION_LIST, params)
         if not isinstance(result, dict):
             raise RpcError(ErrorCode.INTERNAL_ERROR, f"{SESSION_LIST} result is not an object")
@@ -362,11 +363,16 @@ class ClientSide(Generic[SnapshotT]):
                 await self._fallback.handle_notification(SESSION_UPDATE, params)
 
     def _update(self, params: JsonValue) -> bool:
-        """Fold a session/update's update into its session; False when it is dropped."""
-        if isinstance(params, dict):
+        """Fold a session/update's update into its session (False: dropped); one of a held
+        record by `fold_held` (no takeover notice, no state report: nothing else of `apply`)."""
+        if type(params) is dict:
             session_id = params.get("sessionId")
-            if isinstance(session_id, str) and "update" in params:
-                return self.fold_update(session_id, params["update"])
+            if type(session_id) is str and "update" in params:
+                update = params["update"]
+                session = self.sessions.get(session_id) if self.folds_held else None
+                if session is None or session.closed or not session.state.fold_held(update):
+                    return self.fold_update(session_id, update)
+                return True
         logger.warning("ignoring a session/update without sessionId or update")
         return False
 
@@ -387,14 +393,8 @@ class ClientSide(Generic[SnapshotT]):
         return True
 
     async def _permission(self, params: JsonValue) -> JsonObject:
-        session_id = params.get("sessionId") if isinstance(params, dict) else None
-        session = self.sessions.get(session_id) if isinstance(session_id, str) else None
-        if session is None:
-            raise RpcError(
-                ErrorCode.RESOURCE_NOT_FOUND, "Unknown session", {"sessionId": session_id}
-            )
-        assert isinstance(params, dict)
-        return await self.ask_permission(session, params)
+        session, asked = asked_on(self.sessions, params)
+        return await self.ask_permission(session, asked)
 
     async def ask_permission(self, session: ClientSession[Any], params: JsonObject) -> JsonObject:
         """Wait for the answer to a permission request (v2-shaped params) on `session`."""

@@ -10,14 +10,25 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from ..rpc.task_owner import TaskOwner
-from ..wire.errors import RpcError
-from ..wire.jsonvalue import JsonObject, as_object
+from ..wire.errors import ErrorCode, RpcError
+from ..wire.jsonvalue import JsonObject, JsonValue, as_object
 from ..wire.protocol import OUTCOME_CANCELLED, OUTCOME_SELECTED
+
+Session = TypeVar("Session")
+
+
+def asked_on(sessions: Mapping[str, Session], params: JsonValue) -> tuple[Session, JsonObject]:
+    """The session a permission request names, and its params; -32002 when there is none."""
+    session_id = params.get("sessionId") if isinstance(params, dict) else None
+    session = sessions.get(session_id) if isinstance(session_id, str) else None
+    if session is None or not isinstance(params, dict):
+        raise RpcError(ErrorCode.RESOURCE_NOT_FOUND, "Unknown session", {"sessionId": session_id})
+    return session, params
 
 
 class PermissionRequest:

@@ -50,7 +50,7 @@ import itertools
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any
 
 from ..wire.errors import ConnectionClosed, RpcError
@@ -160,30 +160,34 @@ class Connection(IncomingMessages):
             raise RuntimeError("connection already running")
         self._reader_task = current
         reason = "end of stream"
-        # A source that can hand over what it has buffered saves a coroutine per line.
-        buffered: Callable[[], bytes | None] = getattr(self._lines, "buffered_line", _nothing)
+        buffered = self._buffered_lines(self._lines)  # what is buffered: no coroutine per line
         pushed = parking(self._lines)  # stdio's pushed lines, a remote connection's queue
         try:
             while not self._closed:
                 try:
-                    line = buffered()
-                    if line is None and pushed is not None:
+                    lines = buffered()
+                    if not lines and pushed is not None:
                         # Parked: what arrives is handled in the transport's callback, up to
                         # the first line whose handling must be awaited.
                         handover = await pushed.park(self._take_arrived)
                         if handover is not None:
                             await handover
                             continue
-                    if line is None:
+                    if not lines:
                         line = await self._lines.read_line()
+                        if line is None:
+                            break
+                        lines = (line,)
                 except LineTooLong:
                     await self._write_error(None, RpcError.parse_error("message too long"))
                     continue
-                if line is None:
-                    break
-                rest = self._take_arrived(line)  # a coroutine only for what must be awaited
-                if rest is not None:
-                    await rest
+                take = self._take_line if self.trace is None else self._take_arrived
+                for line in lines:
+                    rest = take(line)  # a coroutine only for what must be awaited
+                    if rest is not None:
+                        await rest
+                    if self._closed:
+                        break
         except (ConnectionClosed, ConnectionError, OSError) as problem:
             reason = f"transport failed: {problem}"
         except asyncio.CancelledError:
@@ -393,10 +397,6 @@ class Connection(IncomingMessages):
         if not self._stopping_reader:
             self._stopping_reader = True
             reader_task.cancel()
-
-
-def _nothing() -> bytes | None:  # a frame source that buffers nothing of its own
-    return None
 
 
 def _cancelled_by_others(task: asyncio.Task[Any] | None) -> bool:

@@ -4,7 +4,7 @@
 #     --out generated --package acp_bindings
 """`Connection` with its fast paths replaced by the slow, obvious code they must equal.
 
-Two of the connection's fast paths are methods; `ReferenceConnection` overrides each with its
+Three of the connection's fast paths are methods; `ReferenceConnection` overrides each with its
 reference, so a test can run both classes on the same stream and require the same bytes on the
 wire and the same messages handled, in the same order (tests/runtime/test_fast_paths_rpc.py).
 Nothing in the runtime makes one: it is the yardstick, and the documentation of what the fast
@@ -17,12 +17,16 @@ code means. docs/design.md ("Performance-sensitive paths") says what each fast p
   coroutine stepped by hand, no `YIELD_ONCE`).
 - The notification burst (`Connection._write_notification`): here each frame is written at
   once and drained.
+- The reader loop's batch (`IncomingMessages._buffered_lines`): here it takes the lines a
+  source buffered one at a time (`buffered_line`), not all at once (`whole_lines`).
 
-The third reading fast path, lines handled while the reader loop is parked, is the reader's
+One more reading fast path, lines handled while the reader loop is parked, is the reader's
 choice: `PushedLines(parks=False)` is its reference, and works with either class.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 
 from ..wire.jsonvalue import JsonParams
 from ..wire.line_framing import decode_line
@@ -32,6 +36,17 @@ from .incoming import CANCEL_REQUEST_METHOD, logger
 
 class ReferenceConnection(Connection):
     """A `Connection` that takes the obvious path everywhere its parent takes a fast one."""
+
+    @staticmethod
+    def _buffered_lines(source: object) -> Callable[[], Sequence[bytes]]:
+        """The lines `source` holds whole, one per call (`buffered_line`), not all at once."""
+        one: Callable[[], bytes | None] | None = getattr(source, "buffered_line", None)
+
+        def next_one() -> Sequence[bytes]:
+            line = None if one is None else one()
+            return () if line is None else (line,)
+
+        return next_one
 
     async def _take_line(self, line: bytes) -> None:
         """Decode the line, then hand it to the general path (`_on_payload`), always awaited."""

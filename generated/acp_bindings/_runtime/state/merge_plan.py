@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from ..wire.jsonvalue import parse_pointer, pointer_to
+from ..wire.protocol import NOTICE
 from ..wire.tables import Entity, MergeRule
 from .records import FieldKind
 
@@ -76,12 +77,28 @@ class CompiledRule:
     source_token: str | None = None
 
 
+class HeldRule(NamedTuple):
+    """What `SessionState.fold_held` (the fast path) needs of a rule it takes, unpacked in one
+    step: a chunk's (`accumulated` None) or an upsert's (`source_token` and `field` "")."""
+
+    key_token: str
+    source_token: str
+    entity: str
+    field: str
+    role: str | None  # a message's: its updates go to the record of that role
+    accumulated: frozenset[str] | None  # an upsert: the entity's list and bytes fields
+
+
 @dataclass(frozen=True, slots=True)
 class MergePlan:
     rules: Mapping[str, CompiledRule]
     layouts: Mapping[str, Mapping[str, FieldKind]]  # keyed entity -> accumulated fields
     # Bytes pointers any rule declared, used when an upsert rule does not name one itself.
     byte_sources: Mapping[str, Mapping[str, tuple[str, ...]]]
+    # The rules the fast path takes (`held_rules`), by tag; the tokens chunk items are read
+    # from (a state whose tag field is one of them takes none: see `_append`).
+    held: Mapping[str, HeldRule]
+    held_sources: frozenset[str]
 
 
 def _entity_kind(entity: str) -> str:
@@ -189,4 +206,28 @@ def compile_rules(rules: Mapping[str, MergeRule]) -> MergePlan:
             key_token=key[0] if len(key) == 1 else None,
             source_token=source[0] if source is not None and len(source) == 1 else None,
         )
-    return MergePlan(rules=compiled, layouts=layouts, byte_sources=byte_sources)
+    held = held_rules(compiled, layouts)
+    sources = frozenset(rule.source_token for rule in held.values() if rule.source_token)
+    return MergePlan(compiled, layouts, byte_sources, held, sources)
+
+
+def held_rules(
+    compiled: Mapping[str, CompiledRule], layouts: Mapping[str, Mapping[str, FieldKind]]
+) -> dict[str, HeldRule]:
+    """The rules whose updates `SessionState.fold_held` may take: appends to a list of a
+    keyed entity, key and item one token each; upserts of a keyed entity by one token, of
+    the whole update, with no bytes of their own. A notice's tag is left out whatever its rule
+    (the client reads it for a takeover)."""
+    held: dict[str, HeldRule] = {}
+    for tag, rule in compiled.items():
+        plain, key = rule.rule, rule.key_token
+        if plain.entity not in KEYED_ENTITIES or key is None or tag == NOTICE:
+            continue
+        if plain.op == "append" and plain.encoding is None and plain.field is not None:
+            if rule.source_token is not None:
+                source = rule.source_token
+                held[tag] = HeldRule(key, source, plain.entity, plain.field, plain.role, None)
+        elif plain.op == "upsert" and plain.source is None and not plain.bytes_fields:
+            accumulated = frozenset(layouts[plain.entity])
+            held[tag] = HeldRule(key, "", plain.entity, "", plain.role, accumulated)
+    return held

@@ -24,6 +24,7 @@ from ..wire.jsonvalue import ABSENT, Absent, JsonMapping, JsonObject, JsonValue,
 from ..wire.protocol import FINISHED_TOOL_CALL_STATUSES, STATE_IDLE, TOOL_CALL_CANCELLED
 from ..wire.tables import MergeRule
 from .frozen import freeze_item
+from .held_path import MESSAGE_ENTITY, TOOL_CALL_ENTITY, HeldPath
 from .malformed import decode_base64 as _decode_base64
 from .malformed import describe as _describe
 from .merge_plan import (
@@ -33,6 +34,7 @@ from .merge_plan import (
     SLOT_ENTITIES,
     STATE_ENTITY,
     CompiledRule,
+    HeldRule,
     MergePlan,
     plan_for,
 )
@@ -43,18 +45,17 @@ Copy = Callable[
     [JsonValue], JsonValue
 ]  # how a kept part is taken: copied, or kept as it is when owned
 logger = logging.getLogger(__name__)
-MESSAGE_ENTITY = "message"
-TOOL_CALL_ENTITY = "toolCall"
 SUBAGENT_ENTITY = "subagent"
 # The snapshot's static type: generated packages bind it to their `SessionSnapshot` TypedDict.
 SnapshotT = TypeVar("SnapshotT")
+_NOTHING_HELD: Mapping[str, HeldRule] = {}
 
 
 def _keep(value: JsonValue) -> JsonValue:
     return value
 
 
-class SessionState(Generic[SnapshotT]):
+class SessionState(HeldPath, Generic[SnapshotT]):
     """The state of one session as the client sees it (see `snapshot` for the shape)."""
 
     def __init__(
@@ -86,6 +87,10 @@ class SessionState(Generic[SnapshotT]):
         self._unknown: list[JsonValue] | None = None
         self._work_tool_calls: dict[str, None] = {}  # tool calls of the current active work
         self._marks: dict[str, int] = {}  # markers applied, by entity (MARKER_ENTITIES)
+        # What `fold_held` takes: none when each update is validated here, or when the tag
+        # field is where an item is read from (then only `_append` reads it right).
+        fast = validate is None and tag_field not in self._plan.held_sources
+        self._held = self._plan.held if fast else _NOTHING_HELD
 
     @property
     def state(self) -> str | None:
