@@ -1,6 +1,7 @@
 """`Client.reconnect` with a child session (a subagent) held: the parent is resumed, the child
 is not (a request naming a child is refused), and the parent's replay brings the child back
-with its transcript (over WebSocket)."""
+with its transcript (over Streamable HTTP, where the child's updates follow the parent's
+announcement on the parent's session stream, and over WebSocket)."""
 
 from __future__ import annotations
 
@@ -31,9 +32,7 @@ def _transcript(snapshot: Any) -> list[tuple[str, str]]:
     return [(m["role"], message_text(m)) for m in snapshot["messages"]]
 
 
-# WebSocket only: over Streamable HTTP a child's updates go to the connection's stream while
-# the parent's announcement goes to the parent's session stream, and the two are not ordered.
-@pytest.mark.parametrize("scheme", ["ws"])
+@pytest.mark.parametrize("scheme", ["http", "ws"])
 def test_a_reconnect_resumes_the_parent_and_its_replay_brings_the_child_back(scheme: str) -> None:
     async def scenario() -> None:
         async with served(agent=Delegating()) as agent:

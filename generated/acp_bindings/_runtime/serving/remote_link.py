@@ -12,6 +12,8 @@ the agent writes is routed to an `Outbox`:
   by the `sessionId` in its params, a response by the session of the request it answers
   (its `Acp-Session-Id`); a session's stream once the client has opened it, the
   connection's stream before (and always, for a client that never opens session streams);
+  a child session's (a subagent's) without a stream of its own go to its parent's, so they
+  follow the `subagent_update` that announced the child there;
 - over WebSocket, everything to the one stream the socket drains.
 
 The initialize response is the exception: it is the body of the POST (or the first frame)
@@ -53,6 +55,7 @@ from ..transports.remote_wire import (
 )
 from ..wire.errors import ConnectionClosed
 from ..wire.message_frames import FrameQueue, FrameSink
+from ..wire.protocol import SESSION_UPDATE, SUBAGENT_UPDATE
 from .outbox import Backlog, Outbox
 
 logger = logging.getLogger(__name__)
@@ -124,6 +127,7 @@ class RemoteLink:
         self.sessions: dict[str, Outbox] = {}
         self._routes: dict[IdKey, str | None] = {}  # client request -> its session (None: main)
         self._asked: dict[IdKey, str | None] = {}  # agent request -> the session it is for
+        self._parents: dict[str, str] = {}  # child session -> the session that announced it
         self._initial: tuple[IdKey, asyncio.Future[bytes]] | None = None
         self.queue = FrameQueue(max_frame_bytes=limits.max_message_bytes)
         self.sink = FrameSink(self._route, self._room)
@@ -223,9 +227,31 @@ class RemoteLink:
         # after session/new); until then, or for a client that only reads the connection's
         # stream (upstream's draft), the session's messages go to the connection's stream.
         target = self.sessions.get(session) if session is not None else None
+        if target is None and session in self._parents:
+            session = self._stream_of(session)
+            target = self.sessions.get(session)
+        if target is not None and envelope.method == SESSION_UPDATE:
+            self._learn_child(envelope, envelope.session_id)
         if envelope.is_request and key is not None:
             self._remember(self._asked, key, session if target is not None else None)
         (self.main if target is None else target).push(frame)
+
+    def _learn_child(self, envelope: Envelope, session: str | None) -> None:
+        """Remember the child a `subagent_update` on `session`'s stream announces."""
+        params = envelope.value.get("params") if envelope.value is not None else None
+        update = params.get("update") if isinstance(params, dict) else None
+        if isinstance(update, dict) and update.get("sessionUpdate") == SUBAGENT_UPDATE:
+            child = update.get("sessionId")
+            if isinstance(child, str) and session is not None and child != session:
+                self._parents[child] = session
+
+    def _stream_of(self, session: str) -> str:
+        """The nearest ancestor of a child session that has a stream (else the eldest)."""
+        for _ in range(len(self._parents)):  # bounded: a cycle of announcements ends too
+            if session in self.sessions or session not in self._parents:
+                break
+            session = self._parents[session]
+        return session
 
     async def _room(self) -> None:
         """Wait while clients are behind; drop a client that takes nothing for too long.
