@@ -21,11 +21,20 @@ ODD = [sys.executable, str(Path(__file__).with_name("odd_agent.py"))]
 HANG_GUARD = 120.0  # only turns a hang into a failure; never a statement about speed
 
 
+# The commands a README line names (`acp-codegen`) are the ones installed beside this Python,
+# whether or not its environment is activated.
+ON_PATH = {
+    **os.environ,
+    "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
+}
+
+
 def chat(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     """`python -m acp_codegen chat ARGS` with stdin not a terminal and stdout a pipe."""
     return subprocess.run(
         [sys.executable, "-m", "acp_codegen", "chat", *args],
         cwd=cwd,
+        env=ON_PATH,
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
@@ -69,6 +78,21 @@ def read_until(proc: subprocess.Popen[bytes], marker: bytes) -> bytes:
     return seen
 
 
+def finish(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
+    """`proc`'s remaining stdout and stderr once it exits (a hang kills it and fails the test)."""
+    try:
+        return proc.communicate(timeout=HANG_GUARD)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError(f"{proc.args!r} did not exit") from None
+
+
+def interruptible() -> None:
+    """In the child: Ctrl-C raises KeyboardInterrupt even when the test runs where SIGINT is
+    ignored (a background job of a script), as it does in a terminal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_through_a_pipe_the_answer_is_written_as_it_streams(tmp_path: Path) -> None:
     """The agent streams `first second`, then waits for a line on a named pipe: the text must
     reach stdout (a pipe) before the test writes that line, so while the turn runs."""
@@ -83,7 +107,7 @@ def test_through_a_pipe_the_answer_is_written_as_it_streams(tmp_path: Path) -> N
         seen = read_until(proc, b"agent: first second")
         with fifo.open("w") as go_on:
             go_on.write("go on\n")
-        rest, errors = proc.communicate(timeout=HANG_GUARD)
+        rest, errors = finish(proc)
     assert proc.returncode == 0, errors
     # Appended to the same line, each piece once, no control codes.
     assert seen + rest == (
@@ -99,11 +123,12 @@ def test_ctrl_c_during_the_turn_exits_130_like_every_other_command(tmp_path: Pat
         [sys.executable, "-m", "acp_codegen", "chat", "--prompt", "go", "--", *ODD, "stream",
          str(fifo)],
         cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=interruptible,
     )  # fmt: skip
     with proc:
         read_until(proc, b"agent: first second")
         proc.send_signal(signal.SIGINT)
-        _, errors = proc.communicate(timeout=HANG_GUARD)
+        _, errors = finish(proc)
     assert proc.returncode == 130, errors
     assert b"interrupted" in errors and b"Traceback" not in errors
 
