@@ -27,10 +27,11 @@ from .replay import permission_view
 from .traffic_log import TrafficLog
 from .view import (
     agent_view,
+    announced_children,
     can_delete,
     conversation_view,
     listed_sessions,
-    session_title,
+    session_row,
 )
 
 MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024
@@ -326,16 +327,22 @@ class LiveInspector:
         lifecycle = self.link.lifecycle
         current = self.link.session.session_id
         snapshot = self.link.snapshot()  # taken once: a long session's snapshot is costly
-        sessions = [
-            {
-                "id": key,
-                "title": session_title(snapshot if key == current else session_snapshot(session)),
-                "current": key == current,
-                "open": not session.closed,
-                "forkedFrom": self.forked_from.get(key),
-            }
+        held = {
+            key: (snapshot if key == current else session_snapshot(session), session.closed)
             for key, session in lifecycle.sessions.items()
             if key not in self.deleted or key == current
+        }
+        children = announced_children({key: shot for key, (shot, _) in held.items()})
+        sessions = [
+            session_row(
+                key,
+                shot,
+                children,
+                current=key == current,
+                open=not closed,
+                forkedFrom=self.forked_from.get(key),
+            )
+            for key, (shot, closed) in held.items()
         ]
         sessions += listed_sessions(self.listed, set(lifecycle.sessions))
         asked = self._asked[0] if self._asked else None

@@ -16,7 +16,13 @@ from ..._bindings._runtime.wire.protocol import STATE_IDLE, STATE_REQUIRES_ACTIO
 from ..._bindings.state import SessionState
 from .trace_file import TraceFile
 from .traffic_log import UPDATE_METHOD, TrafficLog
-from .view import agent_view, carried_diffs, conversation_view, session_title
+from .view import (
+    agent_view,
+    announced_children,
+    carried_diffs,
+    conversation_view,
+    session_row,
+)
 
 INITIALIZE = "initialize"
 SETUPS = ("session/new", "session/load", "session/resume")
@@ -216,17 +222,21 @@ class TraceReplay:
     def _view(self, fold: Fold, at: int, session_id: str | None) -> dict[str, Any]:
         shown = session_id if session_id in fold.sessions else fold.current
         snapshot = fold.snapshot(shown) if shown else None  # once: costly in a long session
-        sessions = [
-            {
-                "id": key,
-                "title": session_title(
-                    snapshot if key == shown and snapshot else fold.snapshot(key)
-                ),
-                "current": key == shown,
-                "open": True,
-                "forkedFrom": fold.forked_from.get(key),
-            }
+        snapshots = {
+            key: snapshot if key == shown and snapshot else fold.snapshot(key)
             for key in fold.sessions
+        }
+        children = announced_children(snapshots)
+        sessions = [
+            session_row(
+                key,
+                held,
+                children,
+                current=key == shown,
+                open=True,
+                forkedFrom=fold.forked_from.get(key),
+            )
+            for key, held in snapshots.items()
         ]
         permission = None
         if fold.permissions:

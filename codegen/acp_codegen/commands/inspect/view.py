@@ -9,6 +9,8 @@ from typing import Any, cast
 
 from ..._bindings import SessionSnapshot, joined_content
 from ..._bindings._runtime.core.prompt_content import prompt_content_problems
+from ..._bindings.snapshot import SubagentSnapshot
+from ...model.shown import visible_line
 from ..chat.offers import SUGGESTIONS_TAG, suggestions_of
 from ..chat.session_commands import advertised
 from ..chat.transcript import block_text, terminal_text
@@ -55,6 +57,51 @@ def session_title(snapshot: SessionSnapshot) -> str | None:
     info = cast(Mapping[str, Any], snapshot["sessionInfo"] or {})
     title = info.get("title")
     return title if isinstance(title, str) else None
+
+
+def announced_children(
+    snapshots: Mapping[str, SessionSnapshot],
+) -> dict[str, tuple[str, SubagentSnapshot]]:
+    """Each child session a session announced (`subagent_update`): its parent's id and what the
+    parent said of it, by the child's id."""
+    return {
+        child_id: (parent_id, child)
+        for parent_id, snapshot in snapshots.items()
+        for child_id, child in snapshot["subagents"].items()
+    }
+
+
+def session_row(
+    key: str,
+    snapshot: SessionSnapshot,
+    children: Mapping[str, tuple[str, SubagentSnapshot]],
+    **shown: Any,
+) -> dict[str, Any]:
+    """A session as the list names it: its title (a child untitled itself: the one its parent
+    gave it, escaped), and for a child, its parent's id (`parentId`)."""
+    parent_id, child = children.get(key, (None, None))
+    title = session_title(snapshot)
+    if title is None and child is not None and child.get("title"):
+        title = visible_line(str(child.get("title")))
+    return {"id": key, "title": title, "parentId": parent_id, **shown}
+
+
+def subagents_view(snapshot: SessionSnapshot) -> list[dict[str, Any]]:
+    """The child sessions this session announced, as the parent described each: title, state
+    and description, each one escaped line (a peer's words, drawn as text)."""
+    rows = []
+    for key, child in snapshot["subagents"].items():
+        state = cast(Mapping[str, Any], child.get("state") or {}).get("state")
+        description = child.get("description")
+        rows.append(
+            {
+                "id": key,
+                "title": visible_line(str(child.get("title") or key)),
+                "state": visible_line(state) if isinstance(state, str) else None,
+                "description": visible_line(description) if description else None,
+            }
+        )
+    return rows
 
 
 def prompt_suggestions(snapshot: SessionSnapshot) -> list[str]:
@@ -111,6 +158,7 @@ def conversation_view(
         "configOptions": snapshot["configOptions"],
         "notices": snapshot["notices"],
         "suggestions": prompt_suggestions(snapshot),
+        "subagents": subagents_view(snapshot),
         "unknown": len(snapshot["unknown"]),
     }
 

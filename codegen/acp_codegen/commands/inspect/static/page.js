@@ -117,6 +117,7 @@
       if (session.open) name.addEventListener("click", () => chooseSession(session.id));
       item.append(name);
       if (session.forkedFrom) item.append(el("span", " (fork of " + session.forkedFrom + ")", "fork-of"));
+      if (session.parentId) item.append(el("span", " (subagent of " + session.parentId + ")", "subagent-of"));
       if (!session.open) item.append(el("span", " (not open)", "block-tag"));
       if (live && !session.open) item.append(sessionButton("resume", session.id));
       if (live && session.open) item.append(sessionButton("close", session.id));
@@ -147,10 +148,13 @@
     $("notices").replaceChildren();
     $("suggestions").replaceChildren();
     $("suggestions-section").hidden = !session || session.suggestions.length === 0;
+    $("subagents").replaceChildren();
+    $("subagents-section").hidden = !session || session.subagents.length === 0;
     renderMessages(session ? session.messages : []);
     if (!session) return;
     // The agent's latest prompt suggestions (unstable), each as text like every peer's word.
     for (const text of session.suggestions) $("suggestions").append(el("li", text, "suggestion"));
+    for (const child of session.subagents) $("subagents").append(subagent(child));
     for (const call of session.toolCalls) $("tool-calls").append(toolCall(call));
     $("terminals-section").hidden = session.terminals.length === 0;
     for (const terminal of session.terminals) {
@@ -181,6 +185,23 @@
       $("notices").append(el("div", "notice [" + (notice.severity || "info") + "]: " +
         [notice.title, notice.description].filter(Boolean).join(": ")));
     }
+  }
+
+  // A child session its parent announced: what the parent said of it, as text; its name opens
+  // the child's own transcript when the child's updates made it a session here.
+  function subagent(child) {
+    const item = el("li", null, "subagent");
+    item.dataset.part = "subagent:" + child.id;
+    item.title = child.id;
+    const name = el("span", child.title, "name");
+    if ((view.sessions || []).some((s) => s.id === child.id && s.open)) {
+      name.classList.add("link");
+      name.addEventListener("click", () => chooseSession(child.id));
+    }
+    item.append(name);
+    if (child.state) item.append(el("span", " [" + child.state + "]", "status"));
+    if (child.description) item.append(el("span", " - " + child.description, "description"));
+    return item;
   }
 
   function renderMessages(messages) {
