@@ -23,6 +23,7 @@ from acp_codegen.emit.models_cache import CACHE_DIR_VARIABLE
 from acp_codegen.emit.render import Target
 from hypothesis import settings
 
+from tests.interop.sdk_cache import cache_root
 from tests.pg_server import PgServer, running_server
 
 # Tests assert behaviour, never time: hypothesis's per-example deadline (200 ms by default) is
@@ -244,13 +245,43 @@ def run_folder(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     return folder
 
 
+# Work kept between runs of the suite, beside the cached installs: the models modules (keyed by
+# everything their bytes depend on, emit/models_cache.py) and mypy's caches (mypy checks each
+# cached module against its source). Set ACP_CODEGEN_TESTS_COLD=1 for a run that keeps nothing.
+KEPT_BETWEEN_RUNS = cache_root() / "suite"
+COLD_VARIABLE = "ACP_CODEGEN_TESTS_COLD"
+KEPT_MODELS_BYTES = 512 * 1024 * 1024  # past this, the entries written longest ago go first
+
+
+def kept(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """The folder `name` kept between runs, or this run's own when runs keep nothing."""
+    if os.environ.get(COLD_VARIABLE):
+        return run_folder(tmp_path_factory, name)
+    folder = KEPT_BETWEEN_RUNS / name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Once per run (not per xdist worker): bound the models kept between runs."""
+    folder = KEPT_BETWEEN_RUNS / "models-cache"
+    if os.environ.get("PYTEST_XDIST_WORKER") or not folder.is_dir():
+        return
+    entries = sorted(folder.glob("*.json"), key=lambda path: path.stat().st_mtime, reverse=True)
+    total = 0
+    for entry in entries:
+        total += entry.stat().st_size
+        if total > KEPT_MODELS_BYTES:
+            entry.unlink(missing_ok=True)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def models_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Every generate of this run, in process or in a child, keeps its models module in one
-    folder of the run (ACP_CODEGEN_CACHE_DIR, emit/models_cache.py): the suite generates the same
-    schema for the same package name dozens of times. tests/test_determinism.py and
-    tests/test_models_cache.py generate without it or check it."""
-    folder = run_folder(tmp_path_factory, "models-cache")
+    """Every generate of the suite, in process or in a child, keeps its models module in one
+    folder (ACP_CODEGEN_CACHE_DIR, emit/models_cache.py), kept between runs: the suite generates
+    the same schemas dozens of times. tests/test_determinism.py and tests/test_models_cache.py
+    generate without it or check it."""
+    folder = kept(tmp_path_factory, "models-cache")
     before = os.environ.get(CACHE_DIR_VARIABLE)
     os.environ[CACHE_DIR_VARIABLE] = str(folder)
     yield folder
@@ -292,12 +323,25 @@ def pg_server() -> Iterator[PgServer]:
 
 
 @pytest.fixture(scope="session")
-def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One mypy cache per test process (an xdist worker runs its tests one at a time): the
-    standard library, pydantic and the other dependencies are analysed once, not in every mypy
-    run. mypy checks each cached module against its source, so a module of the same name found
-    elsewhere is checked anew."""
-    return tmp_path_factory.mktemp("mypy-cache")
+def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One mypy cache per test process (an xdist worker runs its tests one at a time), kept
+    between runs: the standard library, pydantic and the other dependencies are analysed once,
+    not in every mypy run. mypy checks each cached module against its source, so a module of the
+    same name found elsewhere is checked anew. A cache another run holds (two suites at once) is
+    not shared: this run takes a fresh one."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    folder = (
+        kept(tmp_path_factory, "mypy-cache")
+        / f"py{sys.version_info[0]}{sys.version_info[1]}-{worker}"
+    )
+    folder.mkdir(exist_ok=True)
+    with (folder.parent / f"{folder.name}.lock").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released when closed
+        except BlockingIOError:
+            yield tmp_path_factory.mktemp("mypy-cache")
+            return
+        yield folder
 
 
 @pytest.fixture(scope="session")
