@@ -9,9 +9,10 @@ on the event loop, every wait bounded: a server that is down, stuck or unreachab
 
 The lease is one conditional `UPDATE` (free, expired, the caller's, or `take_over`): the row
 lock makes two claims take turns and the second sees the first's owner, so of two processes
-only one holds a session. An append updates the record only where the caller owns it (else
-`LeaseLost`) and inserts them as one row (a JSON array keyed by its first update's number)
-`ON CONFLICT DO NOTHING`, counting only a row kept: a batch retried is kept once.
+only one holds a session. An append is one statement (one round trip): it locks the record
+where the caller owns it (none: nothing written, `LeaseLost`), inserts the batch as one row (a
+JSON array keyed by its first update's number) `ON CONFLICT DO NOTHING` and updates the
+record, counting only a row kept: a batch retried is kept once.
 Times are the database server's clock (one for the whole fleet) unless a `clock` is given.
 """
 
