@@ -19,6 +19,7 @@ from typing import TypeVar
 
 import psycopg
 import pytest
+from acp_codegen.runtime.store import postgres_store
 from acp_codegen.runtime.store.durable import Batch, LeaseLost, StoredSession, StoreUnavailable
 from acp_codegen.runtime.store.postgres_pool import NEEDS_PSYCOPG
 from acp_codegen.runtime.store.postgres_schema import MIGRATIONS, migrate, schema_version
@@ -249,12 +250,38 @@ def test_a_batch_is_one_round_trip_to_the_server(pg_server: PgServer, tmp_path: 
             await store.append(Batch("s1", 0, [update] * 3, "me"))
             await store.append(Batch("s1", 3, [update] * 2, "me", title="t"))
             await store.append(Batch("s1", 5, [], "me", last_state={"state": "idle"}))
+            await store.append(Batch("s1", 5, [update], "me", prompt_keys=[("k", "m1")]))
             connection.pgconn.untrace()
         assert store._pool._idle == [connection]  # the same connection throughout
-        assert trace.read_text().count("ReadyForQuery") == 3  # one answer each
+        assert trace.read_text().count("ReadyForQuery") == 4  # one answer each
         record = await store.load("s1")
-        assert record is not None and len(record.history) == 5 and record.title == "t"
-        assert record.last_state == {"state": "idle"} and record.next_seq == 5
+        assert record is not None and len(record.history) == 6 and record.title == "t"
+        assert record.last_state == {"state": "idle"} and record.next_seq == 6
+        assert record.prompt_keys == {"k": "m1"}
+        await store.close()
+
+    run(main)
+
+
+def test_a_session_keeps_its_newest_keys_and_a_lost_lease_keeps_none(
+    pg_server: PgServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(postgres_store, "KEYS_KEPT", 2)
+    url = pg_server.fresh_database()
+    now = [1000.0]
+
+    async def main() -> None:
+        store = PostgresStore(url, clock=lambda: now[0])
+        await new_session(store)
+        for n in range(3):
+            now[0] += 1
+            await store.append(Batch("s1", n, [{"n": n}], "me", prompt_keys=[(f"k{n}", "m")]))
+        await store.claim("s1", "other", take_over=True)
+        with pytest.raises(LeaseLost):
+            await store.append(Batch("s1", 3, [{"n": 3}], "me", prompt_keys=[("k3", "m")]))
+        record = await store.load("s1")
+        assert record is not None and record.prompt_keys == {"k1": "m", "k2": "m"}
+        assert record.history == [{"n": 0}, {"n": 1}, {"n": 2}]
         await store.close()
 
     run(main)

@@ -39,18 +39,25 @@ from .rows import RECORD_COLUMNS, history_body, json_text, stored_record
 _NOW: Final = "COALESCE(%(now)s::float8, EXTRACT(EPOCH FROM now())::float8)"
 # The session's row, where the caller holds its lease.
 _HELD: Final = "WHERE session_id = %(sid)s AND owner = %(owner)s"
-# A batch in one statement: the lease's row locked (the lease held, or no row: then nothing is
-# inserted and nothing returned), the batch inserted `ON CONFLICT DO NOTHING` (a batch
-# retried: kept once) and the record updated, its byte count by the row kept.
-_APPEND_ROWS: Final = (
-    f"WITH held AS (SELECT session_id FROM acp_sessions {_HELD} FOR UPDATE), "
+# A batch in one statement: the lease's row locked (`held`: the lease held, or no row, and
+# then nothing is inserted and nothing returned), the batch inserted `ON CONFLICT DO NOTHING`
+# (a batch retried: kept once), its prompts' keys with it, and the record updated, its byte
+# count by the row kept.
+_LOCK: Final = f"held AS (SELECT session_id FROM acp_sessions {_HELD} FOR UPDATE)"
+_ADD_ROWS: Final = (
     "added AS (INSERT INTO acp_history (session_id, seq, count, size, body) "
     "SELECT session_id, %(seq)s, %(count)s, %(size)s, %(body)s FROM held "
-    "ON CONFLICT DO NOTHING RETURNING size) "
-    "UPDATE acp_sessions SET {sets}, "
-    "bytes = bytes + (SELECT COALESCE(SUM(size), 0) FROM added) "
-    f"{_HELD} RETURNING bytes"
+    "ON CONFLICT DO NOTHING RETURNING size)"
 )
+_COUNT_ADDED: Final = ", bytes = bytes + (SELECT COALESCE(SUM(size), 0) FROM added)"
+_ADD_KEYS: Final = (
+    "keyed AS (INSERT INTO acp_prompt_keys (session_id, key, message_id, created_at) "
+    f"SELECT session_id, k.key, k.mid, {_NOW} FROM held, "
+    "unnest(%(keys)s::text[], %(mids)s::text[]) AS k(key, mid) ON CONFLICT DO NOTHING)"
+)
+# How many keys the session had before (the statement's snapshot): with the batch's, at most
+# that many now.
+_KEYS_HELD: Final = "(SELECT COUNT(*) FROM acp_prompt_keys WHERE session_id = %(sid)s)"
 
 
 class PostgresStore:
@@ -135,16 +142,22 @@ class PostgresStore:
         if batch.config is not None:
             sets += ", config = %(config)s"
             values["config"] = json_text(batch.config)
+        ctes, keys = [_LOCK], batch.prompt_keys
         if count:
             encoded = history_body(batch)  # the wire's own bytes, mostly (rows.py)
             values.update(seq=batch.first_seq, count=count, size=len(encoded))
             values["body"] = encoded.decode()
-            statement = _APPEND_ROWS.format(sets=sets)
-        else:
-            statement = f"UPDATE acp_sessions SET {sets} {_HELD} RETURNING bytes"
-        query = statement.encode()  # our own fragments, values bound
+            ctes.append(_ADD_ROWS)
+            sets += _COUNT_ADDED
+        if keys:  # with the batch: kept if and only if it is
+            values.update(keys=[k for k, _ in keys], mids=[m for _, m in keys])
+            ctes.append(_ADD_KEYS)
+        query = (  # our own fragments, values bound
+            f"WITH {', '.join(ctes)} UPDATE acp_sessions SET {sets} {_HELD} "
+            f"RETURNING bytes, {_KEYS_HELD if keys else 0}"
+        ).encode()
 
-        async def write(db: Connection) -> int:
+        async def write(db: Connection) -> tuple[int, int]:
             cursor = await db.execute(query, values)
             row = await cursor.fetchone()
             if row is None:  # not this process's: the statement wrote nothing
@@ -152,34 +165,23 @@ class PostgresStore:
                     f"session {batch.session_id} is no longer this process's to write (another "
                     "took it over, or the store's limits dropped it)"
                 )
-            return int(row[0])
+            return int(row[0]), int(row[1]) + len(keys)
 
-        async def write_with_keys(db: Connection) -> int:
-            size = await write(db)
-            async with db.cursor() as keys:  # with the batch: kept if and only if it is
-                await keys.executemany(
-                    "INSERT INTO acp_prompt_keys (session_id, key, message_id, created_at) "
-                    f"VALUES (%(sid)s, %(key)s, %(mid)s, {_NOW}) ON CONFLICT DO NOTHING",
-                    [
-                        {"sid": batch.session_id, "key": k, "mid": m, "now": values["now"]}
-                        for k, m in batch.prompt_keys
-                    ],
-                )
-            await db.execute(  # the newest KEYS_KEPT stay, as a session keeps them
-                "DELETE FROM acp_prompt_keys WHERE session_id = %(sid)s AND key NOT IN "
-                "(SELECT key FROM acp_prompt_keys WHERE session_id = %(sid)s "
-                "ORDER BY created_at DESC, key LIMIT %(kept)s)",
-                {"sid": batch.session_id, "kept": KEYS_KEPT},
-            )
-            return size
-
-        if batch.prompt_keys:
-            size = await self._run(write_with_keys)
-        else:
-            size = await self._run(write, one_statement=True)
+        size, kept = await self._run(write, one_statement=True)
         limit = self.limits.max_session_bytes
         if count and limit is not None and size > limit:  # retention: a statement of its own
             await self._run(lambda db: self._trim(db, batch.session_id, limit), one_statement=True)
+        if keys and kept > KEYS_KEPT:  # the newest KEYS_KEPT stay, as a session keeps them
+            await self._run(lambda db: self._prune_keys(db, batch.session_id), one_statement=True)
+
+    @staticmethod
+    async def _prune_keys(db: Connection, session_id: str) -> None:
+        await db.execute(
+            "DELETE FROM acp_prompt_keys WHERE session_id = %(sid)s AND key NOT IN "
+            "(SELECT key FROM acp_prompt_keys WHERE session_id = %(sid)s "
+            "ORDER BY created_at DESC, key LIMIT %(kept)s)",
+            {"sid": session_id, "kept": KEYS_KEPT},
+        )
 
     @staticmethod
     async def _trim(db: Connection, session_id: str, limit: int) -> None:
