@@ -19,7 +19,8 @@ from typing import TypeVar
 
 import psycopg
 import pytest
-from acp_codegen.runtime.store.durable import Batch, StoredSession, StoreUnavailable
+from acp_codegen.runtime.store import postgres_store
+from acp_codegen.runtime.store.durable import Batch, LeaseLost, StoredSession, StoreUnavailable
 from acp_codegen.runtime.store.postgres_pool import NEEDS_PSYCOPG
 from acp_codegen.runtime.store.postgres_schema import MIGRATIONS, migrate, schema_version
 from acp_codegen.runtime.store.postgres_store import PostgresStore
@@ -227,6 +228,88 @@ def test_a_lock_held_elsewhere_is_unavailable_within_the_timeout(pg_server: PgSe
         await store.append(Batch("s1", 0, [{"sessionUpdate": "x"}], "me"))  # free: served
         record = await store.load("s1")
         assert record is not None and len(record.history) == 1
+        await store.close()
+
+    run(main)
+
+
+def test_a_batch_is_one_round_trip_to_the_server(pg_server: PgServer, tmp_path: Path) -> None:
+    """A turn's last write waits on the batch before it: each append is a single statement
+    (lease checked, rows inserted, record updated), no BEGIN, UPDATE, INSERT, COMMIT."""
+    url = pg_server.fresh_database()
+    trace = tmp_path / "libpq.trace"
+
+    async def main() -> None:
+        store = PostgresStore(url)
+        await new_session(store)
+        (connection,) = store._pool._idle  # the one the appends will use
+        with trace.open("w") as out:
+            connection.pgconn.trace(out.fileno())  # every message libpq sends or reads
+            connection.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+            update: JsonObject = {"sessionUpdate": "agent_message_chunk", "n": 1}
+            await store.append(Batch("s1", 0, [update] * 3, "me"))
+            await store.append(Batch("s1", 3, [update] * 2, "me", title="t"))
+            await store.append(Batch("s1", 5, [], "me", last_state={"state": "idle"}))
+            await store.append(Batch("s1", 5, [update], "me", prompt_keys=[("k", "m1")]))
+            connection.pgconn.untrace()
+        assert store._pool._idle == [connection]  # the same connection throughout
+        assert trace.read_text().count("ReadyForQuery") == 4  # one answer each
+        record = await store.load("s1")
+        assert record is not None and len(record.history) == 6 and record.title == "t"
+        assert record.last_state == {"state": "idle"} and record.next_seq == 6
+        assert record.prompt_keys == {"k": "m1"}
+        await store.close()
+
+    run(main)
+
+
+def test_a_session_keeps_its_newest_keys_and_a_lost_lease_keeps_none(
+    pg_server: PgServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(postgres_store, "KEYS_KEPT", 2)
+    url = pg_server.fresh_database()
+    now = [1000.0]
+
+    async def main() -> None:
+        store = PostgresStore(url, clock=lambda: now[0])
+        await new_session(store)
+        for n in range(3):
+            now[0] += 1
+            await store.append(Batch("s1", n, [{"n": n}], "me", prompt_keys=[(f"k{n}", "m")]))
+        await store.claim("s1", "other", take_over=True)
+        with pytest.raises(LeaseLost):
+            await store.append(Batch("s1", 3, [{"n": 3}], "me", prompt_keys=[("k3", "m")]))
+        record = await store.load("s1")
+        assert record is not None and record.prompt_keys == {"k1": "m", "k2": "m"}
+        assert record.history == [{"n": 0}, {"n": 1}, {"n": 2}]
+        await store.close()
+
+    run(main)
+
+
+def test_a_batch_waiting_on_a_take_over_in_flight_writes_nothing(pg_server: PgServer) -> None:
+    """The lease is checked under the row's lock: a batch that waited for another process's
+    claim to commit finds the session taken, raises `LeaseLost` and keeps none of its rows."""
+    url = pg_server.fresh_database()
+
+    async def main() -> None:
+        store = PostgresStore(url)
+        await new_session(store)
+        with psycopg.connect(url) as other:  # another process, taking the session over
+            other.execute("UPDATE acp_sessions SET owner = 'other' WHERE session_id = 's1'")
+            write = asyncio.create_task(
+                store.append(Batch("s1", 0, [{"sessionUpdate": "x"}], "me"))
+            )
+            with psycopg.connect(url, autocommit=True) as watch:
+                while not watch.execute(  # the append waits on the claim's row lock
+                    "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                ).fetchone():
+                    await asyncio.sleep(0.01)
+            other.commit()
+        with pytest.raises(LeaseLost):
+            await write
+        record = await store.load("s1")
+        assert record is not None and record.history == [] and record.owner == "other"
         await store.close()
 
     run(main)

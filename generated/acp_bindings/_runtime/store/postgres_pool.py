@@ -151,36 +151,48 @@ class PostgresPool:
         await connection.execute(self._settings)
         return connection
 
-    async def run(self, work: Callable[[Connection], Awaitable[T]], read_only: bool = False) -> T:
-        """`work` in one transaction; any failure is `StoreUnavailable`, nothing kept."""
+    async def run(
+        self,
+        work: Callable[[Connection], Awaitable[T]],
+        read_only: bool = False,
+        *,
+        one_statement: bool = False,
+    ) -> T:
+        """`work` in one transaction; any failure is `StoreUnavailable`, nothing kept.
+        `one_statement`: `work` runs a single statement, which is its own transaction (no
+        `BEGIN` and `COMMIT` round trips around it)."""
         if self._closed:
             raise self.unavailable("closed")
         async with self._bind():
             pooled = self._idle.pop() if self._idle else None
             if pooled is not None and not pooled.closed:
                 try:
-                    return await self._attempt(pooled, work, read_only)
+                    return await self._attempt(pooled, work, read_only, one_statement)
                 except _Dropped:
                     pass  # the server dropped it meanwhile: once more on a new connection
-            return await self._attempt(None, work, read_only)
+            return await self._attempt(None, work, read_only, one_statement)
 
     async def _attempt(
         self,
         connection: Connection | None,
         work: Callable[[Connection], Awaitable[T]],
         read_only: bool,
+        one_statement: bool = False,
     ) -> T:
         pooled = connection is not None
         try:
             async with asyncio.timeout(2 * self.timeout):
                 if connection is None:
                     connection = await self._connect()
-                async with connection.transaction():
-                    if read_only:  # one snapshot for a record and its history
-                        await connection.execute(
-                            "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"
-                        )
+                if one_statement:  # autocommit: the statement commits itself
                     result = await work(connection)
+                else:
+                    async with connection.transaction():
+                        if read_only:  # one snapshot for a record and its history
+                            await connection.execute(
+                                "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"
+                            )
+                        result = await work(connection)
         except LeaseLost:
             self._put_back(connection)
             raise

@@ -13,9 +13,10 @@ on the event loop, every wait bounded: a server that is down, stuck or unreachab
 
 The lease is one conditional `UPDATE` (free, expired, the caller's, or `take_over`): the row
 lock makes two claims take turns and the second sees the first's owner, so of two processes
-only one holds a session. An append updates the record only where the caller owns it (else
-`LeaseLost`) and inserts them as one row (a JSON array keyed by its first update's number)
-`ON CONFLICT DO NOTHING`, counting only a row kept: a batch retried is kept once.
+only one holds a session. An append is one statement (one round trip): it locks the record
+where the caller owns it (none: nothing written, `LeaseLost`), inserts the batch as one row (a
+JSON array keyed by its first update's number) `ON CONFLICT DO NOTHING` and updates the
+record, counting only a row kept: a batch retried is kept once.
 Times are the database server's clock (one for the whole fleet) unless a `clock` is given.
 """
 
@@ -40,6 +41,27 @@ from .rows import RECORD_COLUMNS, history_body, json_text, stored_record
 
 # The transaction's time: the server's clock, or the injected one (a parameter, when given).
 _NOW: Final = "COALESCE(%(now)s::float8, EXTRACT(EPOCH FROM now())::float8)"
+# The session's row, where the caller holds its lease.
+_HELD: Final = "WHERE session_id = %(sid)s AND owner = %(owner)s"
+# A batch in one statement: the lease's row locked (`held`: the lease held, or no row, and
+# then nothing is inserted and nothing returned), the batch inserted `ON CONFLICT DO NOTHING`
+# (a batch retried: kept once), its prompts' keys with it, and the record updated, its byte
+# count by the row kept.
+_LOCK: Final = f"held AS (SELECT session_id FROM acp_sessions {_HELD} FOR UPDATE)"
+_ADD_ROWS: Final = (
+    "added AS (INSERT INTO acp_history (session_id, seq, count, size, body) "
+    "SELECT session_id, %(seq)s, %(count)s, %(size)s, %(body)s FROM held "
+    "ON CONFLICT DO NOTHING RETURNING size)"
+)
+_COUNT_ADDED: Final = ", bytes = bytes + (SELECT COALESCE(SUM(size), 0) FROM added)"
+_ADD_KEYS: Final = (
+    "keyed AS (INSERT INTO acp_prompt_keys (session_id, key, message_id, created_at) "
+    f"SELECT session_id, k.key, k.mid, {_NOW} FROM held, "
+    "unnest(%(keys)s::text[], %(mids)s::text[]) AS k(key, mid) ON CONFLICT DO NOTHING)"
+)
+# How many keys the session had before (the statement's snapshot): with the batch's, at most
+# that many now.
+_KEYS_HELD: Final = "(SELECT COUNT(*) FROM acp_prompt_keys WHERE session_id = %(sid)s)"
 
 
 class PostgresStore:
@@ -103,10 +125,10 @@ class PostgresStore:
         await self._run(change)
 
     async def append(self, batch: Batch) -> None:
-        # One row per batch (a JSON array): a long turn is a few rows, not one per update.
+        # One row per batch (a JSON array): a long turn is a few rows, not one per update. And
+        # one statement, its own transaction, so one round trip: a turn's last write waits on
+        # the batch before it, and each trip waits its turn on a busy event loop.
         count = len(batch.updates)
-        encoded = history_body(batch)  # the wire's own bytes, mostly (rows.py)
-        body = encoded.decode()
         sets = (
             f"updated_at = {_NOW}, lease_until = {_NOW} + %(lease)s, "
             "next_seq = GREATEST(next_seq, %(next)s)"
@@ -124,53 +146,46 @@ class PostgresStore:
         if batch.config is not None:
             sets += ", config = %(config)s"
             values["config"] = json_text(batch.config)
+        ctes, keys = [_LOCK], batch.prompt_keys
+        if count:
+            encoded = history_body(batch)  # the wire's own bytes, mostly (rows.py)
+            values.update(seq=batch.first_seq, count=count, size=len(encoded))
+            values["body"] = encoded.decode()
+            ctes.append(_ADD_ROWS)
+            sets += _COUNT_ADDED
+        if keys:  # with the batch: kept if and only if it is
+            values.update(keys=[k for k, _ in keys], mids=[m for _, m in keys])
+            ctes.append(_ADD_KEYS)
+        query = (  # our own fragments, values bound
+            f"WITH {', '.join(ctes)} UPDATE acp_sessions SET {sets} {_HELD} "
+            f"RETURNING bytes, {_KEYS_HELD if keys else 0}"
+        ).encode()
 
-        async def change(db: Connection) -> None:
-            cursor = await db.execute(
-                f"UPDATE acp_sessions SET {sets} "  # our own fragments, values bound
-                "WHERE session_id = %(sid)s AND owner = %(owner)s".encode(),
-                values,
-            )
-            if cursor.rowcount != 1:
+        async def write(db: Connection) -> tuple[int, int]:
+            cursor = await db.execute(query, values)
+            row = await cursor.fetchone()
+            if row is None:  # not this process's: the statement wrote nothing
                 raise LeaseLost(
                     f"session {batch.session_id} is no longer this process's to write (another "
                     "took it over, or the store's limits dropped it)"
                 )
-            if batch.prompt_keys:  # with the batch: kept if and only if it is
-                async with db.cursor() as keys:
-                    await keys.executemany(
-                        "INSERT INTO acp_prompt_keys (session_id, key, message_id, created_at) "
-                        f"VALUES (%(sid)s, %(key)s, %(mid)s, {_NOW}) ON CONFLICT DO NOTHING",
-                        [
-                            {"sid": batch.session_id, "key": k, "mid": m, "now": values["now"]}
-                            for k, m in batch.prompt_keys
-                        ],
-                    )
-                await db.execute(  # the newest KEYS_KEPT stay, as a session keeps them
-                    "DELETE FROM acp_prompt_keys WHERE session_id = %(sid)s AND key NOT IN "
-                    "(SELECT key FROM acp_prompt_keys WHERE session_id = %(sid)s "
-                    "ORDER BY created_at DESC, key LIMIT %(kept)s)",
-                    {"sid": batch.session_id, "kept": KEYS_KEPT},
-                )
-            if not count:
-                return
-            cursor = await db.execute(
-                "WITH added AS (INSERT INTO acp_history (session_id, seq, count, size, body) "
-                "VALUES (%(sid)s, %(seq)s, %(count)s, %(size)s, %(body)s) "
-                "ON CONFLICT DO NOTHING RETURNING size) "  # a batch retried: kept once
-                "UPDATE acp_sessions SET bytes = bytes + (SELECT COALESCE(SUM(size), 0) "
-                "FROM added) WHERE session_id = %(sid)s RETURNING bytes",
-                {
-                    "sid": batch.session_id, "seq": batch.first_seq, "count": count,
-                    "size": len(encoded), "body": body,
-                },
-            )  # fmt: skip
-            row = await cursor.fetchone()
-            limit = self.limits.max_session_bytes
-            if row is not None and limit is not None and int(row[0]) > limit:
-                await self._trim(db, batch.session_id, limit)
+            return int(row[0]), int(row[1]) + len(keys)
 
-        await self._run(change)
+        size, kept = await self._run(write, one_statement=True)
+        limit = self.limits.max_session_bytes
+        if count and limit is not None and size > limit:  # retention: a statement of its own
+            await self._run(lambda db: self._trim(db, batch.session_id, limit), one_statement=True)
+        if keys and kept > KEYS_KEPT:  # the newest KEYS_KEPT stay, as a session keeps them
+            await self._run(lambda db: self._prune_keys(db, batch.session_id), one_statement=True)
+
+    @staticmethod
+    async def _prune_keys(db: Connection, session_id: str) -> None:
+        await db.execute(
+            "DELETE FROM acp_prompt_keys WHERE session_id = %(sid)s AND key NOT IN "
+            "(SELECT key FROM acp_prompt_keys WHERE session_id = %(sid)s "
+            "ORDER BY created_at DESC, key LIMIT %(kept)s)",
+            {"sid": session_id, "kept": KEYS_KEPT},
+        )
 
     @staticmethod
     async def _trim(db: Connection, session_id: str, limit: int) -> None:
