@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 
 from .line_framing import DEFAULT_MAX_LINE_BYTES, LineTooLong
-from .pushed_lines import _GO_ON, YIELD_ONCE, PushedLines, Take
+from .pushed_lines import _GO_ON, YIELD_ONCE, PushedLines, Take, close_handed
 
 Deliver = Callable[[bytes], None]
 _YIELD_EVERY = 64  # messages read from a backlog before other tasks get a turn
@@ -103,9 +103,7 @@ class FrameQueue:
         try:
             return await waiter
         except asyncio.CancelledError:
-            handed = None if waiter.cancelled() or waiter.exception() else waiter.result()
-            if asyncio.iscoroutine(handed):
-                handed.close()  # the loop stops before awaiting it: no "never awaited" warning
+            close_handed(waiter)
             raise
         finally:
             self._parked = self._take = None

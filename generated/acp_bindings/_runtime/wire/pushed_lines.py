@@ -188,12 +188,18 @@ class PushedLines:
         try:
             return await waiter
         except asyncio.CancelledError:
-            handed = None if waiter.cancelled() or waiter.exception() else waiter.result()
-            if asyncio.iscoroutine(handed):
-                handed.close()  # the loop stops before awaiting it: no "never awaited" warning
+            close_handed(waiter)
             raise
         finally:
             self._waiter = self._take = None
+
+
+def close_handed(waiter: asyncio.Future[_Handed]) -> None:
+    """A parked reader was cancelled: close the coroutine its waiter was handed, if any (the
+    loop stops before awaiting it: no "never awaited" warning)."""
+    handed = None if waiter.cancelled() or waiter.exception() else waiter.result()
+    if asyncio.iscoroutine(handed):
+        handed.close()
 
 
 class PipeLines(asyncio.Protocol):
