@@ -9,7 +9,9 @@ import importlib.util
 import json
 import logging
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +27,27 @@ from hypothesis import settings
 
 from tests.interop.sdk_cache import cache_root
 from tests.pg_server import PgServer, running_server
+
+# Work kept between runs, beside the cached installs (README): see `kept` below.
+KEPT_BETWEEN_RUNS = cache_root() / "suite"
+COLD_VARIABLE = "ACP_CODEGEN_TESTS_COLD"
+PYCACHE = Path(os.environ.get("PYTHONPYCACHEPREFIX") or KEPT_BETWEEN_RUNS / "pycache")
+
+
+def keep_bytecode() -> None:
+    """Compiled modules kept between runs, outside every source tree: pytest's rewritten test
+    modules (rewriting ~250 modules was two thirds of each worker's collection) and what every
+    child the suite starts compiles (an agent, the CLI), for this process and its children.
+    PYTHONDONTWRITEBYTECODE keeps a tree free of `__pycache__`; a prefix keeps that promise."""
+    if os.environ.get(COLD_VARIABLE):
+        return
+    sys.pycache_prefix = str(PYCACHE)
+    sys.dont_write_bytecode = False
+    os.environ["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+keep_bytecode()
 
 # Tests assert behaviour, never time: hypothesis's per-example deadline (200 ms by default) is
 # a timing assertion that fails on a loaded machine, so it is off for every property test.
@@ -187,15 +210,18 @@ class BlackedModels:
 
 @pytest.fixture(scope="session")
 def blacked_models(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], BlackedModels]:
-    """A schema's raw models module and black's output for it, made once per run: black over a
-    whole models module is the slowest step there is, and the layout and halves tests both
-    compare against it."""
+    """A schema's raw models module and black's output for it, made once and kept between runs
+    (keyed by the generator's digest, which covers the versions of datamodel-code-generator and
+    black, and by the schema's bytes): black over a whole models module is the slowest step
+    there is, and the layout and halves tests both compare against it."""
     from acp_codegen.emit.render import format_python
+    from acp_codegen.write.fingerprint import generator_digest
 
-    folder = run_folder(tmp_path_factory, "blacked-models")
+    folder = kept(tmp_path_factory, "blacked-models")
+    generator = generator_digest()
 
     def blacked(schema: Path) -> BlackedModels:
-        name = hashlib.sha256(str(schema).encode()).hexdigest()[:16]
+        name = hashlib.sha256(f"{generator}\n".encode() + schema.read_bytes()).hexdigest()[:24]
         raw = once_per_run(folder, f"raw-{name}", lambda: raw_models(schema))
         return BlackedModels(raw, once_per_run(folder, f"whole-{name}", lambda: format_python(raw)))
 
@@ -246,10 +272,9 @@ def run_folder(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
 
 
 # Work kept between runs of the suite, beside the cached installs: the models modules (keyed by
-# everything their bytes depend on, emit/models_cache.py) and mypy's caches (mypy checks each
-# cached module against its source). Set ACP_CODEGEN_TESTS_COLD=1 for a run that keeps nothing.
-KEPT_BETWEEN_RUNS = cache_root() / "suite"
-COLD_VARIABLE = "ACP_CODEGEN_TESTS_COLD"
+# everything their bytes depend on, emit/models_cache.py), mypy's caches (mypy checks each
+# cached module against its source) and bytecode (`keep_bytecode`). Set
+# ACP_CODEGEN_TESTS_COLD=1 for a run that keeps nothing.
 KEPT_MODELS_BYTES = 512 * 1024 * 1024  # past this, the entries written longest ago go first
 
 
@@ -263,16 +288,24 @@ def kept(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Once per run (not per xdist worker): bound the models kept between runs."""
-    folder = KEPT_BETWEEN_RUNS / "models-cache"
-    if os.environ.get("PYTEST_XDIST_WORKER") or not folder.is_dir():
+    """Once per run (not per xdist worker): bound what is kept between runs, the files written
+    longest ago going first."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
         return
-    entries = sorted(folder.glob("*.json"), key=lambda path: path.stat().st_mtime, reverse=True)
-    total = 0
-    for entry in entries:
-        total += entry.stat().st_size
-        if total > KEPT_MODELS_BYTES:
-            entry.unlink(missing_ok=True)
+    for name in ("models-cache", "blacked-models"):
+        folder = KEPT_BETWEEN_RUNS / name
+        if not folder.is_dir():
+            continue
+        files = (path for path in folder.rglob("*") if path.is_file() and path.suffix != ".lock")
+        entries = sorted(files, key=lambda path: path.stat().st_mtime, reverse=True)
+        total = 0
+        for entry in entries:
+            total += entry.stat().st_size
+            if total > KEPT_MODELS_BYTES:
+                entry.unlink(missing_ok=True)
+    # Bytecode of what earlier runs made in temporary folders is never read again.
+    temporary = PYCACHE / Path(tempfile.gettempdir()).resolve().relative_to("/")
+    shutil.rmtree(temporary, ignore_errors=True)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -310,7 +343,11 @@ def once_per_run(folder: Path, name: str, make: Callable[[], str]) -> str:
     with (folder / f"{name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed
         if not kept.exists():
-            kept.write_text(make(), encoding="utf-8", errors="surrogatepass")
+            # Whole or not at all: the folder may be kept between runs, and a run killed
+            # mid-write must not leave half a text for the next one to trust.
+            part = folder / f".{name}.part"
+            part.write_text(make(), encoding="utf-8", errors="surrogatepass")
+            part.replace(kept)
         return kept.read_text(encoding="utf-8", errors="surrogatepass")
 
 
@@ -322,17 +359,20 @@ def pg_server() -> Iterator[PgServer]:
         yield server
 
 
-@pytest.fixture(scope="session")
-def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One mypy cache per test process (an xdist worker runs its tests one at a time), kept
-    between runs: the standard library, pydantic and the other dependencies are analysed once,
-    not in every mypy run. mypy checks each cached module against its source, so a module of the
-    same name found elsewhere is checked anew. A cache another run holds (two suites at once) is
-    not shared: this run takes a fresh one."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+@pytest.fixture
+def mypy_cache(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    """A mypy cache of the test's own, kept between runs: the standard library, pydantic and
+    the code the test checks are analysed once, not in every run. One per test rather than per
+    xdist worker: workers take tests in a different order each run, and a test that landed on
+    another worker found a cache without its modules. mypy checks each cached module against
+    its source, so a changed module is checked anew. A cache another run holds (two suites at
+    once) is not shared: this run takes a fresh one."""
+    test = hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:16]
     folder = (
         kept(tmp_path_factory, "mypy-cache")
-        / f"py{sys.version_info[0]}{sys.version_info[1]}-{worker}"
+        / f"py{sys.version_info[0]}{sys.version_info[1]}-{test}"
     )
     folder.mkdir(exist_ok=True)
     with (folder.parent / f"{folder.name}.lock").open("w") as lock:

@@ -6,6 +6,7 @@ repository."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -65,7 +66,11 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
     return found
 
 
-GRAPH = {name: imports(name, path, set(modules())) for name, path in modules().items()}
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    """Each module's imports of the others; made when a test first asks (parsing every module
+    at import would cost each test process's collection)."""
+    return {name: imports(name, path, set(modules())) for name, path in modules().items()}
 
 
 def stage(name: str) -> str:
@@ -93,7 +98,7 @@ def test_the_generator_is_grouped_by_stage() -> None:
 
 def test_imports_run_one_way_down_the_pipeline() -> None:
     wrong = []
-    for name, targets in GRAPH.items():
+    for name, targets in graph().items():
         here = stage(name)
         for target in targets:
             there = stage(target)
@@ -129,7 +134,7 @@ def test_runtime_imports_run_down_its_floors() -> None:
     """No import runs back up: a loose module (-1) imports no floor; a floor its own and
     those below."""
     wrong = []
-    for name, targets in GRAPH.items():
+    for name, targets in graph().items():
         here = runtime_floor(name)
         if here is None or name.endswith(".runtime"):
             continue
@@ -196,14 +201,14 @@ def test_there_are_no_import_circles() -> None:
 
     def visit(name: str, path: list[str]) -> None:
         state[name] = 1
-        for target in sorted(GRAPH[name]):
+        for target in sorted(graph()[name]):
             if state.get(target) == 1:
                 circles.append(" -> ".join([*path[path.index(target) :], target]))
             elif target not in state:
                 visit(target, [*path, target])
         state[name] = 2
 
-    for name in sorted(GRAPH):
+    for name in sorted(graph()):
         if name not in state:
             visit(name, [name])
     # a package's __init__ importing its own modules is not a circle of jobs

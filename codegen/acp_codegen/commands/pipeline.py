@@ -128,6 +128,10 @@ def loading(
     doc, raw = load_document(schema, name)
     if unstable:
         doc, raw = with_unstable(doc, raw, name)
+    cache = models_cache(generator_digest)  # ACP_CODEGEN_CACHE_DIR: bytes checked before
+    if cache is not None and cache.checked(raw):
+        yield _build(doc, raw, name, overlay, read_as_v2)
+        return
     with ahead(partial(check, doc, name)) as checked:
         if checked.done and (found := checked.result()):
             raise SchemaError(found)
@@ -139,6 +143,8 @@ def loading(
             raise
         if found := checked.result():
             raise SchemaError(found)
+    if cache is not None:
+        cache.remember_checked(raw)
 
 
 def with_unstable(doc: dict[str, Any], raw: bytes, name: str) -> tuple[dict[str, Any], bytes]:

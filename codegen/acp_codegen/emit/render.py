@@ -176,7 +176,9 @@ def render_package(
         key = models_cache.key(protocol.model_schema, protocol.model_template_data)
         kept = models_cache.get(key)
         if kept is not None:
-            rendered = _render_rest(protocol, target, top, headed(kept.raw, top), runtime, v1)
+            rendered = _render_rest(
+                protocol, target, top, headed(kept.raw, top), runtime, v1, models_cache
+            )
             rendered["models.py"] = headed(kept.formatted, top).encode("utf-8")
             return _with_marker(rendered, runtime)
     models = generate_models(
@@ -190,7 +192,9 @@ def render_package(
     cut = seam(laid_out, _CHILD_SHARE) if can_fork() else None
     first, second = (laid_out, None) if cut is None else halves(laid_out, cut)
     with ahead(partial(format_python, first)) as formatted_first:
-        rendered = _render_rest(protocol, target, top, headed(models, top), runtime, v1)
+        rendered = _render_rest(
+            protocol, target, top, headed(models, top), runtime, v1, models_cache
+        )
         tail = None if second is None else format_python(second)
         text = formatted_first.result()
         formatted = text if tail is None else joined(text, tail)
@@ -226,11 +230,16 @@ def _render_rest(
     models: str,
     runtime: str,
     v1: Protocol | None = None,
+    cache: ModelsCache | None = None,
 ) -> dict[str, bytes]:
-    """Every file but models.py, from the models module's unformatted source."""
+    """Every file but models.py, from the models module's unformatted source; black's output
+    read from `cache` where it holds it."""
     env = _environment(runtime)
     pages = python_pages(protocol, target, top, models, env, v1)
-    rendered = {name: format_python(text).encode("utf-8") for name, text in pages.items()}
+    formatting = (
+        format_python if cache is None else partial(cache.formatted, format_source=format_python)
+    )
+    rendered = {name: formatting(text).encode("utf-8") for name, text in pages.items()}
     # The reference is Markdown: not for black, and its own header syntax.
     reference = render_reference(env, protocol, models)
     rendered["PROTOCOL.md"] = (markdown_header(protocol, target) + reference).encode("utf-8")
