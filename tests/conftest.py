@@ -31,7 +31,8 @@ from tests.pg_server import PgServer, running_server
 # Work kept between runs, beside the cached installs (README): see `kept` below.
 KEPT_BETWEEN_RUNS = cache_root() / "suite"
 COLD_VARIABLE = "ACP_CODEGEN_TESTS_COLD"
-PYCACHE = Path(os.environ.get("PYTHONPYCACHEPREFIX") or KEPT_BETWEEN_RUNS / "pycache")
+OWN_PYCACHE = KEPT_BETWEEN_RUNS / "pycache"
+PYCACHE = Path(os.environ.get("PYTHONPYCACHEPREFIX") or OWN_PYCACHE)
 
 
 def keep_bytecode() -> None:
@@ -303,9 +304,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             total += entry.stat().st_size
             if total > KEPT_MODELS_BYTES:
                 entry.unlink(missing_ok=True)
-    # Bytecode of what earlier runs made in temporary folders is never read again.
-    temporary = PYCACHE / Path(tempfile.gettempdir()).resolve().relative_to("/")
-    shutil.rmtree(temporary, ignore_errors=True)
+    # Bytecode of what earlier runs made in temporary folders is never read again. Only in
+    # the suite's own folder: a prefix the user named holds what is theirs.
+    if PYCACHE == OWN_PYCACHE:
+        temporary = Path(tempfile.gettempdir()).resolve().relative_to("/")
+        shutil.rmtree(OWN_PYCACHE / temporary, ignore_errors=True)
 
 
 @pytest.fixture(scope="session", autouse=True)
