@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp_codegen.commands.cli import main
-from acp_codegen.emit.markdown import Anchors, code, prose
+from acp_codegen.emit.markdown import Anchors, code, prose, visible
 from conftest import CANONICAL_PACKAGE, FIXTURE_SCHEMAS, REPO, render
+from hypothesis import given
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from test_hostile_text import HOSTILE, _schema
@@ -199,6 +202,20 @@ def test_code_spans_survive_backticks_and_control_characters() -> None:
     assert code("`x") == "`` `x ``"
     assert code("a\x00\u202eb") == r"`a\u0000\u202eb`"
     assert code("") == "` `"
+
+
+@given(st.text())
+def test_visible_shows_every_hidden_character_as_an_escape(text: str) -> None:
+    # The definition, a character at a time (visible() skips it for printable ASCII).
+    hidden = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
+    line = re.sub(r"\s+", " ", text).strip()
+    expected = "".join(
+        (rf"\u{ord(c):04x}" if ord(c) <= 0xFFFF else rf"\U{ord(c):08x}")
+        if unicodedata.category(c) in hidden
+        else c
+        for c in line
+    )
+    assert visible(text) == expected
 
 
 def test_anchors_are_stable_and_unique() -> None:

@@ -118,7 +118,7 @@ def loading(
     unstable: bool = False,
 ) -> Iterator[Protocol]:
     """`load_protocol` for a caller with more work on the protocol: where a spare core exists,
-    the schema checks (~0.7 s) run in a child while the block builds on the protocol, and
+    the schema checks (~0.1-0.2 s) run in a child while the block builds on the protocol, and
     leaving the block waits for them. Their problems win over anything the block raised (work
     on an input the checks reject proves nothing); without a spare core they run first, as in
     `load_protocol`, and the block never sees an unchecked protocol. `read_as_v2`: see

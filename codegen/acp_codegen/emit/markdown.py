@@ -21,16 +21,24 @@ _WHITESPACE = re.compile(r"\s+")
 ANCHOR_LIMIT = 60
 
 
+# Printable ASCII holds no character `visible` escapes: most schema text is only that.
+_PLAIN = re.compile(r"[ -~]*")
+_HIDDEN = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
+
+
 def visible(text: str) -> str:
     """One line of text: whitespace runs become one space; control and format characters
     (NUL, escape sequences, bidi overrides, zero-width marks) are shown as `\\uXXXX`."""
-    out = []
-    for char in _WHITESPACE.sub(" ", text).strip():
-        if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
-            out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
-        else:
-            out.append(char)
-    return "".join(out)
+    line = _WHITESPACE.sub(" ", text).strip()
+    if _PLAIN.fullmatch(line):
+        return line
+    return "".join(map(_shown, line))
+
+
+def _shown(char: str) -> str:
+    if unicodedata.category(char) in _HIDDEN:
+        return f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
+    return char
 
 
 def _escape_plain(text: str) -> str:

@@ -8,6 +8,7 @@ expressions, so we parse its output with `ast` instead of translating the schema
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -186,26 +187,46 @@ def type_source(
     with `known_enums` (a format such as "{}Value"), open enums become the alias of their
     known values so a misspelt value is a type error. `local` names are left as they are."""
 
-    class Qualify(ast.NodeTransformer):
-        def visit_Name(self, name: ast.Name) -> ast.AST:
-            if known_enums is not None and name.id in info.open_enums:
-                return ast.Name(id=known_enums.format(name.id), ctx=ast.Load())
-            if info.is_model(name.id):
-                return ast.Attribute(
-                    value=ast.Name(id=module, ctx=ast.Load()), attr=name.id, ctx=ast.Load()
-                )
-            if name.id not in _PASSTHROUGH and name.id not in local:
-                raise ValueError(f"unexpected name {name.id!r} in a model annotation")
-            return name
-
-        def visit_Constant(self, constant: ast.Constant) -> ast.AST:
-            if not isinstance(constant.value, str):
-                return constant
+    def qualified(leaf: ast.AST) -> ast.AST | None:
+        if isinstance(leaf, ast.Constant) and isinstance(leaf.value, str):
             # A name node prints as its text: the string as black writes it (double quotes).
-            return ast.Name(id=py_literal(constant.value), ctx=ast.Load())
+            return ast.Name(id=py_literal(leaf.value), ctx=ast.Load())
+        if not isinstance(leaf, ast.Name):
+            return None
+        if known_enums is not None and leaf.id in info.open_enums:
+            return ast.Name(id=known_enums.format(leaf.id), ctx=ast.Load())
+        if info.is_model(leaf.id):
+            return ast.Attribute(
+                value=ast.Name(id=module, ctx=ast.Load()), attr=leaf.id, ctx=ast.Load()
+            )
+        if leaf.id not in _PASSTHROUGH and leaf.id not in local:
+            raise ValueError(f"unexpected name {leaf.id!r} in a model annotation")
+        return leaf
 
-    copied = ast.parse(ast.unparse(node), mode="eval").body
-    return ast.unparse(Qualify().visit(copied))
+    return ast.unparse(rebuilt(node, qualified))
+
+
+def rebuilt(node: ast.AST, swap: Callable[[ast.AST], ast.AST | None]) -> ast.AST:
+    """`node` with each node `swap` answers for (not None) replaced by its answer. `node`
+    itself is never changed: what holds a replaced node is built anew, the rest is shared (the
+    parsed models are read by every caller; copying them through `unparse` and `parse` was a
+    third of the typed surface's time)."""
+    swapped = swap(node)
+    if swapped is not None:
+        return swapped
+    changed: dict[str, object] = {}
+    for field, value in ast.iter_fields(node):
+        if isinstance(value, ast.AST):
+            new = rebuilt(value, swap)
+            if new is not value:
+                changed[field] = new
+        elif isinstance(value, list):
+            items = [rebuilt(v, swap) if isinstance(v, ast.AST) else v for v in value]
+            if any(a is not b for a, b in zip(items, value, strict=True)):
+                changed[field] = items
+    if not changed:
+        return node
+    return type(node)(**{**dict(ast.iter_fields(node)), **changed})
 
 
 def enums_used(node: ast.expr, info: ModelInfo) -> set[str]:

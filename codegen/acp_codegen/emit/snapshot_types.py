@@ -18,7 +18,7 @@ from ..model.ir import MergeRule, Protocol
 from ..runtime.state.merge_plan import KEYED_ENTITIES, LOG_ENTITIES, SLOT_ENTITIES, compile_rules
 from ..runtime.wire.jsonvalue import parse_pointer
 from ..runtime.wire.tables import MergeRule as RuntimeRule
-from .model_fields import ModelInfo, type_source
+from .model_fields import ModelInfo, rebuilt, type_source
 
 MIRROR = "{}Dict"
 
@@ -94,23 +94,22 @@ class _Builder:
     def json_type(self, node: ast.expr) -> str:
         """A model type expression as its JSON mirror; registers what it needs."""
 
-        builder = self
+        def mirrored(leaf: ast.AST) -> ast.AST | None:
+            if not isinstance(leaf, ast.Name):
+                return None
+            if leaf.id in self.info.classes or (
+                leaf.id in self.info.aliases and self._holds_models(leaf.id)
+            ):
+                self._need(leaf.id)
+                return ast.Name(id=MIRROR.format(leaf.id), ctx=ast.Load())
+            return leaf
 
-        class Mirror(ast.NodeTransformer):
-            def visit_Name(self, name: ast.Name) -> ast.AST:
-                if name.id in builder.info.classes or (
-                    name.id in builder.info.aliases and builder._holds_models(name.id)
-                ):
-                    builder._need(name.id)
-                    return ast.Name(id=MIRROR.format(name.id), ctx=ast.Load())
-                return name
-
-        mirrored = Mirror().visit(ast.parse(ast.unparse(node), mode="eval").body)
-        assert isinstance(mirrored, ast.expr)
+        mirror = rebuilt(node, mirrored)
+        assert isinstance(mirror, ast.expr)
         local = frozenset(
-            n.id for n in ast.walk(mirrored) if isinstance(n, ast.Name) and n.id.endswith("Dict")
+            n.id for n in ast.walk(mirror) if isinstance(n, ast.Name) and n.id.endswith("Dict")
         )
-        return type_source(mirrored, self.info, local=local)
+        return type_source(mirror, self.info, local=local)
 
     def _need(self, name: str) -> None:
         target = self.classes if name in self.info.classes else self.aliases

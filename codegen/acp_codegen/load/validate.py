@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -13,16 +12,9 @@ if TYPE_CHECKING:  # imported where used: a full generate checks in a child proc
 from ..model.errors import Problem, SchemaError, pointer
 from ..model.naming import RESERVED_NAMES, is_identifier, method_handler
 from ..model.unions import REF_PREFIX, find_union
-from ..paths import META_SCHEMA
 from .meta_bundle import bundled_meta_schema
 from .validate_hostile import hostile_input_problems
-
-
-@cache
-def _x_keyword_validator() -> Draft202012Validator:
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(json.loads(META_SCHEMA.read_text(encoding="utf-8")))
+from .x_keywords import x_keyword_errors
 
 
 def check(doc: dict[str, Any], file: str) -> list[Problem]:
@@ -72,9 +64,9 @@ def _standard(doc: dict[str, Any], file: str) -> Iterator[Problem]:
 
 
 def _x_keywords(doc: dict[str, Any], file: str) -> Iterator[Problem]:
-    for err in _x_keyword_validator().iter_errors(doc):
+    for at, err in x_keyword_errors(doc):
         for leaf in _leaves(err):
-            yield Problem(file, pointer(*leaf.absolute_path), leaf.message)
+            yield Problem(file, pointer(*at, *leaf.absolute_path), leaf.message)
 
 
 def _leaves(err: ValidationError) -> Iterator[ValidationError]:

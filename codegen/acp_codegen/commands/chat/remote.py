@@ -9,7 +9,8 @@ import argparse
 import os
 from dataclasses import dataclass, field
 
-from ..._bindings._runtime.transports.remote_wire import TOKEN_VARIABLE, shown_url, with_token
+# The bundled runtime's `remote_wire` is imported where used: with it comes the runtime's
+# transport layer, a tenth of a second at every start of the CLI (`generate` included).
 
 SCHEMES = ("http://", "https://", "ws://", "wss://")
 
@@ -25,12 +26,16 @@ class RemoteTarget:
     def shown(self) -> str:
         """The URL as messages and pages name it: without its query or user info, where a
         token may be."""
+        from ..._bindings._runtime.transports.remote_wire import shown_url
+
         return shown_url(self.url)
 
 
 def remote_target(url: str, header_lines: list[str], token: str | None = None) -> RemoteTarget:
     """The target `--url` and `--header` name, with `Authorization: Bearer <token>` unless a
     header gives one; ValueError saying what is wrong."""
+    from ..._bindings._runtime.transports.remote_wire import TOKEN_VARIABLE, shown_url, with_token
+
     if not url.lower().startswith(SCHEMES):
         shown = shown_url(url)
         raise ValueError(f"--url {shown}: give an http://, https://, ws:// or wss:// URL")
@@ -69,6 +74,8 @@ def add_remote_options(cmd: argparse.ArgumentParser) -> None:
 def agent_target(args: argparse.Namespace) -> list[str] | RemoteTarget:
     """The agent `--url`/`--header` or the command after `--` name (the command may be empty:
     the caller says what else it accepts); ValueError saying what is wrong."""
+    from ..._bindings._runtime.transports.remote_wire import TOKEN_VARIABLE
+
     argv: list[str] = list(args.agent)
     token = os.environ.pop(TOKEN_VARIABLE, None)  # for the agent at --url only
     if args.url is None:
