@@ -139,10 +139,17 @@ def _open_enum_values(expr: ast.expr) -> tuple[str, ...] | None:
 
 
 @lru_cache(maxsize=2)
+def models_tree(source: str) -> ast.Module:
+    """A generated models.py parsed, once per source: `read_models` and the reference read it,
+    and nothing changes it (`rebuilt` makes new nodes)."""
+    return ast.parse(source)
+
+
+@lru_cache(maxsize=2)
 def read_models(source: str) -> ModelInfo:
-    """Parse a generated models.py (once per source: a render reads it for the typed surface,
-    the facade and the reference; callers only read what it returns)."""
-    tree = ast.parse(source)
+    """The facts of a generated models.py (once per source: a render reads it for the typed
+    surface, the facade and the reference; callers only read what it returns)."""
+    tree = models_tree(source)
     classes: dict[str, tuple[ModelField, ...]] = {}
     aliases: dict[str, ast.expr] = {}
     open_enums: dict[str, tuple[str, ...]] = {}

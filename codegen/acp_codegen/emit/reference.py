@@ -19,7 +19,7 @@ import jinja2
 from ..model.ir import KNOWN_SIDES, MergeRule, Method, Protocol
 from .markdown import Anchors, code, prose
 from .merge_text import merge_sentence, stored_as
-from .model_fields import ModelField, ModelInfo, read_models
+from .model_fields import ModelField, ModelInfo, models_tree, read_models
 
 TEMPLATE = "PROTOCOL.md.j2"
 
@@ -119,7 +119,7 @@ class _Models:
         self.info: ModelInfo = read_models(source)
         self.bases: dict[str, tuple[str, ...]] = {}
         self.docstrings: dict[str, str | None] = {}
-        for node in ast.parse(source).body:
+        for node in models_tree(source).body:
             if isinstance(node, ast.ClassDef):
                 self.bases[node.name] = tuple(b.id for b in node.bases if isinstance(b, ast.Name))
                 self.docstrings[node.name] = ast.get_docstring(node)
