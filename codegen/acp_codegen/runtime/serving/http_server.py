@@ -43,6 +43,7 @@ from ..transports.remote_wire import (
 from ..wire.errors import ConnectionClosed, RpcError
 from ..wire.line_framing import decode_line, encode_json
 from .event_stream import stream_events
+from .hand_over import HandOver
 from .http_options import Access
 from .remote_link import DispatcherFactory, LimitExceeded, RemoteLimits, RemoteLink
 from .ws_server import busy, serve_websocket
@@ -86,6 +87,7 @@ class RemoteServer:
         self.open_sockets: Callable[[], int] | None = None  # set by `running`
         self.links: dict[str, RemoteLink] = {}
         self.tasks = TaskOwner("a remote server")
+        self.hand_over = HandOver()  # which busy connection goes on first (hand_over.py)
         self._reaper: asyncio.Task[None] | None = None
 
     def app(self) -> web.Application:
@@ -128,6 +130,7 @@ class RemoteServer:
             on_closed=self._forget,
             trace=self.tracer,
             tasks=self.tasks,
+            hand_over=self.hand_over,
         )
         self.links[link.id] = link
         return link

@@ -56,6 +56,7 @@ from ..transports.remote_wire import (
 from ..wire.errors import ConnectionClosed
 from ..wire.message_frames import FrameQueue, FrameSink
 from ..wire.protocol import SESSION_UPDATE, SUBAGENT_UPDATE
+from .hand_over import HandOver, Stream
 from .outbox import Backlog, Outbox
 
 logger = logging.getLogger(__name__)
@@ -117,8 +118,12 @@ class RemoteLink:
         on_closed: Callable[[RemoteLink], None] | None = None,
         trace: Tracer | None = None,
         tasks: TaskOwner | None = None,
+        hand_over: HandOver | None = None,
     ) -> None:
         self.id = str(uuid.uuid4())
+        # The server's order for connections that hand the loop over (hand_over.py).
+        self._hand_over = HandOver() if hand_over is None else hand_over
+        self._stream = Stream()
         self.tasks = TaskOwner("a remote link") if tasks is None else tasks
         self.limits = limits
         self.websocket = websocket
@@ -256,10 +261,12 @@ class RemoteLink:
     async def _room(self) -> None:
         """Wait while clients are behind; drop a client that takes nothing for too long.
         Past a little queued output, let the streams' writers run first: an agent that never
-        waits on anything else would otherwise queue its whole turn before a byte is sent."""
+        waits on anything else would otherwise queue its whole turn before a byte is sent.
+        Then go on when the server's order says (hand_over.py): the busy stream that began
+        first goes on first."""
         if not self.backlog.full:
             if self.backlog.size >= _HAND_OVER_BYTES:
-                await asyncio.sleep(0)
+                await self._hand_over.wait_turn(self._stream)
             return
         try:
             await asyncio.wait_for(self.backlog.room(), self.limits.stall_seconds)
