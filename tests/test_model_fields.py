@@ -1,13 +1,64 @@
-"""The typed surface reads the models' annotations back (emit/model_fields.py) from one parse
-shared by every caller (`read_models` is cached): turning an annotation into the facade's text
-must build new nodes, never change the shared ones."""
+"""Reading field facts back from a generated models module (`emit/model_fields.py`). The parse
+is shared by every caller (`read_models` is cached): turning an annotation into the facade's
+text must build new nodes, never change the shared ones."""
 
 from __future__ import annotations
 
 import ast
 
+import pytest
 from acp_codegen.emit.model_fields import read_models, rebuilt, type_source
 from conftest import REPO
+
+SOURCE = """
+from __future__ import annotations
+from typing import Annotated, Any, Literal
+from typing_extensions import TypeAliasType
+from pydantic import BaseModel, Field, MISSING
+
+Kind = TypeAliasType("Kind", Annotated[Literal["a"] | Literal["b"] | str, Field(title="Kind")])
+Closed = TypeAliasType("Closed", Annotated[Literal["x"] | Literal["y"], Field(title="Closed")])
+
+
+class Base(BaseModel):
+    item_id: Annotated[str, Field(alias="itemId")]
+    kind: Annotated[Kind | None | MISSING, Field(description="k")] = MISSING
+
+
+class Child(Base):
+    tag: Annotated[Literal["child"], Field(alias="type")] = "child"
+    kind: Annotated[Closed | MISSING, Field()] = MISSING
+    items: Annotated[list[Base] | None | MISSING, Field(alias="allItems")] = MISSING
+"""
+
+
+def test_fields_have_wire_names_requiredness_and_types_without_missing() -> None:
+    info = read_models(SOURCE)
+    fields = {f.wire_name: f for f in info.fields("Child")}
+    assert list(fields) == ["itemId", "type", "kind", "allItems"]  # bases first, overrides kept
+    assert fields["itemId"].required and not fields["allItems"].required
+    assert ast.unparse(fields["kind"].annotation) == "Closed"  # the child's own declaration
+    assert ast.unparse(fields["allItems"].annotation) == "list[Base] | None"
+
+
+def test_open_enums_are_found_with_their_known_values() -> None:
+    info = read_models(SOURCE)
+    assert info.open_enums == {"Kind": ("a", "b")}
+
+
+def test_type_source_qualifies_models_and_narrows_open_enums() -> None:
+    info = read_models(SOURCE)
+    (kind,) = [f for f in info.fields("Base") if f.wire_name == "kind"]
+    assert type_source(kind.annotation, info) == "models.Kind | None"
+    assert type_source(kind.annotation, info, known_enums="{}Value") == "KindValue | None"
+
+
+def test_unknown_names_and_classes_are_errors() -> None:
+    info = read_models(SOURCE)
+    with pytest.raises(ValueError, match="Mystery"):
+        type_source(ast.parse("Mystery | None", mode="eval").body, info)
+    with pytest.raises(KeyError, match="Nope"):
+        info.fields("Nope")
 
 
 def _renamed(node: ast.AST) -> ast.AST | None:
