@@ -28,7 +28,8 @@ IDLE_SECONDS: Final = 1.0  # a quiet stream that hands over again starts anew
 
 
 class Stream:
-    """One connection's place in the order."""
+    """One connection's place in the order, shared by the turns of all its sessions (their
+    running time is counted together, so a connection busy on several goes back sooner)."""
 
     __slots__ = ("began", "ran", "resumed")
 
