@@ -32,8 +32,9 @@ if TYPE_CHECKING:  # imported on first use: most runs load no overlay
 
 from ..model.errors import Problem, SchemaError, pointer
 from ..model.unions import find_union, ref_name
-from ..paths import META_SCHEMA, OVERLAY_DIR
+from ..paths import OVERLAY_DIR
 from .validate import accepts_null
+from .x_keywords import meta_schema
 
 FORMAT_VERSION = 1
 V2_OVERLAY = OVERLAY_DIR / "acp-v2.json"
@@ -52,7 +53,7 @@ class Overlay:
 def _validator() -> Draft202012Validator:
     from jsonschema import Draft202012Validator
 
-    merge_rule = json.loads(META_SCHEMA.read_text(encoding="utf-8"))["$defs"]
+    merge_rule = meta_schema()["$defs"]
     schema = {
         "type": "object",
         "properties": {
