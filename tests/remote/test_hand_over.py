@@ -1,15 +1,23 @@
 """A remote server's busy connections go on after handing the loop over in the order their
 streams began (serving/hand_over.py): the oldest finishes first, everything else on the loop
 still runs at every hand-over, a stream that has run its quantum goes to the back, and a
-cancelled waiter never stalls the others."""
+cancelled waiter never stalls the others. A connection hands over past 16 KiB of output not yet
+sent, and past 4 KiB when it was not busy just before (a new turn)."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
 import time
+from typing import Any
 
-from acp_codegen.runtime.serving.hand_over import HandOver, Stream
+from acp_codegen.runtime.serving.hand_over import (
+    FIRST_HAND_OVER_BYTES,
+    HAND_OVER_BYTES,
+    HandOver,
+    Stream,
+)
+from acp_codegen.runtime.serving.remote_link import RemoteLimits, RemoteLink
 
 _GUARD = 10.0  # seconds: a hang fails the test instead of stalling the suite
 
@@ -116,3 +124,57 @@ def test_a_waiter_cancelled_after_it_was_given_the_turn_passes_it_on() -> None:
         return log
 
     assert asyncio.run(scenario()) == ["A0", "B0", "C0", "A1", "C1"]
+
+
+# -- when a connection hands over ------------------------------------------------------------------
+
+
+def test_a_stream_starting_a_busy_stretch_hands_over_sooner() -> None:
+    order, stream = HandOver(idle=1.0), Stream()
+    assert not order.due(stream, FIRST_HAND_OVER_BYTES - 1)
+    assert order.due(stream, FIRST_HAND_OVER_BYTES)  # never busy: a new turn
+    stream.began = stream.resumed = time.monotonic()  # it handed over and went on just now
+    assert not order.due(stream, HAND_OVER_BYTES - 1)
+    assert order.due(stream, HAND_OVER_BYTES)
+    stream.resumed = time.monotonic() - 5.0  # busy long ago, then quiet: a new stretch
+    assert order.due(stream, FIRST_HAND_OVER_BYTES)
+
+
+class _Counted(HandOver):
+    """The server's order, counting the hand-overs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hand_overs = 0
+
+    async def wait_turn(self, stream: Stream) -> None:
+        self.hand_overs += 1
+        await super().wait_turn(stream)
+
+
+class _Silent:
+    async def handle_request(self, method: str, params: Any) -> Any:
+        return None
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        return None
+
+
+def test_a_connection_hands_over_once_its_unsent_output_is_due() -> None:
+    async def scenario() -> list[int]:
+        order = _Counted()
+        link = RemoteLink(lambda _: _Silent(), RemoteLimits(), hand_over=order)
+        counted: list[int] = []
+        try:
+            # Nobody reads the connection's stream: each write stays queued.
+            for size in (100, FIRST_HAND_OVER_BYTES, HAND_OVER_BYTES // 2, HAND_OVER_BYTES):
+                link.sink.write(b'"' + b"x" * size + b'"\n')
+                await asyncio.wait_for(link.sink.drain(), _GUARD)
+                counted.append(order.hand_overs)
+        finally:
+            await link.close()
+        return counted
+
+    # A prompt's answer alone: no hand-over. Past 4 KiB, a new stream hands over; then, busy,
+    # not again until past 16 KiB.
+    assert asyncio.run(scenario()) == [0, 1, 1, 2]

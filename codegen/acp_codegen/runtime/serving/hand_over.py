@@ -13,6 +13,11 @@ after being quiet for `idle` seconds, or once it has run `quantum` seconds since
 one stream that never stops cannot hold the others back for long. The hand-over only orders
 connections that are all behind their clients; one that waits on anything else (a model, a
 tool, its client) takes no part until it hands over again.
+
+When to hand over (`due`): past `HAND_OVER_BYTES` of output not yet sent, and sooner, past
+`FIRST_HAND_OVER_BYTES`, for a stream that is not in a busy stretch. A new turn's first writes
+are its prompt's answer and echo: they go out before it runs on, and turns that start together
+do not each run a whole slice before any writer sends a byte (bench/RESULTS.md, Round 17).
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from typing import Final
 
 QUANTUM_SECONDS: Final = 0.25  # running time after which a stream gives up its place
 IDLE_SECONDS: Final = 1.0  # a quiet stream that hands over again starts anew
+HAND_OVER_BYTES: Final = 16 * 1024  # output not yet sent past which a busy stream hands over
+FIRST_HAND_OVER_BYTES: Final = 4 * 1024  # the same for a stream starting a busy stretch
 
 
 class Stream:
@@ -48,6 +55,14 @@ class HandOver:
         self._waiting: list[tuple[float, int, asyncio.Future[None]]] = []
         self._order = itertools.count()  # equal starts go on in the order they came
         self._taken = False  # a connection goes on (or is about to): the others wait
+
+    def due(self, stream: Stream, queued: int) -> bool:
+        """Whether a connection with `queued` bytes of output not yet sent hands over now."""
+        if queued >= HAND_OVER_BYTES:
+            return True
+        if queued < FIRST_HAND_OVER_BYTES:
+            return False
+        return stream.began is None or time.monotonic() - stream.resumed > self._idle
 
     async def wait_turn(self, stream: Stream) -> None:
         """Hand the loop over; return when it is `stream`'s turn to go on."""

@@ -48,6 +48,7 @@ from ..transports.remote_wire import (
     IdKey,
     id_key,
     peek,
+    update_session,
 )
 from ..wire.errors import ConnectionClosed
 from ..wire.message_frames import FrameQueue, FrameSink
@@ -57,7 +58,6 @@ from .outbox import Backlog, Outbox
 
 logger = logging.getLogger(__name__)
 DispatcherFactory = Callable[[Connection], Dispatcher]
-_HAND_OVER_BYTES: Final = 16 * 1024  # queued output past which the agent's writes yield
 _KEPT_ROUTES: Final = 4096  # answered-request routes remembered per connection, at most
 
 
@@ -209,6 +209,22 @@ class RemoteLink:
     # -- from the agent -------------------------------------------------------------------------
 
     def _route(self, frame: bytes) -> None:
+        """Queue one message of the agent's for its stream. A fast path for most of them (a
+        WebSocket's, a session's update for a session with a stream of its own): its
+        reference is `_route_peeked`, which reads every message whole
+        (tests/runtime/test_fast_paths_route.py)."""
+        if self._initial is None:
+            if self.websocket:  # one stream: nothing to tell apart
+                self.main.push(frame)
+                return
+            session = update_session(frame)
+            target = self.sessions.get(session) if session is not None else None
+            if target is not None:
+                target.push(frame)
+                return
+        self._route_peeked(frame)
+
+    def _route_peeked(self, frame: bytes) -> None:
         envelope = peek(frame)
         key = id_key(envelope.id) if envelope.has_id else None
         if self._initial is not None and envelope.is_response and key == self._initial[0]:
@@ -261,7 +277,7 @@ class RemoteLink:
         Then go on when the server's order says (hand_over.py): the busy stream that began
         first goes on first."""
         if not self.backlog.full:
-            if self.backlog.size >= _HAND_OVER_BYTES:
+            if self._hand_over.due(self._stream, self.backlog.size):
                 await self._hand_over.wait_turn(self._stream)
             return
         try:

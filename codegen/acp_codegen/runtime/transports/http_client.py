@@ -36,11 +36,12 @@ from .remote_wire import (
     IdKey,
     http_status,
     id_key,
+    may_route,
     peek,
     shown_url,
 )
 from .send_queue import Outgoing, fail_request
-from .sse import sse_messages
+from .sse import sse_batches
 
 logger = logging.getLogger(__name__)
 _CONNECTION_GONE: Final = frozenset({401, 403, 404, 410})
@@ -179,8 +180,9 @@ class HttpTransport:
                     raise ConnectionRefusedError(why)
                 if ready is not None and not ready.done():
                     ready.set_result(None)
-                async for frame in sse_messages(answer.content.iter_any(), self._max):
-                    self._arrived(frame, session)
+                async for frames in sse_batches(answer.content.iter_any(), self._max):
+                    for frame in frames:
+                        self._arrived(frame, session)
         except (aiohttp.ClientError, ConnectionError, OSError, ValueError) as problem:
             why = str(problem) or type(problem).__name__
             if ready is not None and not ready.done():
@@ -190,6 +192,9 @@ class HttpTransport:
             self._stream_ended(session, why)
 
     def _arrived(self, frame: bytes, session: str | None) -> None:
+        if not may_route(frame):  # a notification: nothing to note of it here
+            self._queue.feed(frame)
+            return
         envelope = peek(frame)
         key = id_key(envelope.id) if envelope.has_id else None
         if envelope.result_session_id is not None and envelope.result_session_id not in self._ready:

@@ -110,6 +110,38 @@ def peek(frame: bytes) -> Envelope:
     return envelope_of(value)
 
 
+def may_route(frame: bytes) -> bool:
+    """False when `frame` surely has neither an `id` nor a `result` member: then `peek`
+    would find nothing to route it by (no id, no answered session), so the client's event
+    streams skip it for most messages (the notifications). A fast path: its reference is
+    `peek` itself (tests/runtime/test_fast_paths_sse.py). A member name is written as it is
+    unless an escape spells it (`"\\u0069d"`), so a frame with any escape is peeked."""
+    return b'"id"' in frame or b'"result"' in frame or b"\\u" in frame
+
+
+_UPDATE_HEAD: Final = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"'
+
+
+def update_session(frame: bytes) -> str | None:
+    """The session of a `session/update` that announces no child session, read from the
+    head of a frame our own connection wrote (`notification_message`, whose params the
+    agent's sessions build with `sessionId` first, in `encode_json`'s bytes); None for any
+    other frame, or when unsure (an escape in the id, "subagent_update" anywhere). A fast
+    path for the server's routing of the agent's output: its reference is `peek`, which it
+    equals on such frames (tests/runtime/test_fast_paths_route.py)."""
+    if not frame.startswith(_UPDATE_HEAD):
+        return None
+    start = len(_UPDATE_HEAD)
+    end = frame.find(b'"', start)
+    session = frame[start:end]
+    if end < 0 or b"\\" in session or b"subagent_update" in frame:
+        return None
+    try:
+        return session.decode()
+    except UnicodeDecodeError:  # not what our encoder writes: `peek` refuses it alike
+        return None
+
+
 def envelope_of(value: JsonValue) -> Envelope:
     if not isinstance(value, dict):
         return Envelope(None)
