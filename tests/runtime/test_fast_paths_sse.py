@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import tracemalloc
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -117,6 +118,30 @@ def test_an_event_over_the_limit_is_refused_after_what_came_before() -> None:
 def test_a_message_at_the_limit_is_read() -> None:
     message = b"y" * 50
     assert read_both([b"data: ", message[:20], message[20:] + b"\n\n"], 50) == ([message], False)
+
+
+def test_a_line_sent_two_bytes_at_a_time_is_held_in_its_own_size() -> None:
+    pairs = 200_000  # a hostile or very slow server: the line comes in tiny pieces
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield b"data: "
+        for _ in range(pairs):
+            yield bytes((120, 121))  # a new object each time, as reads from a socket are
+        yield b"\n\n"
+
+    async def read() -> list[bytes]:
+        return [message async for batch in sse_batches(chunks(), 1 << 20) for message in batch]
+
+    tracemalloc.start()
+    try:
+        messages = asyncio.run(read())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert messages == [b"xy" * pairs]
+    # The line, its copy and the message: a few times 400 KB. Held as 200,000 objects it
+    # would be over 8 MB.
+    assert peak < 4 * 2 * pairs
 
 
 # -- properties -----------------------------------------------------------------------------------

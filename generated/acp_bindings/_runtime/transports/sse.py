@@ -62,8 +62,9 @@ async def sse_batches(chunks: AsyncIterable[bytes], max_bytes: int) -> AsyncIter
     """The data of each event in the byte stream `chunks`, those a chunk completes together.
     Events completed before a line over the limit are handed on before EventTooLarge."""
     events = _Events(max_bytes)
-    carried: list[bytes] = []  # the start of a line whose end has not come yet
-    carried_size = 0
+    # The start of a line whose end has not come yet: a bytearray, so a line sent a byte at a
+    # time costs a byte each, not an object each.
+    carried = bytearray()
     after_cr = False  # the last chunk ended in CR: an LF that starts this one belongs to it
     started = False  # a line has ended: a BOM is no longer the stream's start
     async for chunk in chunks:
@@ -74,16 +75,15 @@ async def sse_batches(chunks: AsyncIterable[bytes], max_bytes: int) -> AsyncIter
             continue
         after_cr = chunk[-1] == 13
         if b"\n" not in chunk and b"\r" not in chunk:
-            carried.append(chunk)
-            carried_size += len(chunk)
-            if carried_size > max_bytes + _SLACK:
+            carried += chunk
+            if len(carried) > max_bytes + _SLACK:
                 raise EventTooLarge(f"an event line over {max_bytes} bytes")
             continue
         lines = chunk.splitlines()  # bytes split at CRLF, LF and CR only
         rest = lines.pop() if chunk[-1] not in _LINE_ENDS else b""  # a line not ended yet
         if carried:
-            lines[0] = b"".join(carried) + lines[0]
-            carried, carried_size = [], 0
+            lines[0] = bytes(carried + lines[0])
+            carried.clear()
         if not started:
             lines[0] = lines[0].removeprefix(_BOM)
             started = True
@@ -98,8 +98,8 @@ async def sse_batches(chunks: AsyncIterable[bytes], max_bytes: int) -> AsyncIter
                 yield batch
             raise
         if rest:
-            carried, carried_size = [rest], len(rest)
-            if carried_size > max_bytes + _SLACK:
+            carried += rest
+            if len(carried) > max_bytes + _SLACK:
                 if batch:
                     yield batch
                 raise EventTooLarge(f"an event line over {max_bytes} bytes")
