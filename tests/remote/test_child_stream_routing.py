@@ -11,13 +11,7 @@ from typing import Any
 from acp_codegen.runtime.serving.outbox import Outbox
 from acp_codegen.runtime.serving.remote_link import RemoteLimits, RemoteLink
 
-
-class _Silent:
-    async def handle_request(self, method: str, params: Any) -> Any:
-        return None
-
-    async def handle_notification(self, method: str, params: Any) -> None:
-        return None
+from tests.runtime.streams import Silent
 
 
 def _update(session: str, update: dict[str, Any]) -> bytes:
@@ -45,7 +39,7 @@ def _drain(outbox: Outbox) -> list[str]:
 
 def _routed(frames: list[bytes], streams: list[str]) -> dict[str, list[str]]:
     async def scenario() -> dict[str, list[str]]:
-        link = RemoteLink(lambda _: _Silent(), RemoteLimits())
+        link = RemoteLink(lambda _: Silent(), RemoteLimits())
         try:
             for session in streams:
                 link.session_stream(session)

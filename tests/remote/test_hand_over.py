@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from typing import Any
 
 from acp_codegen.runtime.serving.hand_over import (
     FIRST_HAND_OVER_BYTES,
@@ -18,6 +17,8 @@ from acp_codegen.runtime.serving.hand_over import (
     Stream,
 )
 from acp_codegen.runtime.serving.remote_link import RemoteLimits, RemoteLink
+
+from tests.runtime.streams import Silent
 
 _GUARD = 10.0  # seconds: a hang fails the test instead of stalling the suite
 
@@ -152,18 +153,10 @@ class _Counted(HandOver):
         await super().wait_turn(stream)
 
 
-class _Silent:
-    async def handle_request(self, method: str, params: Any) -> Any:
-        return None
-
-    async def handle_notification(self, method: str, params: Any) -> None:
-        return None
-
-
 def test_a_connection_hands_over_once_its_unsent_output_is_due() -> None:
     async def scenario() -> list[int]:
         order = _Counted()
-        link = RemoteLink(lambda _: _Silent(), RemoteLimits(), hand_over=order)
+        link = RemoteLink(lambda _: Silent(), RemoteLimits(), hand_over=order)
         counted: list[int] = []
         try:
             # Nobody reads the connection's stream: each write stays queued.

@@ -38,6 +38,16 @@ async def guard(awaitable: Awaitable[T]) -> T:
 PUSHED = True
 
 
+class Silent:
+    """A dispatcher with nothing to say: for tests of what a connection itself sends."""
+
+    async def handle_request(self, method: str, params: Any) -> Any:
+        return None
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        return None
+
+
 class _PushedSocket(asyncio.StreamReaderProtocol):
     """A socket whose incoming bytes are pushed into `lines`; its writer drains as usual."""
 

@@ -17,6 +17,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from .json_text import json_text
+from .streams import Silent
 
 SESSIONS = ["s1", "s2", "child", "grandchild"]
 session_ids = st.sampled_from(SESSIONS) | json_text(max_size=6)
@@ -75,14 +76,6 @@ def _state(link: RemoteLink) -> dict[str, Any]:
     return {"streams": streams, "parents": dict(link._parents), "asked": dict(link._asked)}
 
 
-class _Silent:
-    async def handle_request(self, method: str, params: Any) -> Any:
-        return None
-
-    async def handle_notification(self, method: str, params: Any) -> None:
-        return None
-
-
 @given(
     st.lists(frames(), max_size=12),
     st.sets(st.sampled_from(SESSIONS)),
@@ -92,7 +85,7 @@ def test_the_fast_routing_queues_what_the_reference_queues(
     sent: list[bytes], with_streams: set[str], websocket: bool
 ) -> None:
     async def routed(fast: bool) -> dict[str, Any]:
-        link = RemoteLink(lambda _: _Silent(), RemoteLimits(), websocket=websocket)
+        link = RemoteLink(lambda _: Silent(), RemoteLimits(), websocket=websocket)
         try:
             for session in sorted(with_streams):
                 link.session_stream(session)

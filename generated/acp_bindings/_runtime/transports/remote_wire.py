@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..wire.jsonvalue import JsonObject, JsonValue
 from ..wire.line_framing import decode_line
+from ..wire.protocol import SESSION_UPDATE, SUBAGENT_UPDATE
 
 CONNECTION_HEADER: Final = "Acp-Connection-Id"
 SESSION_HEADER: Final = "Acp-Session-Id"
@@ -123,7 +124,10 @@ def may_route(frame: bytes) -> bool:
     return b'"id"' in frame or b'"result"' in frame or b"\\u" in frame
 
 
-_UPDATE_HEAD: Final = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"'
+_UPDATE_HEAD: Final = b'{"jsonrpc":"2.0","method":"%s","params":{"sessionId":"' % (
+    SESSION_UPDATE.encode()
+)
+_CHILD_MARK: Final = SUBAGENT_UPDATE.encode()
 
 
 def update_session(frame: bytes) -> str | None:
@@ -138,7 +142,7 @@ def update_session(frame: bytes) -> str | None:
     start = len(_UPDATE_HEAD)
     end = frame.find(b'"', start)
     session = frame[start:end]
-    if end < 0 or b"\\" in session or b"subagent_update" in frame:
+    if end < 0 or b"\\" in session or _CHILD_MARK in frame:
         return None
     try:
         return session.decode()
